@@ -1,0 +1,98 @@
+import path from 'node:path';
+import type { Priority } from '../model/job';
+
+/**
+ * App settings read from the environment (Functions app settings arrive as env vars).
+ * Every name the code reads is listed in {@link SETTING_NAMES}, so that infra and
+ * `local.settings.example.json` can be checked against it.
+ */
+export interface Settings {
+  /** Table storage connection string (`AzureWebJobsStorage`); unset → local Azurite. */
+  storageConnectionString?: string;
+  /** Table storage account URL for identity-based access (`HIGHWATER_TABLES_ENDPOINT`). */
+  tablesEndpoint?: string;
+  /** Service Bus connection string (`SERVICEBUS_CONNECTION_STRING`); unset → local bus. */
+  serviceBusConnectionString?: string;
+  /** Service Bus namespace for managed identity (`ServiceBusConnection__fullyQualifiedNamespace`). */
+  serviceBusNamespace?: string;
+  /** Folder for local state: Azurite data, the local bus database, metrics. Default `.data`. */
+  dataDir: string;
+  /** Time zone of job schedules (IANA). Default `UTC`. */
+  timeZone: string;
+  queues: QueueNames;
+}
+
+export interface QueueNames {
+  work: Record<Priority, string>;
+  transitive: Record<Priority, string>;
+  ignored: string;
+}
+
+export const SETTING_NAMES = {
+  storage: 'AzureWebJobsStorage',
+  tablesEndpoint: 'HIGHWATER_TABLES_ENDPOINT',
+  serviceBus: 'SERVICEBUS_CONNECTION_STRING',
+  serviceBusNamespace: 'ServiceBusConnection__fullyQualifiedNamespace',
+  dataDir: 'HIGHWATER_DATA_DIR',
+  timeZone: 'HIGHWATER_TIMEZONE',
+  queueHigh: 'QUEUE_HIGH',
+  queueNormal: 'QUEUE_NORMAL',
+  queueLow: 'QUEUE_LOW',
+  queueTransitiveHigh: 'QUEUE_TRANSITIVE_HIGH',
+  queueTransitiveNormal: 'QUEUE_TRANSITIVE_NORMAL',
+  queueTransitiveLow: 'QUEUE_TRANSITIVE_LOW',
+  queueIgnored: 'QUEUE_IGNORED',
+} as const;
+
+export const DEFAULT_QUEUES: QueueNames = {
+  work: { high: 'sbqhigh', normal: 'sbqnormal', low: 'sbqlow' },
+  transitive: { high: 'sbqtransitivehigh', normal: 'sbqtransitivenormal', low: 'sbqtransitivelow' },
+  ignored: 'sbqignored',
+};
+
+/** Every queue name in use, work queues first. */
+export function allQueueNames(queues: QueueNames): string[] {
+  return [...Object.values(queues.work), ...Object.values(queues.transitive), queues.ignored];
+}
+
+/** The priority whose work or transitive queue has this name, if any. */
+export function priorityOfQueue(queues: QueueNames, queue: string): Priority | undefined {
+  for (const p of ['high', 'normal', 'low'] as const) {
+    if (queues.work[p] === queue || queues.transitive[p] === queue) return p;
+  }
+  return undefined;
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+/**
+ * Reads settings from an environment (default `process.env`).
+ * `UseDevelopmentStorage=true` counts as unset storage: the local Azurite is used.
+ */
+export function readSettings(env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): Settings {
+  const storage = nonEmpty(env[SETTING_NAMES.storage]);
+  const q = (name: string, fallback: string) => nonEmpty(env[name]) ?? fallback;
+  return {
+    storageConnectionString: storage && !/UseDevelopmentStorage=true/i.test(storage) ? storage : undefined,
+    tablesEndpoint: nonEmpty(env[SETTING_NAMES.tablesEndpoint]),
+    serviceBusConnectionString: nonEmpty(env[SETTING_NAMES.serviceBus]),
+    serviceBusNamespace: nonEmpty(env[SETTING_NAMES.serviceBusNamespace]),
+    dataDir: path.resolve(cwd, nonEmpty(env[SETTING_NAMES.dataDir]) ?? '.data'),
+    timeZone: nonEmpty(env[SETTING_NAMES.timeZone]) ?? 'UTC',
+    queues: {
+      work: {
+        high: q(SETTING_NAMES.queueHigh, DEFAULT_QUEUES.work.high),
+        normal: q(SETTING_NAMES.queueNormal, DEFAULT_QUEUES.work.normal),
+        low: q(SETTING_NAMES.queueLow, DEFAULT_QUEUES.work.low),
+      },
+      transitive: {
+        high: q(SETTING_NAMES.queueTransitiveHigh, DEFAULT_QUEUES.transitive.high),
+        normal: q(SETTING_NAMES.queueTransitiveNormal, DEFAULT_QUEUES.transitive.normal),
+        low: q(SETTING_NAMES.queueTransitiveLow, DEFAULT_QUEUES.transitive.low),
+      },
+      ignored: q(SETTING_NAMES.queueIgnored, DEFAULT_QUEUES.ignored),
+    },
+  };
+}

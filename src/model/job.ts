@@ -1,0 +1,71 @@
+/** Message priority; each priority has its own work queue. */
+export type Priority = 'high' | 'normal' | 'low';
+export const PRIORITIES: readonly Priority[] = ['high', 'normal', 'low'];
+
+/**
+ * What a message asks the target to do. `TimeStamp` is a detected change that only moved the
+ * change tracker (no business change): it advances the watermark and sends nothing.
+ */
+export enum JobActionType {
+  NewUpdate = 'NewUpdate',
+  Delete = 'Delete',
+  InvokeAction = 'InvokeAction',
+  TimeStamp = 'TimeStamp',
+}
+
+/** Actions a job can be configured with (TimeStamp is only ever detected, never configured). */
+export type JobAction = JobActionType.NewUpdate | JobActionType.Delete | JobActionType.InvokeAction;
+
+/** Operators of a structured filter condition; values are always bound, never concatenated. */
+export type FilterOperator = 'eq' | 'ne' | 'gt' | 'ge' | 'lt' | 'le' | 'in' | 'notIn' | 'like' | 'isNull' | 'isNotNull';
+
+export interface FilterCondition {
+  field: string;
+  op: FilterOperator;
+  /** Required for every operator except `isNull` / `isNotNull`; an array for `in` / `notIn`. */
+  value?: string | number | boolean | null | Array<string | number | boolean>;
+}
+
+export interface WatermarkSpec {
+  /** `datetime` | `date` | `number` | `string` (trimmed, case-insensitive). */
+  type: string;
+  /** Source field whose value is the change tracker. */
+  field: string;
+}
+
+export interface Job {
+  name: string;
+  /** Jobs due in the same run execute in ascending `order`, then by name. Default 100. */
+  order: number;
+  /** 6-field NCRONTAB (`sec min hour day month weekday`), Functions style. */
+  schedule: string;
+  /** Disabled jobs are never due (they can still be run by name). Default true. */
+  enabled: boolean;
+  /** Source connection name. */
+  source: string;
+  /** Target connection name. */
+  target: string;
+  /** Mapping name. */
+  mapping: string;
+  /** Work queue for this job's messages. Default `normal`. */
+  priority: Priority;
+  watermark: WatermarkSpec;
+  /** Conditions that all must hold for a source row to be detected (AND). */
+  filter: FilterCondition[];
+  /** Default `NewUpdate`. */
+  action: JobAction;
+  /** Name of the target action for `InvokeAction` jobs. */
+  actionName?: string;
+  /** Skip a message whose change is older than the target record (sent to `sbqignored`). Default false. */
+  skipOutdatedMessages: boolean;
+  /** Treat a change whose mapped fields equal what was last applied as a `TimeStamp` change. Default false. */
+  skipUnchanged: boolean;
+  /** Job that receives the target's response (e.g. a generated key) to write it back. */
+  responseJob?: string;
+  /** Rows read per source page. Default 500. */
+  pageSize: number;
+  /** Re-read changes this many seconds behind the watermark (absorbs late commits). Default 0. */
+  lookbackSeconds: number;
+  /** Rows matching this condition are sent as `Delete` messages (soft-delete column). */
+  softDelete?: FilterCondition;
+}
