@@ -1,4 +1,7 @@
 import type { Command } from 'commander';
+import { registerQueuesCommand } from './commands/queues';
+import { registerConfigCommands } from './commands/config';
+import { registerWatermarkCommands } from './commands/watermark';
 
 /**
  * Every subcommand group registers itself here (one file per group under `commands/`).
@@ -6,4 +9,7 @@ import type { Command } from 'commander';
  */
 export function registerCommands(program: Command): void {
   void program;
+  registerQueuesCommand(program);
+  registerConfigCommands(program);
+  registerWatermarkCommands(program);
 }

@@ -68,7 +68,8 @@ export function errorKind(err: unknown): ErrorKind {
 
 /** A one-line message for any thrown value. */
 export function errorMessage(err: unknown): string {
-  if (err instanceof Error) return err.message;
+  // Duck-typed: errors from another realm (native addons under jest, worker threads) fail instanceof.
+  if (err && typeof err === 'object' && typeof (err as { message?: unknown }).message === 'string') return (err as { message: string }).message;
   if (typeof err === 'string') return err;
   try {
     return JSON.stringify(err);

@@ -5,3 +5,7 @@ export * from './mapping';
 export * from './queue-message';
 export * from './config';
 export * from './watermark-record';
+export * from './clock';
+export * from './source-key';
+export * from './watermark-value';
+export * from './fields-hash';

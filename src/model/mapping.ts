@@ -55,6 +55,8 @@ export interface Mapping {
     entity: string;
     /** Target key / alternate key fields, taken from the mapped fields of the same name. */
     key: string[];
+    /** Target field holding the record's change tracker (skip-outdated). Default: the connection's `settings.versionField`. */
+    versionField?: string;
   };
   fields: FieldMapping[];
   /** Target fields written back to the source through the job's `responseJob`. */

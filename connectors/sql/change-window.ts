@@ -1,0 +1,59 @@
+import { PermanentError } from '../../src/model/errors';
+import type { WatermarkType } from '../../src/model/watermark-value';
+
+const EARLIEST_DATETIME = '0001-01-01T00:00:00.0000000Z';
+const EARLIEST_DATE = '0001-01-01';
+const CANONICAL_DATETIME = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(\.\d+)?Z$/;
+
+/**
+ * The exclusive lower bound of a run: the watermark moved back by the lookback window, so that
+ * rows committed late with an older change tracker are read again. `datetime` moves by seconds
+ * (fraction digits kept), `date` by whole days (rounded up); `number` and `string` have no time
+ * axis and are not moved. Never earlier than 0001-01-01.
+ */
+export function lookbackLowerBound(type: WatermarkType | undefined, canonical: string, lookbackSeconds: number): string {
+  if (!(lookbackSeconds > 0)) return canonical;
+  if (type === 'datetime') {
+    const match = CANONICAL_DATETIME.exec(canonical);
+    if (!match) return canonical;
+    const shifted = Date.parse(`${match[1]}Z`) - Math.ceil(lookbackSeconds) * 1000;
+    if (!(shifted >= Date.parse('0001-01-01T00:00:00Z'))) return EARLIEST_DATETIME;
+    return `${new Date(shifted).toISOString().slice(0, 19)}${match[2] ?? ''}Z`;
+  }
+  if (type === 'date') {
+    const days = Math.ceil(lookbackSeconds / 86_400);
+    const shifted = Date.parse(`${canonical}T00:00:00Z`) - days * 86_400_000;
+    if (!(shifted >= Date.parse('0001-01-01T00:00:00Z'))) return EARLIEST_DATE;
+    return new Date(shifted).toISOString().slice(0, 10);
+  }
+  return canonical;
+}
+
+/** Where a run stands: its upper bound and the last (watermark, key) read, in driver form. */
+export interface RunPosition {
+  upper: unknown;
+  after?: { watermark: unknown; keys: unknown[] };
+}
+
+/** An opaque cursor for {@link RunPosition} (base64url JSON). */
+export function encodeCursor(position: RunPosition): string {
+  return Buffer.from(JSON.stringify({ v: 1, ...position }), 'utf8').toString('base64url');
+}
+
+/** @throws PermanentError when the cursor was not made by {@link encodeCursor}. */
+export function decodeCursor(cursor: string): RunPosition {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    parsed = undefined;
+  }
+  if (!parsed || typeof parsed !== 'object' || (parsed as { v?: unknown }).v !== 1 || !('upper' in parsed)) {
+    throw new PermanentError('invalid paging cursor');
+  }
+  const { upper, after } = parsed as { upper: unknown; after?: { watermark: unknown; keys: unknown } };
+  if (after !== undefined && (typeof after !== 'object' || after === null || !Array.isArray(after.keys))) {
+    throw new PermanentError('invalid paging cursor');
+  }
+  return after ? { upper, after: { watermark: after.watermark, keys: after.keys as unknown[] } } : { upper };
+}

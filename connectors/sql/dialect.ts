@@ -1,0 +1,87 @@
+import { ConfigError } from '../../src/model/errors';
+import type { WatermarkType } from '../../src/model/watermark-value';
+
+/** A row as the driver returns it: column name → value. */
+export type SqlRow = Record<string, unknown>;
+
+/** What differs between SQL engines; everything else is shared SQL. */
+export interface SqlDialect {
+  readonly kind: 'sqlite' | 'postgres';
+  /** Schema for unqualified entity names (PostgreSQL `settings.schema`); undefined → the engine's default. */
+  readonly defaultSchema?: string;
+  /** Placeholder of the `index`-th parameter (1-based): `?` or `$n`. */
+  placeholder(index: number): string;
+  /** A message / filter value as the driver binds it (e.g. SQLite has no booleans; JSON objects go as text). */
+  bindValue(value: unknown): unknown;
+  /**
+   * A canonical watermark as a parameter that compares correctly with the column's stored values.
+   * @param sample a value stored in the column (the run's upper bound), showing its storage format.
+   * @param what names the column in configuration errors, e.g. `job "j": watermark field "modified"`.
+   */
+  watermarkParameter(type: WatermarkType, canonical: string, sample: unknown, what: string): unknown;
+  /** `SELECT … FROM fn(args)` calling a database function with named arguments; undefined when unsupported. */
+  functionCall?(fn: string, namedArguments: ReadonlyArray<{ name: string; placeholder: string }>): string;
+}
+
+/** Runs statements on one database; every error is classified by the adapter's error table. */
+export interface SqlDatabase {
+  readonly dialect: SqlDialect;
+  /**
+   * Runs one statement with bound parameters; returns the rows of a query or of `RETURNING`.
+   * @param operation what is being done, for error messages, e.g. `upsert into "customers"`.
+   */
+  query(sql: string, params: readonly unknown[], operation: string): Promise<SqlRow[]>;
+  close(): Promise<void>;
+}
+
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_$]*$/;
+
+/**
+ * A validated, double-quoted identifier. Only plain identifiers are accepted (letters, digits,
+ * `_`, `$`; not starting with a digit), so configuration can never smuggle SQL in. Quoting keeps
+ * the case as written (PostgreSQL folds unquoted names to lower case: write them in lower case).
+ * @param what names the configuration property in the error, e.g. `mapping "m": source.entity`.
+ * @throws ConfigError for anything else.
+ */
+export function quoteIdentifier(name: string, what: string): string {
+  if (typeof name !== 'string' || !IDENTIFIER.test(name)) {
+    throw new ConfigError(`${what}: ${JSON.stringify(name)} is not a plain SQL identifier (letters, digits, _ and $, not starting with a digit)`);
+  }
+  return `"${name}"`;
+}
+
+/** A table (or function) name, `name` or `schema.name`; unqualified names get the dialect's default schema. */
+export function quoteEntity(entity: string, dialect: SqlDialect, what: string): string {
+  const parts = typeof entity === 'string' ? entity.split('.') : [];
+  if (parts.length === 1 && dialect.defaultSchema) parts.unshift(dialect.defaultSchema);
+  if (parts.length < 1 || parts.length > 2) throw new ConfigError(`${what}: ${JSON.stringify(entity)} is not a table name (name or schema.name)`);
+  return parts.map((part) => quoteIdentifier(part, what)).join('.');
+}
+
+/** Collects bound parameters and hands out the dialect's placeholders in order. */
+export class SqlParams {
+  readonly values: unknown[] = [];
+
+  constructor(private readonly dialect: SqlDialect) {}
+
+  /** Binds `value` (converted by the dialect) and returns its placeholder. */
+  add(value: unknown): string {
+    this.values.push(this.dialect.bindValue(value));
+    return this.dialect.placeholder(this.values.length);
+  }
+
+  /** Binds a value exactly as given (already in the driver's form). */
+  addRaw(value: unknown): string {
+    this.values.push(value);
+    return this.dialect.placeholder(this.values.length);
+  }
+}
+
+/** JSON-ish values both drivers bind as text: Date → ISO 8601, objects and arrays → JSON. */
+export function bindCommon(value: unknown): unknown {
+  if (value === undefined) return null;
+  if (value instanceof Date) return value.toISOString();
+  if (value instanceof Uint8Array) return value;
+  if (typeof value === 'object' && value !== null) return JSON.stringify(value);
+  return value;
+}

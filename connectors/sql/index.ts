@@ -1,0 +1,3 @@
+export { postgresConnectorFactory, sqlConnectorFactories, sqliteConnectorFactory } from './sql-connectors';
+export type { PostgresSettings, SqliteSettings } from './sql-settings';
+export { validatePostgresSettings, validateSqliteSettings } from './sql-settings';

@@ -1,0 +1,101 @@
+import { ConnectorBase, canonicalChangeTracker } from '../base/connector-base';
+import { type RelatedValueLookup, ResolverCache } from '../base/resolvers';
+import type { RetrieveOptions, SourceConnector, SourcePage } from '../base/source-connector';
+import { type Job, JobActionType } from '../../src/model/job';
+import type { Mapping } from '../../src/model/mapping';
+import type { QueueMessage } from '../../src/model/queue-message';
+import { parseWatermarkType, type WatermarkValue } from '../../src/model/watermark-value';
+import { decodeCursor, encodeCursor, lookbackLowerBound, type RunPosition } from './change-window';
+import { quoteEntity, quoteIdentifier, type SqlDatabase, SqlParams } from './dialect';
+import { buildChangeQuery, buildUpperBoundQuery, DELETED_FLAG } from './sql-query';
+
+/**
+ * Detects changes in one SQL table (the mapping's source entity) by its watermark column.
+ *
+ * A run first captures the column's maximum as its upper bound, then reads rows with
+ * `lower < watermark <= upper` ordered by (watermark, key), keyset-paged by that pair. Rows that
+ * change while the run reads get a watermark beyond the bound and are read by the next run, so
+ * none is skipped; equal watermarks across a page boundary are continued by key, so none is read
+ * twice. `job.lookbackSeconds` moves the lower bound back to re-read late commits. A tombstone
+ * table is just a job with action `Delete`; `job.softDelete` turns matching rows into `Delete`
+ * messages. Rows whose watermark column is NULL are never detected.
+ */
+export class SqlSource extends ConnectorBase implements SourceConnector, RelatedValueLookup {
+  constructor(
+    private readonly db: SqlDatabase,
+    private readonly now: () => Date,
+  ) {
+    super();
+  }
+
+  async *retrieveChanges(mapping: Mapping, job: Job, watermark: WatermarkValue, options: RetrieveOptions = {}): AsyncIterable<SourcePage> {
+    const { dialect } = this.db;
+    const what = `job "${job.name}"`;
+    const entity = quoteEntity(mapping.source.entity, dialect, `mapping "${mapping.name}": source.entity`);
+    const column = quoteIdentifier(job.watermark.field, `${what}: watermark.field`);
+    const keys = mapping.source.key.map((k, i) => quoteIdentifier(k, `mapping "${mapping.name}": source.key[${i}]`));
+    const pageSize = options.pageSize ?? job.pageSize;
+    const type = parseWatermarkType(job.watermark.type);
+
+    let position: RunPosition;
+    let lower: unknown;
+    if (options.cursor) {
+      position = decodeCursor(options.cursor);
+    } else {
+      const [bound] = await this.db.query(buildUpperBoundQuery(entity, column), [], `read the maximum of ${column} in ${entity}`);
+      if (bound?.upper === null || bound?.upper === undefined) return;
+      position = { upper: bound.upper };
+      const current = watermark.value;
+      if (current !== null) {
+        lower = type
+          ? dialect.watermarkParameter(type, lookbackLowerBound(type, current, job.lookbackSeconds), bound.upper, `${what}: watermark field "${job.watermark.field}"`)
+          : current;
+      }
+    }
+
+    const lookup = new ResolverCache(this);
+    for (;;) {
+      const { sql, params } = buildChangeQuery(dialect, {
+        entity, watermark: column, keys, filter: job.filter, softDelete: job.softDelete,
+        upper: position.upper, lower, after: position.after, limit: pageSize, what,
+      });
+      const rows = await this.db.query(sql, params, `read changes from ${entity}`);
+      if (rows.length === 0) return;
+      const messages: QueueMessage[] = [];
+      let lastChangeTracker: string | null = null;
+      for (const row of rows) {
+        const deleted = Number(row[DELETED_FLAG]) === 1;
+        delete row[DELETED_FLAG];
+        lastChangeTracker = canonicalChangeTracker(row, job);
+        messages.push(
+          await ConnectorBase.serialize(row, mapping, job, {
+            now: this.now,
+            lookup,
+            changeTracker: lastChangeTracker,
+            ...(deleted ? { action: JobActionType.Delete } : {}),
+          }),
+        );
+      }
+      const last = rows[rows.length - 1];
+      position = { upper: position.upper, after: { watermark: last[job.watermark.field], keys: mapping.source.key.map((k) => last[k]) } };
+      const hasMore = rows.length === pageSize;
+      yield { messages, timeStamps: [], lastChangeTracker, rowCount: rows.length, cursor: encodeCursor(position), hasMore };
+      if (!hasMore) return;
+    }
+  }
+
+  async lookupRelated(entity: string, matchField: string, returnField: string, value: unknown): Promise<unknown> {
+    const { dialect } = this.db;
+    const table = quoteEntity(entity, dialect, 'resolver.entity');
+    const params = new SqlParams(dialect);
+    const sql =
+      `SELECT ${quoteIdentifier(returnField, 'resolver.returnField')} AS "value" FROM ${table} ` +
+      `WHERE ${quoteIdentifier(matchField, 'resolver.matchField')} = ${params.add(value)} LIMIT 1`;
+    const [row] = await this.db.query(sql, params.values, `resolve ${matchField} in ${table}`);
+    return row === undefined ? undefined : row.value;
+  }
+
+  async close(): Promise<void> {
+    await this.db.close();
+  }
+}

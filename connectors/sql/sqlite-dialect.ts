@@ -1,0 +1,94 @@
+import Database from 'better-sqlite3';
+import { classifyError } from '../base/error-classification';
+import { bindCommon, type SqlDatabase, type SqlDialect, type SqlRow } from './dialect';
+import { formatTimestamp, inferTimestampFormat } from './sqlite-timestamps';
+import { SQLITE_ERROR_RULES, sqliteErrorCode } from './sqlite-errors';
+import type { WatermarkType } from '../../src/model/watermark-value';
+
+/** SQLite: `?` placeholders, booleans as 1/0, datetimes as ISO 8601 UTC text (see `sqlite-timestamps.ts`). */
+export const sqliteDialect: SqlDialect = {
+  kind: 'sqlite',
+  placeholder: () => '?',
+  bindValue(value) {
+    if (typeof value === 'boolean') return value ? 1 : 0;
+    // better-sqlite3 binds every JS number as REAL, which a TEXT column stores as '1.0'.
+    if (typeof value === 'number' && Number.isSafeInteger(value)) return BigInt(value);
+    return bindCommon(value);
+  },
+  watermarkParameter(type: WatermarkType, canonical: string, sample: unknown, what: string) {
+    switch (type) {
+      case 'datetime':
+        return formatTimestamp(canonical, inferTimestampFormat(sample, what));
+      case 'number': {
+        if (/^-?\d+$/.test(canonical)) {
+          const value = BigInt(canonical);
+          return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value;
+        }
+        return Number(canonical);
+      }
+      default:
+        return canonical;
+    }
+  },
+};
+
+export interface SqliteOptions {
+  /** Absolute path of the database file; it must exist (a missing file is the source being down). */
+  file: string;
+  /** How long a statement waits for another writer's lock, in ms. Default 5000. */
+  busyTimeoutMs?: number;
+  /** Names the connection in error messages. */
+  connectionName: string;
+}
+
+const STATEMENT_CACHE_SIZE = 100;
+
+/**
+ * One better-sqlite3 handle, opened on first use with `PRAGMA foreign_keys = ON` (so a missing
+ * referenced row is reported, as a TransitiveError). Statements are prepared once and cached.
+ */
+export class SqliteDatabase implements SqlDatabase {
+  readonly dialect = sqliteDialect;
+  private db: Database.Database | undefined;
+  private readonly statements = new Map<string, Database.Statement>();
+
+  constructor(private readonly options: SqliteOptions) {}
+
+  async query(sql: string, params: readonly unknown[], operation: string): Promise<SqlRow[]> {
+    try {
+      const statement = this.statement(sql);
+      if (statement.reader) return statement.all(...params) as SqlRow[];
+      statement.run(...params);
+      return [];
+    } catch (err) {
+      throw classifyError(err, SQLITE_ERROR_RULES, {
+        codeOf: sqliteErrorCode,
+        operation: `sqlite connection "${this.options.connectionName}": ${operation}`,
+      });
+    }
+  }
+
+  async close(): Promise<void> {
+    this.statements.clear();
+    this.db?.close();
+    this.db = undefined;
+  }
+
+  private statement(sql: string): Database.Statement {
+    const cached = this.statements.get(sql);
+    if (cached) return cached;
+    const statement = this.open().prepare(sql);
+    if (this.statements.size >= STATEMENT_CACHE_SIZE) this.statements.delete(this.statements.keys().next().value as string);
+    this.statements.set(sql, statement);
+    return statement;
+  }
+
+  private open(): Database.Database {
+    if (!this.db) {
+      const db = new Database(this.options.file, { fileMustExist: true, timeout: this.options.busyTimeoutMs ?? 5000 });
+      db.pragma('foreign_keys = ON');
+      this.db = db;
+    }
+    return this.db;
+  }
+}

@@ -1,0 +1,249 @@
+import { performance } from 'node:perf_hooks';
+import Database from 'better-sqlite3';
+import {
+  BusError,
+  type ApplicationProperties,
+  type BusMessage,
+  type DeadLetterOptions,
+  type MessageBatch,
+  type MessageBus,
+  type OutgoingMessage,
+  type PeekOptions,
+  type QueueCounts,
+  type ReceivedMessage,
+  type ReceiveOptions,
+} from '../message-bus';
+import { lockLostError, lockRefOf, messagesArgument, peekArguments, receiveArguments } from './bus-arguments';
+import { LocalBatch } from './local-batch';
+import { decodeReceived, decodeRow, encodeMessage, type EncodedMessage } from './message-codec';
+import { DuplicateIndex } from './duplicate-index';
+import { MessageStore } from './message-store';
+import { openDatabase, validateBusOptions } from './open-database';
+import {
+  DEFAULT_POLL_INTERVAL_MS,
+  parseDeclaration,
+  validateQueueName,
+  validateQueueOptions,
+  type LocalBusOptions,
+  type QueueOptions,
+} from './options';
+import { QueueCatalog, type QueueInfo } from './queue-catalog';
+import { QueueNotifier } from './queue-notifier';
+import { toBusError } from './sqlite-errors';
+import { TransactionBatcher } from './transaction-batcher';
+
+/** Contents of completed messages are deleted once this many have gathered (or on close). */
+const CONTENTS_DROP_BATCH = 1000;
+
+/**
+ * The embedded, durable message bus: one SQLite file (WAL) with Service Bus semantics, safe to
+ * share between processes. Open it with {@link LocalBus.open}; queues must be declared (option
+ * `queues` or {@link LocalBus.createQueue}) before use, as in Service Bus.
+ */
+export class LocalBus implements MessageBus {
+  private readonly catalog: QueueCatalog;
+  private readonly store: MessageStore;
+  private readonly duplicates: DuplicateIndex;
+  private readonly batcher: TransactionBatcher;
+  private readonly notifier: QueueNotifier;
+  private readonly clock: () => number | Date;
+  private readonly pollIntervalMs: number;
+  /** Completed messages whose contents rows are still to be deleted. */
+  private completed: number[] = [];
+  private closed = false;
+
+  private constructor(
+    private readonly db: Database.Database,
+    /** Absolute path of the database file. */
+    readonly file: string,
+    options: LocalBusOptions,
+  ) {
+    this.catalog = new QueueCatalog(db, file);
+    this.store = new MessageStore(db, file);
+    this.duplicates = new DuplicateIndex(db);
+    this.batcher = new TransactionBatcher(db, file);
+    this.notifier = new QueueNotifier(file);
+    this.clock = options.clock ?? Date.now;
+    this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
+  }
+
+  /**
+   * Opens (creating if needed) `<dataDir>/<fileName>` and declares `options.queues`.
+   * @throws BusError `Corrupt` (naming the file) when it is not a bus database, `Unavailable`
+   * when it cannot be opened, `InvalidArgument` for bad options.
+   */
+  static async open(options: LocalBusOptions): Promise<LocalBus> {
+    validateBusOptions(options);
+    const declarations = (options.queues ?? []).map(parseDeclaration);
+    return openDatabase(options, (db, file) => {
+      const bus = new LocalBus(db, file, options);
+      try {
+        bus.store.dropOrphanContents();
+        for (const d of declarations) bus.catalog.declare(d.name, d.options);
+        return bus;
+      } catch (err) {
+        bus.notifier.close();
+        throw err;
+      }
+    });
+  }
+
+  /**
+   * Declares a queue: creates it with defaults plus `options`, or, when it exists, overwrites
+   * just the options given. Idempotent. @throws BusError `InvalidArgument`.
+   */
+  async createQueue(name: string, options: QueueOptions = {}): Promise<void> {
+    this.ensureOpen();
+    validateQueueName(name);
+    const given = validateQueueOptions(name, options);
+    await this.batcher.run(() => this.catalog.declare(name, given));
+  }
+
+  async listQueues(): Promise<string[]> {
+    return this.read(() => this.catalog.names());
+  }
+
+  async send(queue: string, messages: OutgoingMessage[]): Promise<void> {
+    const info = this.queue(queue);
+    const encoded = messagesArgument(messages).map((m, i) => encodeMessage(m, i));
+    const max = info.options.maxMessageSizeBytes;
+    encoded.forEach((m, i) => {
+      if (m.size > max) {
+        throw new BusError('MessageTooLarge', `messages[${i}] is ${m.size} bytes; queue "${queue}" allows at most ${max} bytes`);
+      }
+    });
+    await this.insert(info, encoded);
+  }
+
+  async createBatch(queue: string): Promise<MessageBatch> {
+    const info = this.queue(queue);
+    return new LocalBatch(queue, info.options.maxMessageSizeBytes, this);
+  }
+
+  async sendBatch(batch: MessageBatch): Promise<void> {
+    if (!(batch instanceof LocalBatch) || batch.owner !== this) {
+      throw new BusError('InvalidArgument', 'batch must be created by createBatch of this bus');
+    }
+    await this.insert(this.queue(batch.queue), batch.messages);
+  }
+
+  async receive(queue: string, options?: ReceiveOptions): Promise<ReceivedMessage[]> {
+    const info = this.queue(queue);
+    const { max, waitMs, dead } = receiveArguments(options);
+    const deadline = performance.now() + waitMs;
+    for (;;) {
+      const rows = await this.batcher.run(() => this.store.claim(info, dead, max, this.now()));
+      if (rows.length > 0) return rows.map((row) => decodeReceived(row.state, row.content, queue, dead));
+      const probe = () => this.read(() => this.store.anyAvailable(info, dead, this.now()));
+      if (!(await this.notifier.waitFor(info.name, dead, deadline, this.pollIntervalMs, probe))) return [];
+    }
+  }
+
+  async renewLock(message: ReceivedMessage): Promise<Date> {
+    const ref = lockRefOf(message);
+    const info = this.queue(message.queue);
+    const until = await this.batcher.run(() => this.store.renew(info, ref, this.now()));
+    if (until === undefined) throw lockLostError(message);
+    return new Date(until);
+  }
+
+  async complete(message: ReceivedMessage): Promise<void> {
+    const ref = lockRefOf(message);
+    this.ensureOpen();
+    const done = await this.batcher.run(() => this.store.complete(ref, this.now()));
+    if (!done) throw lockLostError(message);
+    // Only after the commit: the contents must outlive the message's state.
+    this.completed.push(ref.seq);
+    if (this.completed.length >= CONTENTS_DROP_BATCH && !this.closed) this.dropCompletedContents();
+  }
+
+  async abandon(message: ReceivedMessage, propertiesToModify?: ApplicationProperties): Promise<void> {
+    const ref = lockRefOf(message);
+    const info = this.queue(message.queue);
+    const outcome = await this.batcher.run(() => {
+      const result = this.store.abandon(info, ref, this.now(), propertiesToModify);
+      if (result !== 'lockLost') this.batcher.afterCommit(() => this.notifier.notify(info.name, result === 'deadLettered' || !!message.subQueue));
+      return result;
+    });
+    if (outcome === 'lockLost') throw lockLostError(message);
+  }
+
+  async deadLetter(message: ReceivedMessage, options: DeadLetterOptions): Promise<void> {
+    const ref = lockRefOf(message);
+    const info = this.queue(message.queue);
+    if (typeof options?.reason !== 'string' || options.reason === '') {
+      throw new BusError('InvalidArgument', 'options.reason must be a non-empty string');
+    }
+    const { reason, description, propertiesToModify } = options;
+    const outcome = await this.batcher.run(() => {
+      const result = this.store.deadLetter(ref, this.now(), reason, description, propertiesToModify);
+      if (result === 'deadLettered') this.batcher.afterCommit(() => this.notifier.notify(info.name, true));
+      return result;
+    });
+    if (outcome === 'lockLost') throw lockLostError(message);
+    if (outcome === 'alreadyDead') {
+      throw new BusError('InvalidArgument', `Message ${ref.seq} is already in the dead-letter subqueue of "${message.queue}"`);
+    }
+  }
+
+  async peek(queue: string, options?: PeekOptions): Promise<BusMessage[]> {
+    const info = this.queue(queue);
+    const { max, fromSeq, dead } = peekArguments(options);
+    return this.read(() => this.store.peek(info, dead, fromSeq, max).map((m) => decodeRow(m.state, m.content, queue)));
+  }
+
+  async counts(queue: string): Promise<QueueCounts> {
+    const info = this.queue(queue);
+    return this.batcher.run(() => this.store.counts(info, this.now()));
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.dropCompletedContents();
+    this.batcher.flush();
+    this.notifier.close();
+    this.db.close();
+  }
+
+  private async insert(info: QueueInfo, messages: readonly EncodedMessage[]): Promise<void> {
+    if (messages.length === 0) return;
+    const { requiresDuplicateDetection: dedup, duplicateDetectionWindowMs: window } = info.options;
+    await this.batcher.run(() => {
+      const now = this.now();
+      if (dedup) this.duplicates.join(this.batcher, now);
+      const isNew = dedup ? (id: string) => this.duplicates.remember(info.id, id, now, window) : () => true;
+      if (this.store.insert(info, messages, now, isNew) > 0) this.batcher.afterCommit(() => this.notifier.notify(info.name, false));
+    });
+  }
+
+  /** Deletes the contents of completed messages in one transaction (a lost batch is swept on open). */
+  private dropCompletedContents(): void {
+    if (this.completed.length === 0) return;
+    const seqs = this.completed;
+    this.completed = [];
+    this.batcher.run(() => this.store.dropContents(seqs)).catch(() => undefined);
+  }
+
+  private queue(name: string): QueueInfo {
+    this.ensureOpen();
+    return this.read(() => this.catalog.require(name));
+  }
+
+  private read<T>(fn: () => T): T {
+    try {
+      return fn();
+    } catch (err) {
+      throw toBusError(err, this.file);
+    }
+  }
+
+  private now(): number {
+    const t = this.clock();
+    return typeof t === 'number' ? t : t.getTime();
+  }
+
+  private ensureOpen(): void {
+    if (this.closed) throw new BusError('InvalidArgument', `The local bus ${this.file} is closed`);
+  }
+}

@@ -1,0 +1,203 @@
+import { randomBytes } from 'node:crypto';
+import type Database from 'better-sqlite3';
+import { BusError, type ApplicationProperties, type QueueCounts } from '../message-bus';
+import { mergeProps, type ContentRow, type EncodedMessage, type StateRow } from './message-codec';
+import type { QueueInfo } from './queue-catalog';
+import { prepareStatements, type Statements } from './store-statements';
+
+/** Reasons and descriptions Service Bus itself uses, so that rules written for Azure match here. */
+export const MAX_DELIVERY_REASON = 'MaxDeliveryCountExceeded';
+export const TTL_EXPIRED_REASON = 'TTLExpiredException';
+const TTL_EXPIRED_DESCRIPTION = 'The message expired and was dead lettered.';
+const maxDeliveryDescription = (max: number) => `Message could not be consumed after ${max} delivery attempts.`;
+
+/** A lock this store handed out: the message's sequence number and the delivery's token. */
+export interface LockRef {
+  seq: number;
+  token: string;
+}
+
+export interface StoredMessage {
+  state: StateRow;
+  content: ContentRow;
+}
+
+/**
+ * Lock tokens: a random prefix per store and a counter. Unique across processes and restarts
+ * (72 random bits), and short, which keeps the state rows (rewritten on every delivery) small.
+ */
+class LockTokens {
+  private readonly prefix = randomBytes(9).toString('base64url');
+  private counter = 0;
+  next(): string {
+    return `${this.prefix}${(this.counter++).toString(36)}`;
+  }
+}
+
+export type AbandonOutcome = 'abandoned' | 'deadLettered' | 'lockLost';
+export type DeadLetterOutcome = 'deadLettered' | 'alreadyDead' | 'lockLost';
+
+/**
+ * The bus's operations on the database. Every write method runs inside the caller's
+ * transaction and checks the lock before it writes (see TransactionBatcher). `now` is epoch ms
+ * from the injected clock.
+ */
+export class MessageStore {
+  private readonly s: Statements;
+  private readonly tokens = new LockTokens();
+
+  constructor(
+    db: Database.Database,
+    private readonly file: string,
+  ) {
+    this.s = prepareStatements(db);
+  }
+
+  /** Stores the messages that `isNew` accepts (duplicate detection); returns how many. */
+  insert(queue: QueueInfo, messages: readonly EncodedMessage[], now: number, isNew: (messageId: string) => boolean): number {
+    const o = queue.options;
+    let stored = 0;
+    for (const m of messages) {
+      if (!isNew(m.messageId)) continue;
+      const enqueuedAt = Math.max(now, m.scheduledAt ?? now);
+      const ttl = Math.min(m.timeToLiveMs ?? o.defaultTimeToLiveMs, o.defaultTimeToLiveMs);
+      const seq = this.s.insertState.run(queue.id, enqueuedAt, enqueuedAt + ttl, m.scheduledAt ?? null, m.props).lastInsertRowid;
+      this.s.insertContent.run(seq, m.messageId, enqueuedAt, m.subject, m.correlationId, m.contentType, m.body);
+      stored++;
+    }
+    return stored;
+  }
+
+  /**
+   * Locks up to `max` receivable messages, oldest first. On the way, dead-letters (or drops)
+   * expired messages and messages whose deliveries reached the queue's maximum (a lock that
+   * expired on the last allowed delivery), as the broker does. Each step seeks past the last
+   * sequence number seen, so a claim of k messages reads k index entries, not k².
+   */
+  claim(queue: QueueInfo, dead: boolean, max: number, now: number): StoredMessage[] {
+    const o = queue.options;
+    const until = now + o.lockDurationMs;
+    const params = {
+      token: '',
+      until,
+      queue: queue.id,
+      dead: dead ? 1 : 0,
+      after: 0,
+      now,
+      // The dead-letter subqueue neither expires nor counts deliveries against a maximum.
+      expiresAfter: dead ? -Number.MAX_SAFE_INTEGER : now,
+      maxCount: dead ? Number.MAX_SAFE_INTEGER : o.maxDeliveryCount,
+    };
+    const claimed: StoredMessage[] = [];
+    while (claimed.length < max) {
+      params.token = this.tokens.next();
+      const state = this.s.lockNext.get(params);
+      if (state) {
+        claimed.push({ state, content: this.contentOf(state.seq) });
+        params.after = state.seq;
+        continue;
+      }
+      const seq = this.s.next.get(queue.id, params.dead, params.after, now);
+      if (seq === undefined) break;
+      this.retire(queue, seq, now);
+      params.after = seq;
+    }
+    return claimed;
+  }
+
+  /** Whether a receive could find something now (a read, no lock taken). */
+  anyAvailable(queue: QueueInfo, dead: boolean, now: number): boolean {
+    return this.s.anyAvailable.get(queue.id, dead ? 1 : 0, now) !== undefined;
+  }
+
+  /** Deletes the message's state; its contents row is left for {@link dropContents}. */
+  complete(ref: LockRef, now: number): boolean {
+    return this.s.complete.run(ref.seq, ref.token, now).changes === 1;
+  }
+
+  /**
+   * Deletes contents rows of completed messages, in one go so that whole pages are freed
+   * instead of rewritten. Only pass sequence numbers whose state deletion has committed.
+   */
+  dropContents(seqs: readonly number[]): void {
+    const sorted = [...seqs].sort((a, b) => a - b);
+    // Runs of consecutive sequence numbers are exactly the listed messages: one range delete each.
+    for (let i = 0; i < sorted.length; ) {
+      let j = i;
+      while (j + 1 < sorted.length && sorted[j + 1] === sorted[j] + 1) j++;
+      if (i === j) this.s.dropContent.run(sorted[i]);
+      else this.s.dropContentRange.run(sorted[i], sorted[j]);
+      i = j + 1;
+    }
+  }
+
+  /** Deletes contents left behind by a process that stopped before dropping them. */
+  dropOrphanContents(): void {
+    this.s.dropOrphanContents.run();
+  }
+
+  /** Releases the lock, or dead-letters when the last allowed delivery is abandoned. */
+  abandon(queue: QueueInfo, ref: LockRef, now: number, modify?: ApplicationProperties): AbandonOutcome {
+    const row = this.s.locked.get(ref.seq, ref.token, now);
+    if (!row) return 'lockLost';
+    const props = mergeProps(row.props, modify);
+    const max = queue.options.maxDeliveryCount;
+    if (!row.dead && row.delivery_count >= max) {
+      this.s.toDeadLetter.run(now, MAX_DELIVERY_REASON, maxDeliveryDescription(max), props, ref.seq);
+      return 'deadLettered';
+    }
+    this.s.unlock.run(now, props, ref.seq);
+    return 'abandoned';
+  }
+
+  deadLetter(ref: LockRef, now: number, reason: string, description?: string, modify?: ApplicationProperties): DeadLetterOutcome {
+    const row = this.s.locked.get(ref.seq, ref.token, now);
+    if (!row) return 'lockLost';
+    if (row.dead) return 'alreadyDead';
+    this.s.toDeadLetter.run(now, reason, description ?? null, mergeProps(row.props, modify), ref.seq);
+    return 'deadLettered';
+  }
+
+  /** The new lock expiry, or undefined when the lock is lost. */
+  renew(queue: QueueInfo, ref: LockRef, now: number): number | undefined {
+    const until = now + queue.options.lockDurationMs;
+    return this.s.renew.run(until, until, ref.seq, ref.token, now).changes === 1 ? until : undefined;
+  }
+
+  peek(queue: QueueInfo, dead: boolean, fromSeq: number, max: number): StoredMessage[] {
+    return this.s.peek.all(queue.id, dead ? 1 : 0, fromSeq, max).map((row) => ({ state: row, content: row }));
+  }
+
+  /** Counts after moving every expired, unlocked message out (the broker's sweep, done eagerly). */
+  counts(queue: QueueInfo, now: number): QueueCounts {
+    if (queue.options.deadLetteringOnMessageExpiration) {
+      this.s.expireAll.run(now, TTL_EXPIRED_REASON, TTL_EXPIRED_DESCRIPTION, queue.id, now, now);
+    } else {
+      this.s.dropExpiredContents.run(queue.id, now, now);
+      this.s.dropExpired.run(queue.id, now, now);
+    }
+    return this.s.counts.get({ now, queue: queue.id }) ?? { active: 0, scheduled: 0, deadLetter: 0 };
+  }
+
+  /** Moves out an available message that expired or used up its deliveries. */
+  private retire(queue: QueueInfo, seq: number, now: number): void {
+    const o = queue.options;
+    const expiresAt = this.s.expiresAt.get(seq);
+    if (expiresAt === undefined) return;
+    if (expiresAt > now) {
+      this.s.toDeadLetter.run(now, MAX_DELIVERY_REASON, maxDeliveryDescription(o.maxDeliveryCount), null, seq);
+    } else if (o.deadLetteringOnMessageExpiration) {
+      this.s.toDeadLetter.run(now, TTL_EXPIRED_REASON, TTL_EXPIRED_DESCRIPTION, null, seq);
+    } else {
+      this.s.drop.run(seq);
+      this.s.dropContent.run(seq);
+    }
+  }
+
+  private contentOf(seq: number): ContentRow {
+    const content = this.s.content.get(seq);
+    // Contents are written with the state and dropped only after it: a gap means damage.
+    if (!content) throw new BusError('Corrupt', `The local bus database ${this.file} is corrupt: message ${seq} has no contents`);
+    return content;
+  }
+}

@@ -1,0 +1,64 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { BusError } from '../message-bus';
+import { DEFAULT_BUSY_TIMEOUT_MS, DEFAULT_FILE_NAME, type LocalBusOptions } from './options';
+import { ensureSchema } from './schema';
+import { toBusError } from './sqlite-errors';
+
+/*
+ * WAL checkpoint every 4096 pages (16 MiB) instead of SQLite's 1000: pages rewritten by
+ * consecutive transactions are copied once, and the checkpoint's fsyncs are 4x rarer (measured
+ * +25% send throughput; 16384 was slower again). The WAL file is cut back to 32 MiB after a
+ * checkpoint. 8 MiB of page cache: more bought nothing measurable. Page size stays 4 KiB: 16 KiB
+ * sped up sends by a fifth but slowed receive+complete as much (bigger WAL frames per update).
+ */
+const PRAGMAS = ['wal_autocheckpoint = 4096', 'journal_size_limit = 33554432', 'cache_size = -8192'];
+
+/** Checks the connection options; the queue declarations are checked by their parser. */
+export function validateBusOptions(options: LocalBusOptions): void {
+  if (typeof options?.dataDir !== 'string' || options.dataDir.trim() === '') {
+    throw new BusError('InvalidArgument', 'dataDir must be a non-empty path');
+  }
+  for (const key of ['busyTimeoutMs', 'pollIntervalMs'] as const) {
+    const value = options[key];
+    if (value !== undefined && !(Number.isSafeInteger(value) && value > 0)) {
+      throw new BusError('InvalidArgument', `${key} must be a positive integer, got ${String(value)}`);
+    }
+  }
+  const synchronous = options.synchronous;
+  if (synchronous !== undefined && synchronous !== 'NORMAL' && synchronous !== 'FULL') {
+    throw new BusError('InvalidArgument', `synchronous must be 'NORMAL' or 'FULL', got ${JSON.stringify(synchronous)}`);
+  }
+}
+
+/** The database file's absolute path for these options. */
+export function databaseFile(options: LocalBusOptions): string {
+  return path.resolve(options.dataDir, options.fileName ?? DEFAULT_FILE_NAME);
+}
+
+/**
+ * Opens (creating if needed) the database in WAL mode with the bus schema, then runs `init` in
+ * one immediate transaction and returns its result. Closes the connection on any failure.
+ * @throws BusError `Corrupt` (naming the file) or `Unavailable`.
+ */
+export function openDatabase<T>(options: LocalBusOptions, init: (db: Database.Database, file: string) => T): T {
+  const file = databaseFile(options);
+  let db: Database.Database | undefined;
+  try {
+    mkdirSync(path.dirname(file), { recursive: true });
+    db = new Database(file, { timeout: options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS });
+    const mode = db.pragma('journal_mode = WAL', { simple: true });
+    if (mode !== 'wal') {
+      throw new BusError('Unavailable', `The local bus database ${file} cannot use WAL mode (got ${String(mode)})`);
+    }
+    db.pragma(`synchronous = ${options.synchronous ?? 'NORMAL'}`);
+    for (const pragma of PRAGMAS) db.pragma(pragma);
+    ensureSchema(db, file);
+    const opened = db;
+    return opened.transaction(() => init(opened, file)).immediate();
+  } catch (err) {
+    db?.close();
+    throw toBusError(err, file);
+  }
+}

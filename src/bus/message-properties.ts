@@ -1,0 +1,114 @@
+import { createHash } from 'node:crypto';
+import { errorMessage, errorTypeName } from '../model/errors';
+import { serializeQueueMessage, type QueueMessage } from '../model/queue-message';
+import type { ApplicationProperties, OutgoingMessage } from './message-bus';
+
+/**
+ * The broker-visible side of the message contract (ARCHITECTURE §6): message id, subject,
+ * application properties and the error properties written on failure.
+ */
+
+/** Application properties every work message carries (for filtering and the dead-letter mover). */
+export const MESSAGE_PROPERTY = {
+  jobName: 'JobName',
+  sourceKey: 'SourceKey',
+  changeTracker: 'ChangeTracker',
+} as const;
+
+/** Application properties set when processing fails (abandon, park, dead-letter). */
+export const ERROR_PROPERTY = {
+  message: 'ErrorMessage',
+  type: 'ErrorType',
+  at: 'ErrorAt',
+} as const;
+
+/** Time to live of every message: `P14D`, as the queues are configured. */
+export const MESSAGE_TIME_TO_LIVE_MS = 14 * 24 * 60 * 60 * 1000;
+
+export const MESSAGE_CONTENT_TYPE = 'application/json';
+
+/** Longest `ErrorMessage` written; longer messages are cut and end with `…`. */
+export const MAX_ERROR_MESSAGE_LENGTH = 1000;
+
+/** Hex characters of the sha256 kept as message id (Service Bus allows up to 128). */
+const MESSAGE_ID_LENGTH = 32;
+
+export interface MessageIdentity {
+  jobName: string;
+  sourceKey: string;
+  changeTracker: string;
+  action: string;
+}
+
+/**
+ * The deterministic message id: the same change detected twice gets the same id, so the broker's
+ * duplicate detection drops the resend. The parts are hashed as a JSON array, so no choice of
+ * separator can make two different identities collide (`a|b`,`c` vs `a`,`b|c`).
+ */
+export function messageIdFor(identity: MessageIdentity): string {
+  const parts = [identity.jobName, identity.sourceKey, identity.changeTracker, identity.action];
+  return createHash('sha256').update(JSON.stringify(parts), 'utf8').digest('hex').slice(0, MESSAGE_ID_LENGTH);
+}
+
+/** The broker message for a queue message; `extraProperties` are added to (and may override) the standard ones. */
+export function toOutgoingMessage(message: QueueMessage, extraProperties: ApplicationProperties = {}): OutgoingMessage {
+  return {
+    body: serializeQueueMessage(message),
+    messageId: messageIdFor(message),
+    subject: message.jobName,
+    correlationId: message.correlationId,
+    contentType: MESSAGE_CONTENT_TYPE,
+    timeToLiveMs: MESSAGE_TIME_TO_LIVE_MS,
+    applicationProperties: {
+      [MESSAGE_PROPERTY.jobName]: message.jobName,
+      [MESSAGE_PROPERTY.sourceKey]: message.sourceKey,
+      [MESSAGE_PROPERTY.changeTracker]: message.changeTracker,
+      ...extraProperties,
+    },
+  };
+}
+
+/**
+ * Names whose `name=value` / `"name": "value"` values are secrets (case-insensitive). Key names
+ * are listed one by one so that ordinary keys (`SourceKey`, `RowKey`) stay readable.
+ */
+const SECRET_NAME = String.raw`(?:[A-Za-z_-]*(?:password|passwd|pwd|secret|token|signature|accesskey|accountkey|apikey|api_key|api-key|masterkey|sharedkey|privatekey|private_key|secretkey)|sig|key)`;
+
+const SECRET_PATTERNS: ReadonlyArray<[RegExp, string]> = [
+  // Connection strings, query strings and form bodies: AccountKey=…; Password=…; sig=…&
+  [new RegExp(String.raw`\b(${SECRET_NAME})=([^;&\s"',]+)`, 'gi'), '$1=***'],
+  // JSON or YAML: "password": "…", client_secret: …
+  [new RegExp(String.raw`("?\b${SECRET_NAME}"?\s*:\s*"?)([^"\s,;}]+)`, 'gi'), '$1***'],
+  // Authorization headers.
+  [/\b(Bearer|Basic)\s+[A-Za-z0-9\-._~+/]+=*/gi, '$1 ***'],
+  // Credentials in URLs: scheme://user:password@host
+  [/(\b[a-z][a-z0-9+.-]*:\/\/[^:/\s@]+:)[^@\s/]+@/gi, '$1***@'],
+  // Bare JWTs (three base64url segments starting with a JSON header).
+  [/\beyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g, '***'],
+];
+
+/** Replaces secret-looking values (keys, passwords, tokens, SAS signatures) with `***`. */
+export function scrubSecrets(text: string): string {
+  return SECRET_PATTERNS.reduce((out, [pattern, replacement]) => out.replace(pattern, replacement), text);
+}
+
+/** Scrubs secrets, then cuts to `maxLength` characters (the last one `…` when cut). */
+export function safeErrorText(text: string, maxLength: number = MAX_ERROR_MESSAGE_LENGTH): string {
+  const scrubbed = scrubSecrets(text);
+  return scrubbed.length <= maxLength ? scrubbed : `${scrubbed.slice(0, maxLength - 1)}…`;
+}
+
+/** The error properties for a failed message: message (scrubbed, capped), error type name, time (ISO 8601 UTC). */
+export function errorProperties(err: unknown, now: Date): ApplicationProperties {
+  return {
+    [ERROR_PROPERTY.message]: safeErrorText(errorMessage(err)),
+    [ERROR_PROPERTY.type]: errorTypeName(err),
+    [ERROR_PROPERTY.at]: now.toISOString(),
+  };
+}
+
+/** Application properties without the error properties (for resubmitting a failed message). */
+export function withoutErrorProperties(properties: ApplicationProperties): ApplicationProperties {
+  const errorNames = new Set<string>(Object.values(ERROR_PROPERTY));
+  return Object.fromEntries(Object.entries(properties).filter(([name]) => !errorNames.has(name)));
+}

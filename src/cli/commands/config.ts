@@ -1,0 +1,116 @@
+import path from 'node:path';
+import type { Command } from 'commander';
+import { formatDiff, isEmptyDiff, type ConfigDiff } from '../../config/config-diff';
+import { ConfigStore, writeConfigFolder } from '../../config/config-store';
+import { loadConfigFolder } from '../../config/load-config';
+import type { ValidateOptions } from '../../config/validate-config';
+import type { HighwaterConfig } from '../../model/config';
+import { readSettings, type Settings } from '../../config/settings';
+import { openTableStorage } from '../../storage/table-client-factory';
+import type { TableStorage } from '../../storage/table-store';
+
+/** What the storage-backed commands (`config`, `watermark`) need from their surroundings. */
+export interface StorageCommandDeps {
+  /** Default: `readSettings()` from the environment. */
+  settings: () => Settings;
+  /** Default: `openTableStorage(settings)` (connection string, identity endpoint, or local Azurite). */
+  openStorage: (settings: Settings, notice: (line: string) => void) => Promise<TableStorage>;
+  /** Results (stdout). Default: `console.log`. */
+  print: (line: string) => void;
+  /** Notices such as "started Azurite …" (stderr). Default: `console.error`. */
+  notice: (line: string) => void;
+}
+
+export const defaultStorageCommandDeps: StorageCommandDeps = {
+  settings: () => readSettings(),
+  openStorage: (settings, notice) => openTableStorage(settings, { log: notice }),
+  print: (line) => console.log(line),
+  notice: (line) => console.error(line),
+};
+
+/** Opens storage as the settings say, runs `fn`, and always closes it (stopping an Azurite it started). */
+export async function withStorage<T>(deps: StorageCommandDeps, fn: (storage: TableStorage) => Promise<T>): Promise<T> {
+  const storage = await deps.openStorage(deps.settings(), deps.notice);
+  try {
+    return await fn(storage);
+  } finally {
+    await storage.close();
+  }
+}
+
+export interface ConfigCommandDeps extends StorageCommandDeps {
+  /** Connector validators for `validateConfig`. Default none (any connection type accepted). */
+  validateOptions: ValidateOptions;
+}
+
+/** Config folder used when `--config` is not given. */
+export const DEFAULT_CONFIG_DIR = 'config';
+
+const defaultDeps: ConfigCommandDeps = { ...defaultStorageCommandDeps, validateOptions: {} };
+
+function counts(config: HighwaterConfig): string {
+  const n = (count: number, what: string) => `${count} ${what}${count === 1 ? '' : 's'}`;
+  return `${n(config.connections.length, 'connection')}, ${n(config.mappings.length, 'mapping')}, ${n(config.jobs.length, 'job')}`;
+}
+
+function printDiff(deps: ConfigCommandDeps, diff: ConfigDiff, json: boolean | undefined): void {
+  if (json) deps.print(JSON.stringify(diff, null, 2));
+  else for (const line of formatDiff(diff)) deps.print(line);
+}
+
+/**
+ * `highwater config validate|diff|push|pull [--config DIR]`: the config folder against the
+ * schema, and against the tables `connections`, `mappings`, `jobs` (storage from the settings,
+ * or the local Azurite).
+ */
+export function registerConfigCommands(program: Command, deps: ConfigCommandDeps = defaultDeps): void {
+  const config = program.command('config').description('validate a config folder and sync it with the configuration tables');
+  const dirOption = ['--config <dir>', 'config folder (connections, mappings, jobs as .yaml/.yml/.json)', DEFAULT_CONFIG_DIR] as const;
+  const load = (dir: string) => loadConfigFolder(dir, deps.validateOptions);
+
+  config
+    .command('validate')
+    .description('check the config folder against the schema (no storage needed)')
+    .option(...dirOption)
+    .action(async (options: { config: string }) => {
+      const loaded = await load(options.config);
+      deps.print(`${options.config}: valid (${counts(loaded)})`);
+    });
+
+  config
+    .command('diff')
+    .description('show what push would add, change and remove in the tables')
+    .option(...dirOption)
+    .option('--json', 'print JSON')
+    .action(async (options: { config: string; json?: boolean }) => {
+      const loaded = await load(options.config);
+      const diff = await withStorage(deps, (storage) => new ConfigStore(storage, deps.validateOptions).diff(loaded));
+      printDiff(deps, diff, options.json);
+    });
+
+  config
+    .command('push')
+    .description('make the tables hold exactly the config folder (nothing is written if it does not validate)')
+    .option(...dirOption)
+    .option('--json', 'print the applied changes as JSON')
+    .action(async (options: { config: string; json?: boolean }) => {
+      const loaded = await load(options.config);
+      await withStorage(deps, async (storage) => {
+        const diff = await new ConfigStore(storage, deps.validateOptions).push(loaded);
+        if (options.json) return printDiff(deps, diff, true);
+        if (isEmptyDiff(diff)) return deps.print(`nothing to push: ${storage.description} already matches ${options.config}`);
+        deps.print(`pushed ${options.config} to ${storage.description}:`);
+        printDiff(deps, diff, false);
+      });
+    });
+
+  config
+    .command('pull')
+    .description('write the configuration stored in the tables into the config folder')
+    .option(...dirOption)
+    .action(async (options: { config: string }) => {
+      const pulled = await withStorage(deps, (storage) => new ConfigStore(storage, deps.validateOptions).pull());
+      const written = await writeConfigFolder(options.config, pulled);
+      deps.print(`wrote ${written.map((file) => path.relative(process.cwd(), file) || file).join(', ')} (${counts(pulled)})`);
+    });
+}

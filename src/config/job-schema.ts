@@ -1,0 +1,82 @@
+import { z } from 'zod';
+import { scheduleProblem } from '../detect/schedule';
+import { JobActionType } from '../model/job';
+import { documented, filterConditionSchema, nonEmptyString, objectName } from './schema-common';
+
+const WATERMARK_TYPES = ['datetime', 'date', 'number', 'string'];
+
+const scheduleSchema = documented(
+  z.string().superRefine((expr, ctx) => {
+    const problem = scheduleProblem(expr);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  }),
+  '6-field NCRONTAB (second minute hour day month weekday), Functions style, e.g. "*/10 * * * * *".',
+);
+
+const watermarkSchema = documented(
+  z.strictObject({
+    type: documented(
+      z.string().superRefine((type, ctx) => {
+        if (WATERMARK_TYPES.includes(type.trim().toLowerCase())) return;
+        ctx.addIssue({ code: 'custom', message: `expected one of datetime, date, number, string (case-insensitive); got ${JSON.stringify(type)}` });
+      }),
+      'datetime | date | number | string (trimmed, case-insensitive).',
+    ),
+    field: documented(nonEmptyString(), 'Source field whose value is the change tracker.'),
+  }),
+  'The high-water mark: which source field tracks changes, and how to compare it.',
+  'Watermark',
+);
+
+export const jobSchema = documented(
+  z
+    .strictObject({
+      name: objectName('job'),
+      order: documented(z.number().int().default(100), 'Jobs due in the same run execute in ascending order, then by name. Default 100.'),
+      schedule: scheduleSchema,
+      enabled: documented(z.boolean().default(true), 'Disabled jobs are never due (they can still be run by name). Default true.'),
+      source: documented(nonEmptyString(), 'Source connection name.'),
+      target: documented(nonEmptyString(), 'Target connection name.'),
+      mapping: documented(nonEmptyString(), 'Mapping name.'),
+      priority: documented(z.enum(['high', 'normal', 'low']).default('normal'), "Work queue for this job's messages. Default normal."),
+      watermark: watermarkSchema,
+      filter: documented(
+        z.array(filterConditionSchema).default([]),
+        'Conditions that all must hold for a source row to be detected (AND).',
+      ),
+      action: documented(
+        z.enum([JobActionType.NewUpdate, JobActionType.Delete, JobActionType.InvokeAction]).default(JobActionType.NewUpdate),
+        'What the target does with each change. Default NewUpdate.',
+      ),
+      actionName: documented(nonEmptyString().optional(), 'Name of the target action; required for InvokeAction jobs.'),
+      skipOutdatedMessages: documented(
+        z.boolean().default(false),
+        'Skip a message whose change is older than the target record (sent to sbqignored). Default false.',
+      ),
+      skipUnchanged: documented(
+        z.boolean().default(false),
+        'Treat a change whose mapped fields equal what was last applied as a timestamp-only change. Default false.',
+      ),
+      responseJob: documented(nonEmptyString().optional(), "Job that receives the target's response (e.g. a generated key) to write it back."),
+      pageSize: documented(z.number().int().positive().default(500), 'Rows read per source page. Default 500.'),
+      lookbackSeconds: documented(
+        z.number().int().min(0).default(0),
+        'Re-read changes this many seconds behind the watermark (absorbs late commits). Default 0.',
+      ),
+      softDelete: documented(
+        filterConditionSchema.optional(),
+        'Rows matching this condition are sent as Delete messages (soft-delete column).',
+      ),
+    })
+    .superRefine((job, ctx) => {
+      const invokes = job.action === JobActionType.InvokeAction;
+      if (invokes && job.actionName === undefined) {
+        ctx.addIssue({ code: 'custom', path: ['actionName'], message: 'required when action is InvokeAction' });
+      }
+      if (!invokes && job.actionName !== undefined) {
+        ctx.addIssue({ code: 'custom', path: ['actionName'], message: 'only allowed when action is InvokeAction' });
+      }
+    }),
+  'A scheduled sync job: what to read, how to map it, where to send it.',
+  'Job',
+);

@@ -1,0 +1,99 @@
+import { formatPath, type PathSegment } from './config-issue';
+
+/**
+ * Finds secrets written literally into connection settings. Secrets belong in app settings
+ * (Key Vault references in Azure); the config only names them in `secrets`. Messages name the
+ * path and the fix, never the value.
+ */
+
+export interface SettingProblem {
+  /** Path relative to the connection, e.g. `settings.password`. */
+  path: string;
+  message: string;
+}
+
+/** Substrings of a (normalized) key that mark its value as a secret. */
+const SECRET_WORDS = [
+  'password',
+  'passwd',
+  'passphrase',
+  'secret',
+  'token',
+  'apikey',
+  'accountkey',
+  'accesskey',
+  'privatekey',
+  'sharedaccesskey',
+  'sharedaccesssignature',
+  'credential',
+  'authorization',
+];
+const SECRET_KEYS = new Set(['pwd', 'sas', 'sig']);
+
+/** Keys that mention a secret but hold something else: where to get it, what it is called. */
+const NON_SECRET_SUFFIXES = ['url', 'uri', 'endpoint', 'path', 'file', 'name', 'setting', 'type', 'header', 'expiry', 'expiresat', 'scope', 'audience'];
+
+function normalizeKey(key: string): string {
+  return key.toLowerCase().replace(/[^a-z0-9]/g, '');
+}
+
+/** Does a settings key, by its name, hold a secret? */
+export function isSecretKey(key: string): boolean {
+  const normalized = normalizeKey(key);
+  if (SECRET_KEYS.has(normalized)) return true;
+  if (NON_SECRET_SUFFIXES.some((suffix) => normalized.endsWith(suffix))) return false;
+  return SECRET_WORDS.some((word) => normalized.includes(word));
+}
+
+/** Secret parts of connection strings and URLs, whatever the key is called. */
+const SECRET_VALUE_PATTERNS: Array<{ pattern: RegExp; what: string }> = [
+  { pattern: /(?:^|;)\s*(?:password|pwd)\s*=\s*[^;\s]/i, what: 'Password=' },
+  { pattern: /(?:^|;)\s*accountkey\s*=\s*[^;\s]/i, what: 'AccountKey=' },
+  { pattern: /(?:^|;)\s*sharedaccesskey\s*=\s*[^;\s]/i, what: 'SharedAccessKey=' },
+  { pattern: /(?:^|;)\s*sharedaccesssignature\s*=\s*[^;\s]/i, what: 'SharedAccessSignature=' },
+  { pattern: /^[a-z][a-z0-9+.-]*:\/\/[^/\s:@]+:[^/\s@]+@/i, what: 'a password in the URL' },
+  { pattern: /[?&]sig=[^&\s]/i, what: 'a SAS signature (sig=)' },
+];
+
+function secretInValue(value: string): string | undefined {
+  return SECRET_VALUE_PATTERNS.find(({ pattern }) => pattern.test(value))?.what;
+}
+
+function isEmpty(value: unknown): boolean {
+  return value === null || value === undefined || value === '';
+}
+
+function fix(relative: readonly PathSegment[]): string {
+  const key = relative.length === 1 ? relative[0] : formatPath(relative);
+  return `reference an app setting in ${formatPath(['secrets', key])} instead`;
+}
+
+function walk(value: unknown, relative: PathSegment[], out: SettingProblem[]): void {
+  if (Array.isArray(value)) {
+    value.forEach((item, i) => walk(item, [...relative, i], out));
+    return;
+  }
+  if (value !== null && typeof value === 'object') {
+    for (const [key, child] of Object.entries(value)) {
+      const at = [...relative, key];
+      const isContainer = child !== null && typeof child === 'object';
+      if (!isContainer && !isEmpty(child) && isSecretKey(key)) {
+        out.push({ path: formatPath(['settings', ...at]), message: `literal secret not allowed; ${fix(at)}` });
+      } else {
+        walk(child, at, out);
+      }
+    }
+    return;
+  }
+  if (typeof value === 'string') {
+    const what = secretInValue(value);
+    if (what) out.push({ path: formatPath(['settings', ...relative]), message: `literal secret not allowed (the value contains ${what}); ${fix(relative)}` });
+  }
+}
+
+/** Literal secrets in a connection's `settings`, wherever they are nested. */
+export function findLiteralSecrets(settings: Record<string, unknown>): SettingProblem[] {
+  const out: SettingProblem[] = [];
+  walk(settings, [], out);
+  return out;
+}

@@ -1,0 +1,65 @@
+import { z } from 'zod';
+import type { Connection } from '../model/connection';
+import type { Job } from '../model/job';
+import type { Mapping } from '../model/mapping';
+import { connectionSchema } from './connection-schema';
+import { jobSchema } from './job-schema';
+import { mappingSchema } from './mapping-schema';
+import { configSchemaRegistry, documented } from './schema-common';
+
+/**
+ * The one configuration schema. Item schemas validate and fill defaults; the file schemas
+ * describe the three files of a config folder (`{ connections: [...] }`, `{ mappings: [...] }`,
+ * `{ jobs: [...] }`) for the generated JSON Schema.
+ */
+
+export { connectionSchema, jobSchema, mappingSchema, configSchemaRegistry };
+
+export type ConfigKind = 'connections' | 'mappings' | 'jobs';
+export const CONFIG_KINDS: readonly ConfigKind[] = ['connections', 'mappings', 'jobs'];
+
+export const ITEM_SCHEMAS = {
+  connections: connectionSchema,
+  mappings: mappingSchema,
+  jobs: jobSchema,
+} as const;
+
+/** Optional pointer to this schema, so that editors find it in JSON files. */
+const schemaPointer = documented(z.string().optional(), 'Path or URL of highwater-config.schema.json (for editors).');
+
+export const connectionsFileSchema = documented(
+  z.strictObject({ $schema: schemaPointer, connections: z.array(connectionSchema) }),
+  'connections.(json|yaml|yml): the systems Highwater reads from and writes to.',
+  'ConnectionsFile',
+);
+
+export const mappingsFileSchema = documented(
+  z.strictObject({ $schema: schemaPointer, mappings: z.array(mappingSchema) }),
+  'mappings.(json|yaml|yml): how source records become target records.',
+  'MappingsFile',
+);
+
+export const jobsFileSchema = documented(
+  z.strictObject({ $schema: schemaPointer, jobs: z.array(jobSchema) }),
+  'jobs.(json|yaml|yml): scheduled sync jobs.',
+  'JobsFile',
+);
+
+export const configFileSchema = z
+  .union([connectionsFileSchema, mappingsFileSchema, jobsFileSchema])
+  .register(configSchemaRegistry, {
+    title: 'Highwater configuration file',
+    description: 'One file of a Highwater config folder: connections, mappings or jobs.',
+  });
+
+/**
+ * Compile-time proof that validation yields the model types: the output is assignable to the
+ * model and has no property the model lacks (defaults make some optional properties required).
+ */
+type Yields<Output, Model> = [Output] extends [Model] ? ([Exclude<keyof Output, keyof Model>] extends [never] ? true : false) : false;
+const proofs: [
+  Yields<z.output<typeof connectionSchema>, Connection>,
+  Yields<z.output<typeof mappingSchema>, Mapping>,
+  Yields<z.output<typeof jobSchema>, Job>,
+] = [true, true, true];
+void proofs;

@@ -1,0 +1,131 @@
+import type { z } from 'zod';
+import type { Connection } from '../model/connection';
+import type { HighwaterConfig } from '../model/config';
+import type { Job } from '../model/job';
+import type { Mapping } from '../model/mapping';
+import { ConfigValidationError, type ConfigIssue } from './config-issue';
+import { checkCrossReferences, collectNames, type CrossReferenceIssue, type KindEntries } from './cross-references';
+import { findLiteralSecrets } from './literal-secrets';
+import { CONFIG_KINDS, ITEM_SCHEMAS, type ConfigKind } from './schema';
+import { configErrorMessage, describeType, toConfigIssues } from './zod-issues';
+
+/**
+ * Checks a connection's settings for its connector kind. Paths are relative to the connection,
+ * e.g. `settings.database`. Receives secret *references* (app setting names), never values.
+ */
+export interface ConnectionTypeValidator {
+  (settings: Record<string, unknown>, secrets: Record<string, string>): Array<{ path: string; message: string }>;
+}
+
+export interface ValidateOptions {
+  /**
+   * Known connector kinds. When given, `connection.type` must be one of its keys and that
+   * validator runs on the connection; when absent (default), any type is accepted.
+   */
+  connectionTypes?: Record<string, ConnectionTypeValidator>;
+}
+
+export interface ValidateConfigOptions extends ValidateOptions {
+  /** Names used as `file` in issues. Default `connections`, `mappings`, `jobs` (the table names). */
+  files?: Record<ConfigKind, string>;
+}
+
+/** Per kind: its list of raw entries, or undefined when it could not be read (already reported). */
+export type ConfigEntries = Record<ConfigKind, readonly unknown[] | undefined>;
+
+const DEFAULT_FILES: Record<ConfigKind, string> = { connections: 'connections', mappings: 'mappings', jobs: 'jobs' };
+
+function parseEntries<T>(kind: ConfigKind, file: string, raw: readonly unknown[] | undefined, issues: ConfigIssue[]): Array<{ index: number; value: T }> {
+  const parsed: Array<{ index: number; value: T }> = [];
+  (raw ?? []).forEach((item, index) => {
+    const result = (ITEM_SCHEMAS[kind] as z.ZodType).safeParse(item, { error: configErrorMessage });
+    if (result.success) parsed.push({ index, value: result.data as T });
+    else issues.push(...toConfigIssues(file, [kind, index], result.error));
+  });
+  return parsed;
+}
+
+function checkConnections(
+  raw: readonly unknown[],
+  parsed: Array<{ index: number; value: Connection }>,
+  file: string,
+  options: ValidateOptions,
+  issues: ConfigIssue[],
+): void {
+  // On the raw input, so that a literal secret is reported even when the entry has other errors.
+  raw.forEach((item, index) => {
+    const settings = item !== null && typeof item === 'object' ? (item as { settings?: unknown }).settings : undefined;
+    if (settings === null || typeof settings !== 'object' || Array.isArray(settings)) return;
+    for (const problem of findLiteralSecrets(settings as Record<string, unknown>)) {
+      issues.push({ file, path: `connections[${index}].${problem.path}`, message: problem.message });
+    }
+  });
+  const types = options.connectionTypes;
+  if (!types) return;
+  const known = Object.keys(types).sort().join(', ');
+  for (const { index, value: connection } of parsed) {
+    const at = `connections[${index}]`;
+    const validator = Object.prototype.hasOwnProperty.call(types, connection.type) ? types[connection.type] : undefined;
+    if (!validator) {
+      issues.push({ file, path: `${at}.type`, message: `unknown connection type "${connection.type}" (known: ${known})` });
+      continue;
+    }
+    for (const problem of validator(connection.settings, connection.secrets)) {
+      issues.push({ file, path: problem.path === '' ? at : `${at}.${problem.path}`, message: problem.message });
+    }
+  }
+}
+
+function entryIndex(issue: ConfigIssue): number {
+  const match = /^[a-z]+\[(\d+)\]/.exec(issue.path);
+  return match ? Number(match[1]) : -1;
+}
+
+/**
+ * Every issue of a configuration, in file order and, within a file, in entry order. Kinds that
+ * are undefined count as unreadable: their entries are not checked and references to them are
+ * not reported as unknown.
+ */
+export function collectConfigIssues(entries: ConfigEntries, options: ValidateConfigOptions = {}): { issues: ConfigIssue[]; config: HighwaterConfig } {
+  const files = options.files ?? DEFAULT_FILES;
+  const issues: ConfigIssue[] = [];
+  const crossIssues: CrossReferenceIssue[] = [];
+  const entriesOf = <T>(kind: ConfigKind): KindEntries<T> => ({
+    available: entries[kind] !== undefined,
+    names: collectNames(kind, entries[kind] ?? [], crossIssues),
+    parsed: parseEntries<T>(kind, files[kind], entries[kind], issues),
+  });
+  const connections = entriesOf<Connection>('connections');
+  const mappings = entriesOf<Mapping>('mappings');
+  const jobs = entriesOf<Job>('jobs');
+  checkConnections(entries.connections ?? [], connections.parsed, files.connections, options, issues);
+  crossIssues.push(...checkCrossReferences({ connections, mappings, jobs }));
+  for (const issue of crossIssues) issues.push({ file: files[issue.kind], path: issue.path, message: issue.message });
+  const fileOrder = (issue: ConfigIssue) => CONFIG_KINDS.findIndex((kind) => files[kind] === issue.file);
+  issues.sort((a, b) => fileOrder(a) - fileOrder(b) || entryIndex(a) - entryIndex(b));
+  const values = <T>(kind: KindEntries<T>) => kind.parsed.map((entry) => entry.value);
+  return { issues, config: { connections: values(connections), mappings: values(mappings), jobs: values(jobs) } };
+}
+
+/**
+ * Validates configuration that arrives as lists (from tables or tests) and fills defaults.
+ * Throws a {@link ConfigValidationError} listing every issue.
+ */
+export function validateConfig(
+  input: { connections: unknown; mappings: unknown; jobs: unknown },
+  options: ValidateConfigOptions = {},
+): HighwaterConfig {
+  const files = options.files ?? DEFAULT_FILES;
+  const listIssues: ConfigIssue[] = [];
+  const asList = (kind: ConfigKind): readonly unknown[] | undefined => {
+    const value = input[kind];
+    if (Array.isArray(value)) return value;
+    listIssues.push({ file: files[kind], path: kind, message: `expected a list, got ${describeType(value)}` });
+    return undefined;
+  };
+  const entries: ConfigEntries = { connections: asList('connections'), mappings: asList('mappings'), jobs: asList('jobs') };
+  const { issues, config } = collectConfigIssues(entries, { ...options, files });
+  const all = [...listIssues, ...issues];
+  if (all.length > 0) throw new ConfigValidationError(all);
+  return config;
+}

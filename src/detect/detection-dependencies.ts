@@ -1,0 +1,47 @@
+import type { QueueNames } from '../config/settings';
+import type { Clock } from '../model/clock';
+import type { Job, Priority } from '../model/job';
+import type { Mapping } from '../model/mapping';
+import type { QueueMessage } from '../model/queue-message';
+import type { WatermarkStore } from '../model/watermark-record';
+import type { Logger } from '../telemetry/logger';
+import type { Metrics } from '../telemetry/metrics';
+import type { SourceConnector } from '../../connectors/base/source-connector';
+import type { JobRunResult } from './job-run';
+
+/** Sends detected messages in batches per priority queue (ServiceBusService). */
+export interface BatchingSender {
+  addMessageOrSend(message: QueueMessage, priority: Priority): Promise<void>;
+  /** Sends whatever is still batched. */
+  flushBatch(): Promise<void>;
+}
+
+/** Tells whether a change's mapped fields equal what was last applied (`skipUnchanged` jobs). */
+export interface UnchangedCheck {
+  /** The subset of `messages` whose fields hash to what was last applied for their record. */
+  unchanged(job: Job, messages: QueueMessage[]): Promise<Set<QueueMessage>>;
+}
+
+export interface RunLog {
+  record(run: JobRunResult): Promise<void>;
+}
+
+export interface DetectionDependencies {
+  config: {
+    ensureInitialized(): Promise<unknown>;
+    getJob(name: string): Job | undefined;
+    getMapping(name: string): Mapping | undefined;
+  };
+  /** Due jobs in order (JobService). */
+  dueJobs(now: Date): Promise<Job[]>;
+  watermarks: WatermarkStore;
+  sources: { source(connectionName: string): Promise<SourceConnector> };
+  /** A fresh sender per run, so that one run's batches and failures stay its own. */
+  newSender(): BatchingSender;
+  queues: QueueNames;
+  clock: Clock;
+  metrics: Metrics;
+  log: Logger;
+  unchanged?: UnchangedCheck;
+  runLog?: RunLog;
+}

@@ -1,0 +1,154 @@
+import type { ApplicationProperties, BusMessage } from '../bus/message-bus';
+import { errorKind, errorMessage, PermanentError } from '../model/errors';
+import { JobActionType, type Job } from '../model/job';
+import type { Mapping } from '../model/mapping';
+import { deserializeQueueMessage, type QueueMessage } from '../model/queue-message';
+import { METRIC_NAMES, type ProcessOutcome } from '../telemetry/metrics';
+import { deliveryBackoffMs } from './backoff';
+import { startLockRenewal } from './lock-renewal';
+import type { MessageSettler } from './message-settler';
+import { buildResponseMessage } from './response-message';
+import { isOutdated } from './outdated';
+import type { ProcessingDependencies } from './processing-dependencies';
+
+/** What happened to one message; `Failed` covers both abandon and dead-letter. */
+export interface ProcessResult {
+  outcome: ProcessOutcome;
+  /** Where the message ended: completed, a side queue, abandoned for retry, or dead-lettered. */
+  disposition: 'completed' | 'ignored' | 'transitive' | 'abandoned' | 'deadLettered';
+  jobName?: string;
+  error?: string;
+}
+
+/** Default lock renewal interval: half the Service Bus default lock duration (60 s). */
+export const DEFAULT_LOCK_RENEWAL_MS = 30_000;
+
+/**
+ * Applies one queue message to its target and settles it (ARCHITECTURE §5). Shared by the
+ * Functions' Service Bus triggers and the local host's processors.
+ */
+export class ProcessQueueMessageService {
+  constructor(private readonly deps: ProcessingDependencies) {}
+
+  async execute(received: BusMessage, settler: MessageSettler): Promise<ProcessResult> {
+    const { clock, log } = this.deps;
+    const started = clock.now().getTime();
+    const stopRenewal = startLockRenewal(settler, clock, this.deps.lockRenewalMs ?? DEFAULT_LOCK_RENEWAL_MS, (err) =>
+      log.warn(`lock renewal failed for message ${received.messageId}: ${errorMessage(err)}`),
+    );
+    let result: ProcessResult;
+    try {
+      result = await this.process(received, settler);
+    } finally {
+      stopRenewal();
+    }
+    this.deps.metrics.track(METRIC_NAMES.messagesProcessed, 1, { job: result.jobName ?? 'unknown', outcome: result.outcome });
+    this.deps.metrics.track(METRIC_NAMES.processingDurationMs, clock.now().getTime() - started, {
+      job: result.jobName ?? 'unknown',
+      outcome: result.outcome,
+    });
+    return result;
+  }
+
+  private async process(received: BusMessage, settler: MessageSettler): Promise<ProcessResult> {
+    const { config } = this.deps;
+    let message: QueueMessage;
+    let job: Job;
+    let mapping: Mapping;
+    try {
+      await config.ensureInitialized();
+      message = deserializeQueueMessage(received.body);
+      const found = config.getJob(message.jobName);
+      if (!found) throw new PermanentError(`unknown job "${message.jobName}"`);
+      job = found;
+      const foundMapping = config.getMapping(job.mapping);
+      if (!foundMapping) throw new PermanentError(`job "${job.name}": unknown mapping "${job.mapping}"`);
+      mapping = foundMapping;
+    } catch (err) {
+      return this.fail(received, settler, err, undefined);
+    }
+
+    const wait = deliveryBackoffMs(received.deliveryCount);
+    if (wait > 0) await this.deps.clock.sleep(wait);
+
+    try {
+      const target = await this.deps.targets.target(job.target);
+      if (job.skipOutdatedMessages && (await isOutdated(target, message, mapping, job))) {
+        await this.deps.sender.sendMessage(this.deps.queues.ignored, message, copyProperties(received));
+        await settler.complete();
+        return { outcome: 'Ignored', disposition: 'ignored', jobName: job.name };
+      }
+      await this.apply(target, message, job, mapping);
+      await settler.complete();
+      return { outcome: 'Success', disposition: 'completed', jobName: job.name };
+    } catch (err) {
+      return this.fail(received, settler, err, job, message);
+    }
+  }
+
+  private async apply(
+    target: Awaited<ReturnType<ProcessingDependencies['targets']['target']>>,
+    message: QueueMessage,
+    job: Job,
+    mapping: Mapping,
+  ): Promise<void> {
+    switch (message.action) {
+      case JobActionType.NewUpdate: {
+        const result = await target.upsert(message, mapping, { responseMapping: mapping.responseMapping, job });
+        await this.sendResponse(message, job, mapping, result.returned);
+        await this.deps.appliedHashes?.recordApplied(job, message);
+        return;
+      }
+      case JobActionType.Delete:
+        await target.delete(message, mapping);
+        await this.deps.appliedHashes?.forget(job, message);
+        return;
+      case JobActionType.InvokeAction:
+        await target.invokeAction(message, job);
+        return;
+    }
+  }
+
+  private async sendResponse(message: QueueMessage, job: Job, mapping: Mapping, returned: QueueMessage['fields'] | undefined) {
+    if (!job.responseJob || !returned || !mapping.responseMapping?.length) return;
+    const responseJob = this.deps.config.getJob(job.responseJob);
+    const responseMapping = responseJob && this.deps.config.getMapping(responseJob.mapping);
+    if (!responseJob || !responseMapping) throw new PermanentError(`job "${job.name}": unknown response job "${job.responseJob}"`);
+    const response = buildResponseMessage({
+      original: message,
+      originalMapping: mapping,
+      responseJob,
+      responseJobMapping: responseMapping,
+      returned,
+      now: this.deps.clock.now(),
+    });
+    if (response) await this.deps.sender.sendMessage(this.deps.queues.work[responseJob.priority], response);
+  }
+
+  /** Settles a failure by its kind: transitive → park, permanent → dead-letter, else retry. */
+  private async fail(received: BusMessage, settler: MessageSettler, err: unknown, job?: Job, message?: QueueMessage): Promise<ProcessResult> {
+    const props = this.deps.errorProperties(err, this.deps.clock.now());
+    const text = String(props.ErrorMessage ?? errorMessage(err));
+    const jobName = job?.name;
+    const kind = errorKind(err);
+    if (kind === 'transitive' && job && message) {
+      // The copy is sent before the original is settled: a crash in between duplicates, never loses.
+      await this.deps.sender.sendMessage(this.deps.queues.transitive[job.priority], message, { ...copyProperties(received), ...props });
+      await settler.complete();
+      return { outcome: 'Transitive', disposition: 'transitive', jobName, error: text };
+    }
+    // Config errors (e.g. a rejected credential) are retried: fixing the setting makes them pass.
+    if (kind === 'permanent' || kind === 'transitive') {
+      await settler.deadLetter({ reason: String(props.ErrorType), description: text, propertiesToModify: props });
+      return { outcome: 'Failed', disposition: 'deadLettered', jobName, error: text };
+    }
+    this.deps.log.warn(`message ${received.messageId} (job ${jobName ?? 'unknown'}) failed, delivery ${received.deliveryCount}: ${text}`);
+    await settler.abandon(props);
+    return { outcome: 'Failed', disposition: 'abandoned', jobName, error: text };
+  }
+}
+
+/** Application properties carried over when a message is copied to a side queue. */
+function copyProperties(received: BusMessage): ApplicationProperties {
+  return { ...received.applicationProperties };
+}

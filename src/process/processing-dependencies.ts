@@ -1,0 +1,47 @@
+import type { ApplicationProperties } from '../bus/message-bus';
+import type { QueueNames } from '../config/settings';
+import type { Clock } from '../model/clock';
+import type { Job } from '../model/job';
+import type { Mapping } from '../model/mapping';
+import type { QueueMessage } from '../model/queue-message';
+import type { Metrics } from '../telemetry/metrics';
+import type { TargetConnector } from '../../connectors/base/target-connector';
+import type { Logger } from '../telemetry/logger';
+
+/** The configuration as the processor sees it (InitializationService provides it). */
+export interface ConfigLookup {
+  ensureInitialized(): Promise<unknown>;
+  getJob(name: string): Job | undefined;
+  getMapping(name: string): Mapping | undefined;
+}
+
+/** Opens (and caches) target connectors by connection name. */
+export interface TargetProvider {
+  target(connectionName: string): Promise<TargetConnector>;
+}
+
+/** Sends single messages (side queues, response messages). */
+export interface SingleSender {
+  sendMessage(queue: string, message: QueueMessage, properties?: ApplicationProperties): Promise<void>;
+}
+
+/** Remembers what was applied per record, for `skipUnchanged` jobs. */
+export interface AppliedHashRecorder {
+  recordApplied(job: Job, message: QueueMessage): Promise<void>;
+  forget(job: Job, message: QueueMessage): Promise<void>;
+}
+
+export interface ProcessingDependencies {
+  config: ConfigLookup;
+  targets: TargetProvider;
+  sender: SingleSender;
+  queues: QueueNames;
+  clock: Clock;
+  metrics: Metrics;
+  log: Logger;
+  /** Builds `ErrorMessage`/`ErrorType`/`ErrorAt` (scrubbed of secrets, capped). */
+  errorProperties(err: unknown, now: Date): ApplicationProperties;
+  appliedHashes?: AppliedHashRecorder;
+  /** Lock renewal interval in ms. Default 30 000. */
+  lockRenewalMs?: number;
+}

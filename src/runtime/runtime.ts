@@ -1,0 +1,155 @@
+import path from 'node:path';
+import { ConnectorProvider } from '../../connectors/connector-provider';
+import { defaultConnectorRegistry } from '../../connectors/default-registry';
+import type { ConnectorRegistry } from '../../connectors/base/registry';
+import { createBus } from '../bus/create-bus';
+import type { MessageBus } from '../bus/message-bus';
+import { errorProperties } from '../bus/message-properties';
+import { ServiceBusService } from '../bus/service-bus-service';
+import { InitializationService } from '../config/initialization-service';
+import { readSettings, type Settings } from '../config/settings';
+import { JobService } from '../detect/job-service';
+import { ProcessJobsForRetrievalInOrderService } from '../detect/process-jobs-service';
+import { RUNS_TABLE, RunLogStore } from '../detect/run-log-store';
+import { WatermarkService } from '../detect/watermark-service';
+import { systemClock, type Clock } from '../model/clock';
+import { APPLIED_HASHES_TABLE, AppliedHashStore } from '../process/applied-hash-store';
+import { ProcessQueueMessageService } from '../process/process-queue-message-service';
+import { openTableStorage } from '../storage/table-client-factory';
+import type { TableStorage } from '../storage/table-store';
+import { consoleLogger, type Logger } from '../telemetry/logger';
+import { InMemoryMetrics, type Metrics } from '../telemetry/metrics';
+import { configLookup } from './config-lookup';
+
+export interface RuntimeOptions {
+  /** Default: read from the environment. */
+  settings?: Settings;
+  /** Load configuration from this folder instead of the tables (local host, demo). */
+  configDir?: string;
+  /** Default: the system clock. */
+  clock?: Clock;
+  /** Default: the console. */
+  log?: Logger;
+  /** Default: in memory. */
+  metrics?: Metrics;
+  /** Default: every connector Highwater ships. */
+  registry?: ConnectorRegistry;
+  /** Where secrets are read from. Default `process.env`. */
+  env?: NodeJS.ProcessEnv;
+  /** Lock renewal interval of the processor, ms. Default 30 000. */
+  lockRenewalMs?: number;
+  /** Already opened storage / bus to use (tests); the runtime does not close what it was given. */
+  storage?: TableStorage;
+  bus?: MessageBus;
+}
+
+/**
+ * The composition root: every service wired once, shared by the Functions app and the local
+ * host, so that both run the very same handlers.
+ */
+export interface Runtime {
+  readonly settings: Settings;
+  readonly storage: TableStorage;
+  readonly bus: MessageBus;
+  readonly init: InitializationService;
+  readonly watermarks: WatermarkService;
+  readonly jobs: JobService;
+  readonly connectors: ConnectorProvider;
+  readonly detection: ProcessJobsForRetrievalInOrderService;
+  readonly processor: ProcessQueueMessageService;
+  readonly sender: ServiceBusService;
+  readonly runLog: RunLogStore;
+  readonly appliedHashes: AppliedHashStore;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly metrics: Metrics;
+  close(): Promise<void>;
+}
+
+export async function createRuntime(options: RuntimeOptions = {}): Promise<Runtime> {
+  const settings = options.settings ?? readSettings();
+  const clock = options.clock ?? systemClock;
+  const log = options.log ?? consoleLogger;
+  const metrics = options.metrics ?? new InMemoryMetrics();
+  const registry = options.registry ?? defaultConnectorRegistry();
+  const env = options.env ?? process.env;
+  const validateOptions = { connectionTypes: registry.connectionTypes() };
+
+  const storage = options.storage ?? (await openTableStorage(settings, { log: (line) => log.info(line) }));
+  let bus: MessageBus | undefined;
+  try {
+    bus = options.bus ?? (await createBus(settings, { clock: () => clock.now() }));
+    const init = options.configDir
+      ? new InitializationService({ source: 'files', configDir: options.configDir, storage, validateOptions })
+      : new InitializationService({ source: 'tables', storage, validateOptions });
+    const lookup = configLookup(init);
+    const watermarks = await WatermarkService.open(storage);
+    const jobs = new JobService({ jobs: () => (init.isInitialized ? init.config.jobs : []), watermarks, timeZone: settings.timeZone });
+    const connectors = new ConnectorProvider({
+      registry,
+      connection: (name) => init.getConnection(name),
+      resolveSecret: (name) => env[name],
+      configDir: options.configDir ? path.resolve(options.configDir) : process.cwd(),
+      clock,
+      warn: (m) => log.warn(m),
+    });
+    const sender = new ServiceBusService({ bus, queues: settings.queues });
+    const runLog = new RunLogStore(await storage.table(RUNS_TABLE));
+    const appliedHashes = new AppliedHashStore(await storage.table(APPLIED_HASHES_TABLE), clock);
+    const busForSenders = bus;
+    const detection = new ProcessJobsForRetrievalInOrderService({
+      config: lookup,
+      dueJobs: (now) => jobs.getJobsToRun(now),
+      watermarks,
+      sources: connectors,
+      newSender: () => new ServiceBusService({ bus: busForSenders, queues: settings.queues }),
+      queues: settings.queues,
+      clock,
+      metrics,
+      log,
+      unchanged: appliedHashes,
+      runLog,
+    });
+    const processor = new ProcessQueueMessageService({
+      config: lookup,
+      targets: connectors,
+      sender,
+      queues: settings.queues,
+      clock,
+      metrics,
+      log,
+      errorProperties,
+      appliedHashes,
+      lockRenewalMs: options.lockRenewalMs,
+    });
+    const ownedBus = options.bus ? undefined : bus;
+    return {
+      settings,
+      storage,
+      bus,
+      init,
+      watermarks,
+      jobs,
+      connectors,
+      detection,
+      processor,
+      sender,
+      runLog,
+      appliedHashes,
+      clock,
+      log,
+      metrics,
+      async close() {
+        await appliedHashes.close().catch((err) => log.warn(`applied hashes not flushed: ${String(err)}`));
+        await connectors.close();
+        await metrics.flush();
+        await ownedBus?.close();
+        if (!options.storage) await storage.close();
+      },
+    };
+  } catch (err) {
+    if (!options.bus) await bus?.close().catch(() => undefined);
+    if (!options.storage) await storage.close().catch(() => undefined);
+    throw err;
+  }
+}

@@ -1,0 +1,147 @@
+import type { TableClient, TransactionAction } from '@azure/data-tables';
+import { assertTableKey } from './table-key';
+import { isNotFound, toStorageError } from './table-errors';
+import {
+  MAX_TRANSACTION_ACTIONS,
+  type EntityProperties,
+  type EntityValue,
+  type TableBatchAction,
+  type TableRow,
+  type TableStore,
+} from './table-store';
+
+/** Properties the service adds to every entity; not part of a row's own properties. */
+const SYSTEM_PROPERTIES = new Set(['partitionKey', 'rowKey', 'etag', 'timestamp', 'odata.metadata', 'odata.etag']);
+
+function odataString(value: unknown): string | undefined {
+  // Int64 and Guid arrive as { value: '…', type: 'Int64' } when type conversion is on.
+  if (typeof value === 'object' && value !== null && 'value' in value) {
+    const inner = (value as { value: unknown }).value;
+    return typeof inner === 'string' ? inner : undefined;
+  }
+  return undefined;
+}
+
+function fromSdkValue(value: unknown): EntityValue | undefined {
+  if (value === null || value === undefined) return undefined;
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' || value instanceof Date) return value;
+  if (value instanceof Uint8Array) return Buffer.from(value).toString('base64');
+  return odataString(value);
+}
+
+function toRow(entity: Record<string, unknown>): TableRow {
+  const properties: EntityProperties = {};
+  for (const [name, raw] of Object.entries(entity)) {
+    if (SYSTEM_PROPERTIES.has(name)) continue;
+    const value = fromSdkValue(raw);
+    if (value !== undefined) properties[name] = value;
+  }
+  return { partitionKey: String(entity.partitionKey), rowKey: String(entity.rowKey), properties };
+}
+
+function toEntity(row: TableRow): Record<string, unknown> & { partitionKey: string; rowKey: string } {
+  const entity: Record<string, unknown> & { partitionKey: string; rowKey: string } = {
+    partitionKey: row.partitionKey,
+    rowKey: row.rowKey,
+  };
+  for (const [name, value] of Object.entries(row.properties)) {
+    if (SYSTEM_PROPERTIES.has(name)) throw new RangeError(`property name "${name}" is reserved`);
+    if (value !== null) entity[name] = value;
+  }
+  return entity;
+}
+
+function assertKeys(partitionKey: string, rowKey: string): void {
+  assertTableKey('partition key', partitionKey);
+  assertTableKey('row key', rowKey);
+}
+
+function escapeOData(text: string): string {
+  return text.replace(/'/g, "''");
+}
+
+/** {@link TableStore} on an `@azure/data-tables` TableClient (Azure or Azurite). */
+export class AzureTableStore implements TableStore {
+  constructor(private readonly client: TableClient) {}
+
+  get tableName(): string {
+    return this.client.tableName;
+  }
+
+  /** Creates the table if missing (creating an existing table does not fail). */
+  async createIfMissing(): Promise<void> {
+    await this.call('create table', () => this.client.createTable());
+  }
+
+  async get(partitionKey: string, rowKey: string): Promise<TableRow | undefined> {
+    assertKeys(partitionKey, rowKey);
+    try {
+      return toRow(await this.client.getEntity<Record<string, unknown>>(partitionKey, rowKey));
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw toStorageError(err, 'get', this.tableName);
+    }
+  }
+
+  async upsert(row: TableRow): Promise<void> {
+    assertKeys(row.partitionKey, row.rowKey);
+    await this.call('upsert', () => this.client.upsertEntity(toEntity(row), 'Replace'));
+  }
+
+  async queryPartition(partitionKey: string): Promise<TableRow[]> {
+    assertTableKey('partition key', partitionKey);
+    return this.collect(`PartitionKey eq '${escapeOData(partitionKey)}'`);
+  }
+
+  async delete(partitionKey: string, rowKey: string): Promise<boolean> {
+    assertKeys(partitionKey, rowKey);
+    try {
+      await this.client.deleteEntity(partitionKey, rowKey);
+      return true;
+    } catch (err) {
+      if (isNotFound(err)) return false;
+      throw toStorageError(err, 'delete', this.tableName);
+    }
+  }
+
+  async submitBatch(actions: TableBatchAction[]): Promise<void> {
+    const byPartition = new Map<string, TransactionAction[]>();
+    for (const action of actions) {
+      const partitionKey = action.kind === 'upsert' ? action.row.partitionKey : action.partitionKey;
+      const rowKey = action.kind === 'upsert' ? action.row.rowKey : action.rowKey;
+      assertKeys(partitionKey, rowKey);
+      const sdkAction: TransactionAction =
+        action.kind === 'upsert' ? ['upsert', toEntity(action.row), 'Replace'] : ['delete', { partitionKey, rowKey }];
+      const list = byPartition.get(partitionKey) ?? [];
+      list.push(sdkAction);
+      byPartition.set(partitionKey, list);
+    }
+    for (const list of byPartition.values()) {
+      for (let i = 0; i < list.length; i += MAX_TRANSACTION_ACTIONS) {
+        const chunk = list.slice(i, i + MAX_TRANSACTION_ACTIONS);
+        await this.call('transaction', () => this.client.submitTransaction(chunk));
+      }
+    }
+  }
+
+  async list(): Promise<TableRow[]> {
+    return this.collect(undefined);
+  }
+
+  private async collect(filter: string | undefined): Promise<TableRow[]> {
+    return this.call('query', async () => {
+      const rows: TableRow[] = [];
+      const options = filter === undefined ? undefined : { queryOptions: { filter } };
+      for await (const entity of this.client.listEntities<Record<string, unknown>>(options)) rows.push(toRow(entity));
+      return rows;
+    });
+  }
+
+  private async call<T>(operation: string, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      throw toStorageError(err, operation, this.tableName);
+    }
+  }
+}

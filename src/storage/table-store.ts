@@ -1,0 +1,59 @@
+/**
+ * The table storage port. Adapters (Azure Table Storage or Azurite, both through
+ * `@azure/data-tables`) implement it and expose no SDK types. Every method may throw an error of
+ * the taxonomy in `src/model/errors.ts` (see `table-errors.ts` for how SDK failures map to it).
+ */
+
+/**
+ * Property values a row may hold. `null` is never stored (Table Storage has no nulls): writing
+ * `null` omits the property, and an omitted property reads back as absent.
+ */
+export type EntityValue = string | number | boolean | Date | null;
+
+export type EntityProperties = Record<string, EntityValue>;
+
+/** One entity, with its own properties apart from the keys (no system properties). */
+export interface TableRow {
+  partitionKey: string;
+  rowKey: string;
+  properties: EntityProperties;
+}
+
+/** One action of {@link TableStore.submitBatch}. */
+export type TableBatchAction =
+  | { kind: 'upsert'; row: TableRow }
+  | { kind: 'delete'; partitionKey: string; rowKey: string };
+
+/** Most actions Table Storage accepts in one transaction (all in one partition). */
+export const MAX_TRANSACTION_ACTIONS = 100;
+
+/** Access to one table. */
+export interface TableStore {
+  readonly tableName: string;
+  /** The entity, or undefined when it does not exist. */
+  get(partitionKey: string, rowKey: string): Promise<TableRow | undefined>;
+  /** Inserts or replaces the whole entity, unconditionally (no ETag: last writer wins). */
+  upsert(row: TableRow): Promise<void>;
+  /** All entities of one partition, ordered by row key. */
+  queryPartition(partitionKey: string): Promise<TableRow[]>;
+  /** Deletes the entity; false when it did not exist. */
+  delete(partitionKey: string, rowKey: string): Promise<boolean>;
+  /**
+   * Submits actions as transactions of at most {@link MAX_TRANSACTION_ACTIONS} per partition,
+   * in the given order within each partition. Each transaction is all-or-nothing; the batch as a
+   * whole is not (a failure leaves earlier transactions applied). Deleting a missing entity fails.
+   */
+  submitBatch(actions: TableBatchAction[]): Promise<void>;
+  /** Every entity of the table, ordered by partition key, then row key. */
+  list(): Promise<TableRow[]>;
+}
+
+/** A storage account's tables. */
+export interface TableStorage {
+  /** Where the tables live, for messages: e.g. `Azurite at 127.0.0.1:10002`. Never secrets. */
+  readonly description: string;
+  /** The table, created if missing (once per name; a failed creation is retried next call). */
+  table(name: string): Promise<TableStore>;
+  /** Releases clients and stops an Azurite this storage started; unusable afterwards. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,56 @@
+/**
+ * The metrics port. Names and dimensions are fixed here so that dashboards (KQL) can be checked
+ * against what the code emits.
+ */
+export const METRIC_NAMES = {
+  changesDetected: 'ChangesDetected',
+  messagesProcessed: 'MessagesProcessed',
+  processingDurationMs: 'ProcessingDurationMs',
+  jobRunDurationMs: 'JobRunDurationMs',
+  watermarkLagSeconds: 'WatermarkLagSeconds',
+  queueDepth: 'QueueDepth',
+} as const;
+
+export type MetricName = (typeof METRIC_NAMES)[keyof typeof METRIC_NAMES];
+
+/** Outcome dimension of `MessagesProcessed`. */
+export type ProcessOutcome = 'Success' | 'Transitive' | 'Ignored' | 'Failed';
+
+export type Dimensions = Record<string, string>;
+
+export interface MetricPoint {
+  name: MetricName;
+  value: number;
+  dimensions: Dimensions;
+  at: Date;
+}
+
+export interface Metrics {
+  /** Records one value; never throws (telemetry must not fail the work it observes). */
+  track(name: MetricName, value: number, dimensions?: Dimensions): void;
+  /** Sends what is buffered; resolves when done or given up. */
+  flush(): Promise<void>;
+}
+
+/** Keeps points in memory (bounded); used locally and in tests. */
+export class InMemoryMetrics implements Metrics {
+  readonly points: MetricPoint[] = [];
+  constructor(
+    private readonly maxPoints = 100_000,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  track(name: MetricName, value: number, dimensions: Dimensions = {}): void {
+    this.points.push({ name, value, dimensions, at: this.now() });
+    if (this.points.length > this.maxPoints) this.points.splice(0, this.points.length - this.maxPoints);
+  }
+
+  async flush(): Promise<void> {}
+
+  /** Sum of values of `name` whose dimensions include all of `filter`. */
+  sum(name: MetricName, filter: Dimensions = {}): number {
+    return this.points
+      .filter((p) => p.name === name && Object.entries(filter).every(([k, v]) => p.dimensions[k] === v))
+      .reduce((total, p) => total + p.value, 0);
+  }
+}

@@ -1,0 +1,167 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { runCli } from '../../../src/cli/main';
+import { loadConfigFolder } from '../../../src/config/load-config';
+import type { HighwaterConfig } from '../../../src/model/config';
+import { startTestAzurite, type TestAzurite } from '../../support/azurite';
+import { fixtureConfig, writeConfigDir } from '../config/config-fixture';
+
+let azurite: TestAzurite;
+const savedStorage = process.env.AzureWebJobsStorage;
+const dirs: string[] = [];
+let out: string[];
+let err: string[];
+
+beforeAll(async () => {
+  azurite = await startTestAzurite();
+  process.env.AzureWebJobsStorage = azurite.connectionString;
+});
+
+afterAll(async () => {
+  if (savedStorage === undefined) delete process.env.AzureWebJobsStorage;
+  else process.env.AzureWebJobsStorage = savedStorage;
+  await azurite?.stop();
+  for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+beforeEach(() => {
+  out = [];
+  err = [];
+  jest.spyOn(console, 'log').mockImplementation((line: unknown) => void out.push(String(line)));
+  jest.spyOn(console, 'error').mockImplementation((line: unknown) => void err.push(String(line)));
+  jest.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => (err.push(String(chunk)), true));
+});
+
+afterEach(() => jest.restoreAllMocks());
+
+function configDir(mutate: (c: ReturnType<typeof fixtureConfig>) => void = () => {}): string {
+  const config = fixtureConfig();
+  mutate(config);
+  const dir = writeConfigDir(config);
+  dirs.push(dir);
+  return dir;
+}
+
+describe('highwater config', () => {
+  it('validate: a valid folder exits 0 without storage', async () => {
+    const dir = configDir();
+    const saved = process.env.AzureWebJobsStorage;
+    process.env.AzureWebJobsStorage = 'not a connection string';
+    try {
+      expect(await runCli(['config', 'validate', '--config', dir])).toBe(0);
+    } finally {
+      process.env.AzureWebJobsStorage = saved;
+    }
+    expect(out).toEqual([`${dir}: valid (2 connections, 1 mapping, 1 job)`]);
+  });
+
+  it('validate: a broken folder exits 1 naming the file and property path on stderr', async () => {
+    const dir = configDir((c) => (c.jobs[0].pageSize = -1));
+    expect(await runCli(['config', 'validate', '--config', dir])).toBe(1);
+    expect(out).toEqual([]);
+    expect(err).toHaveLength(1);
+    expect(err[0]).toMatch(/^error: jobs\.yaml: jobs\[0\]\.pageSize: /);
+  });
+
+  it('diff, push, push again, diff: idempotent; a broken folder pushes nothing', async () => {
+    const dir = configDir();
+    expect(await runCli(['config', 'diff', '--config', dir])).toBe(0);
+    expect(out).toEqual([
+      'connections: 2 added, 0 changed, 0 removed',
+      '  + crm',
+      '  + erp',
+      'mappings: 1 added, 0 changed, 0 removed',
+      '  + customers',
+      'jobs: 1 added, 0 changed, 0 removed',
+      '  + crm-to-erp-customers',
+    ]);
+    out.length = 0;
+    expect(await runCli(['config', 'push', '--config', dir])).toBe(0);
+    expect(out[0]).toBe(`pushed ${dir} to Table Storage at http://127.0.0.1:${azurite.port}/devstoreaccount1:`);
+    out.length = 0;
+    expect(await runCli(['config', 'push', '--config', dir])).toBe(0);
+    expect(out).toEqual([`nothing to push: Table Storage at http://127.0.0.1:${azurite.port}/devstoreaccount1 already matches ${dir}`]);
+    out.length = 0;
+    expect(await runCli(['config', 'diff', '--config', dir])).toBe(0);
+    expect(out).toEqual(['no changes']);
+
+    const broken = configDir((c) => {
+      c.jobs[0].schedule = '0 0 * * * *';
+      c.connections[0].settings = { password: 'hunter2' };
+    });
+    out.length = 0;
+    expect(await runCli(['config', 'push', '--config', broken])).toBe(1);
+    expect(err.join('\n')).toMatch(/^error: connections\.yaml: connections\[0\]\.settings\.password: /);
+    expect(err.join('\n')).not.toContain('hunter2');
+    out.length = 0;
+    expect(await runCli(['config', 'diff', '--config', dir, '--json'])).toBe(0);
+    const empty = { added: [], changed: [], removed: [] };
+    expect(JSON.parse(out.join('\n'))).toEqual({ connections: empty, mappings: empty, jobs: empty });
+  });
+
+  it('diff shows what changed; pull writes the stored configuration into a folder', async () => {
+    const dir = configDir();
+    expect(await runCli(['config', 'push', '--config', dir])).toBe(0);
+    const changed = configDir((c) => (c.jobs[0].enabled = false));
+    out.length = 0;
+    expect(await runCli(['config', 'diff', '--config', changed])).toBe(0);
+    expect(out).toEqual(['jobs: 0 added, 1 changed, 0 removed', '  ~ crm-to-erp-customers', '      enabled: true → false']);
+
+    const target = path.join(os.tmpdir(), `hw-cli-pull-${process.pid}-${Date.now()}`);
+    dirs.push(target);
+    out.length = 0;
+    expect(await runCli(['config', 'pull', '--config', target])).toBe(0);
+    expect(out).toHaveLength(1);
+    expect(out[0]).toMatch(/^wrote .*connections\.yaml, .*mappings\.yaml, .*jobs\.yaml \(2 connections, 1 mapping, 1 job\)$/);
+    expect(await loadConfigFolder(target)).toEqual(await loadConfigFolder(dir));
+  });
+
+  it('round-trips the demo configuration (examples/demo) through push and pull', async () => {
+    const target = path.join(os.tmpdir(), `hw-cli-demo-${process.pid}-${Date.now()}`);
+    dirs.push(target);
+    expect(await runCli(['config', 'push', '--config', 'examples/demo'])).toBe(0);
+    expect(await runCli(['config', 'pull', '--config', target])).toBe(0);
+    // Tables hold items by name, so pull writes them in name order; order carries no meaning.
+    const byName = (config: HighwaterConfig) => ({
+      connections: [...config.connections].sort((a, b) => a.name.localeCompare(b.name)),
+      mappings: [...config.mappings].sort((a, b) => a.name.localeCompare(b.name)),
+      jobs: [...config.jobs].sort((a, b) => a.name.localeCompare(b.name)),
+    });
+    expect(byName(await loadConfigFolder(target))).toEqual(byName(await loadConfigFolder('examples/demo')));
+    out.length = 0;
+    expect(await runCli(['config', 'diff', '--config', target])).toBe(0);
+    expect(out).toEqual(['no changes']);
+  });
+
+  it('rejects unknown options with exit code 2', async () => {
+    expect(await runCli(['config', 'push', '--nope'])).toBe(2);
+  });
+});
+
+describe('highwater watermark', () => {
+  it('get, reset --to, list, reset (clear), list --json', async () => {
+    expect(await runCli(['watermark', 'get', 'cli-job'])).toBe(0);
+    expect(out).toEqual(['cli-job: no watermark stored (the job is due and reads everything)']);
+    out.length = 0;
+    expect(await runCli(['watermark', 'reset', 'cli-job', '--to', '2026-01-01T00:00:00Z'])).toBe(0);
+    expect(await runCli(['watermark', 'get', 'cli-job'])).toBe(0);
+    expect(out).toEqual(['cli-job: watermark set to 2026-01-01T00:00:00Z', 'cli-job: watermark 2026-01-01T00:00:00Z, last cron run (never: due)']);
+    out.length = 0;
+    expect(await runCli(['watermark', 'list'])).toBe(0);
+    expect(out).toEqual(['job      watermark             last cron run', 'cli-job  2026-01-01T00:00:00Z  -']);
+    out.length = 0;
+    expect(await runCli(['watermark', 'reset', 'cli-job'])).toBe(0);
+    expect(await runCli(['watermark', 'list', '--json'])).toBe(0);
+    expect(out[0]).toBe('cli-job: watermark cleared; the next run reads everything');
+    expect(JSON.parse(out.slice(1).join('\n'))).toEqual([{ jobName: 'cli-job', watermark: null, lastCronRun: null, persisted: true }]);
+  });
+
+  it('bad arguments exit 2', async () => {
+    expect(await runCli(['watermark', 'get', 'a/b'])).toBe(2);
+    expect(err).toContain(`error: job name "a/b" contains '/'`);
+    expect(await runCli(['watermark', 'reset', 'j', '--to', ' '])).toBe(2);
+    expect(await runCli(['watermark', 'get'])).toBe(2);
+    expect(await runCli(['watermark', 'frobnicate'])).toBe(2);
+  });
+});

@@ -1,0 +1,117 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import Database from 'better-sqlite3';
+import { Client } from 'pg';
+import { ConnectorRegistry } from '../../../../connectors/base/registry';
+import type { SourceConnector } from '../../../../connectors/base/source-connector';
+import type { TargetConnector } from '../../../../connectors/base/target-connector';
+import { sqlConnectorFactories } from '../../../../connectors/sql/sql-connectors';
+import type { Connection } from '../../../../src/model/connection';
+import type { SourcePage } from '../../../../connectors/base/source-connector';
+import type { Job } from '../../../../src/model/job';
+import type { Mapping } from '../../../../src/model/mapping';
+import type { QueueMessage } from '../../../../src/model/queue-message';
+import type { WatermarkValue } from '../../../../src/model/watermark-value';
+
+export type EngineName = 'sqlite' | 'postgres';
+export const ENGINE_NAMES: EngineName[] = ['sqlite', 'postgres'];
+const PG_URL = process.env.HIGHWATER_TEST_PG_URL;
+
+/** `describe` for an engine, or `describe.skip` with a printed notice when it is not available here. */
+export function describeEngine(name: EngineName): jest.Describe {
+  if (name === 'postgres' && !PG_URL) {
+    console.log('PostgreSQL connector tests skipped: set HIGHWATER_TEST_PG_URL (e.g. postgres://postgres@127.0.0.1:5432/test) to run them');
+    return describe.skip;
+  }
+  return describe;
+}
+
+/** A real database with a unique, throw-away namespace, and connectors opened through the registry. */
+export interface SqlTestEngine {
+  name: EngineName;
+  /** Column type of datetime watermarks (`TEXT` with ISO 8601 on SQLite). */
+  timestampType: string;
+  booleanType: string;
+  /** Runs test DDL/DML (statements separated by `;`). */
+  exec(sql: string): Promise<void>;
+  insert(table: string, rows: Array<Record<string, unknown>>): Promise<void>;
+  select(sql: string): Promise<Array<Record<string, unknown>>>;
+  connection(settings?: Record<string, unknown>): Connection;
+  source(connection?: Connection): SourceConnector;
+  target(connection?: Connection): TargetConnector;
+  close(): Promise<void>;
+}
+
+const registry = new ConnectorRegistry(sqlConnectorFactories);
+
+export async function openEngine(name: EngineName): Promise<SqlTestEngine> {
+  const opened: Array<SourceConnector | TargetConnector> = [];
+  const track = <T extends SourceConnector | TargetConnector>(c: T): T => {
+    opened.push(c);
+    return c;
+  };
+  const common = (conn: () => Connection, resolveSecret: (n: string) => string | undefined, configDir: string) => ({
+    connection: (settings?: Record<string, unknown>) => ({ ...conn(), settings: { ...conn().settings, ...settings } }),
+    source: (c?: Connection) => track(registry.createSource({ connection: c ?? conn(), resolveSecret, configDir })),
+    target: (c?: Connection) => track(registry.createTarget({ connection: c ?? conn(), resolveSecret, configDir })),
+  });
+  const closeConnectors = () => Promise.all(opened.map((c) => c.close()));
+
+  if (name === 'sqlite') {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hw-sql-'));
+    const db = new Database(path.join(dir, 'test.db'));
+    const conn = (): Connection => ({ name: 'sqlite-test', type: 'sqlite', settings: { file: 'test.db' }, secrets: {}, maxConcurrency: 4 });
+    return {
+      name, timestampType: 'TEXT', booleanType: 'INTEGER',
+      exec: async (sql) => void db.exec(sql),
+      insert: async (table, rows) => {
+        for (const row of rows) {
+          const cols = Object.keys(row);
+          const values = Object.values(row).map((v) => (typeof v === 'boolean' ? Number(v) : v));
+          db.prepare(`INSERT INTO "${table}" (${cols.map((c) => `"${c}"`).join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`).run(...values);
+        }
+      },
+      select: async (sql) => db.prepare(sql).all() as Array<Record<string, unknown>>,
+      ...common(conn, () => undefined, dir),
+      close: async () => {
+        await closeConnectors();
+        db.close();
+        fs.rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  }
+
+  const schema = `hw_test_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const client = new Client({ connectionString: PG_URL });
+  await client.connect();
+  await client.query(`CREATE SCHEMA ${schema}; SET search_path TO ${schema}; SET TIME ZONE 'UTC'`);
+  const conn = (): Connection => ({ name: 'pg-test', type: 'postgres', settings: { schema }, secrets: { connectionString: 'HW_TEST_PG_URL' }, maxConcurrency: 4 });
+  return {
+    name, timestampType: 'timestamptz', booleanType: 'boolean',
+    exec: async (sql) => void (await client.query(sql)),
+    insert: async (table, rows) => {
+      for (const row of rows) {
+        const cols = Object.keys(row);
+        await client.query(`INSERT INTO "${table}" (${cols.map((c) => `"${c}"`).join(', ')}) VALUES (${cols.map((_, i) => `$${i + 1}`).join(', ')})`, Object.values(row));
+      }
+    },
+    select: async (sql) => (await client.query(sql)).rows,
+    ...common(conn, (n) => (n === 'HW_TEST_PG_URL' ? PG_URL : undefined), os.tmpdir()),
+    close: async () => {
+      await closeConnectors();
+      await client.query(`DROP SCHEMA ${schema} CASCADE`);
+      await client.end();
+    },
+  };
+}
+
+/** Reads a whole run, advancing `watermark` over every change as the detection service does. */
+export async function readRun(source: SourceConnector, mapping: Mapping, job: Job, watermark: WatermarkValue): Promise<{ pages: SourcePage[]; messages: QueueMessage[] }> {
+  const pages: SourcePage[] = [];
+  for await (const page of source.retrieveChanges(mapping, job, watermark)) pages.push(page);
+  const messages = pages.flatMap((p) => p.messages);
+  for (const m of messages) watermark.advance(m.changeTracker);
+  return { pages, messages };
+}

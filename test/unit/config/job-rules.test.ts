@@ -1,0 +1,92 @@
+import { validateConfig } from '../../../src/config/validate-config';
+import { issueLines, validRawConfig } from './valid-config';
+
+/** Issue lines for a config whose second job gets `patch`. */
+function jobIssues(patch: Record<string, unknown>): string[] {
+  const raw = validRawConfig();
+  Object.assign(raw.jobs[1], patch);
+  return issueLines(() => validateConfig(raw));
+}
+
+describe('job rules', () => {
+  it('checks the schedule with the NCRONTAB rules', () => {
+    expect(jobIssues({ schedule: '*/5 * * * *' })).toEqual([
+      'jobs: jobs[1].schedule: invalid NCRONTAB "*/5 * * * *": expected 6 fields (second minute hour day month weekday), got 5',
+    ]);
+  });
+
+  it('accepts only high, normal or low as priority', () => {
+    expect(jobIssues({ priority: 'High' })).toEqual(['jobs: jobs[1].priority: expected one of "high", "normal", "low"; got "High"']);
+  });
+
+  it('accepts only configurable actions', () => {
+    expect(jobIssues({ action: 'TimeStamp' })).toEqual([
+      'jobs: jobs[1].action: expected one of "NewUpdate", "Delete", "InvokeAction"; got "TimeStamp"',
+    ]);
+  });
+
+  it('requires actionName for InvokeAction jobs and only for them', () => {
+    expect(jobIssues({ action: 'InvokeAction' })).toEqual(['jobs: jobs[1].actionName: required when action is InvokeAction']);
+    expect(jobIssues({ action: 'Delete', actionName: 'post' })).toEqual(['jobs: jobs[1].actionName: only allowed when action is InvokeAction']);
+    expect(jobIssues({ action: 'InvokeAction', actionName: 'post' })).toEqual([]);
+  });
+
+  it('requires a watermark field and a known watermark type (trimmed, any case)', () => {
+    expect(jobIssues({ watermark: { type: 'datetime' } })).toEqual(['jobs: jobs[1].watermark.field: required']);
+    expect(jobIssues({ watermark: { type: 'datetime', field: '' } })).toEqual(['jobs: jobs[1].watermark.field: must not be empty']);
+    expect(jobIssues({ watermark: { type: 'rowversion', field: 'v' } })).toEqual([
+      'jobs: jobs[1].watermark.type: expected one of datetime, date, number, string (case-insensitive); got "rowversion"',
+    ]);
+    expect(jobIssues({ watermark: { type: ' DateTime ', field: 'v' } })).toEqual([]);
+  });
+
+  it('checks numeric limits', () => {
+    expect(jobIssues({ pageSize: 0, lookbackSeconds: -5, order: 1.5 })).toEqual([
+      'jobs: jobs[1].order: expected an integer, got 1.5',
+      'jobs: jobs[1].pageSize: must be greater than 0',
+      'jobs: jobs[1].lookbackSeconds: must be at least 0',
+    ]);
+  });
+
+  it('rejects names that cannot be table row keys or references', () => {
+    const raw = validRawConfig();
+    raw.jobs[1].name = 'numbers/to crm';
+    raw.jobs[0].responseJob = 'numbers/to crm';
+    raw.connections[0].name = ' crm';
+    expect(issueLines(() => validateConfig(raw))).toEqual([
+      'connections: connections[0].name: must not start or end with whitespace',
+      'jobs: jobs[0].source: unknown connection "crm" (known:  crm, erp)',
+      'jobs: jobs[1].name: must not contain / \\ # ? or control characters',
+    ]);
+  });
+
+  describe('filter conditions', () => {
+    const cases: Array<[string, Record<string, unknown>, string | undefined]> = [
+      ['in with a list', { field: 'city', op: 'in', value: ['Bern', 'Basel'] }, undefined],
+      ['in with a single value', { field: 'city', op: 'in', value: 'Bern' }, 'value: op "in" needs a list value'],
+      ['notIn with an empty list', { field: 'city', op: 'notIn', value: [] }, 'value: op "notIn" needs at least one value'],
+      ['isNull without value', { field: 'city', op: 'isNull' }, undefined],
+      ['isNull with a value', { field: 'city', op: 'isNull', value: 'x' }, 'value: op "isNull" takes no value'],
+      ['isNotNull with null', { field: 'city', op: 'isNotNull', value: null }, 'value: op "isNotNull" takes no value'],
+      ['eq without value', { field: 'city', op: 'eq' }, 'value: op "eq" needs a value'],
+      ['eq with a list', { field: 'city', op: 'eq', value: ['a'] }, 'value: op "eq" needs a single value, not a list (use "in")'],
+      ['ne with null', { field: 'city', op: 'ne', value: null }, 'value: op "ne" cannot compare with null; use "isNull" or "isNotNull"'],
+      ['like with a number', { field: 'city', op: 'like', value: 3 }, 'value: op "like" needs a string value'],
+      ['gt with a number', { field: 'amount', op: 'gt', value: 3 }, undefined],
+      ['unknown operator', { field: 'amount', op: 'between', value: 3 }, 'op: expected one of "eq", "ne", "gt", "ge", "lt", "le", "in", "notIn", "like", "isNull", "isNotNull"; got "between"'],
+      ['object value', { field: 'amount', op: 'eq', value: { a: 1 } }, 'value: expected a string, a number, a boolean, null or a list, got object'],
+    ];
+    it.each(cases)('%s', (_label, condition, expected) => {
+      expect(jobIssues({ filter: [{ field: 'active', op: 'eq', value: true }, condition] })).toEqual(
+        expected === undefined ? [] : [`jobs: jobs[1].filter[1].${expected}`],
+      );
+    });
+
+    it('applies the same rules to softDelete', () => {
+      expect(jobIssues({ softDelete: { field: 'deleted', op: 'in', value: true } })).toEqual([
+        'jobs: jobs[1].softDelete.value: op "in" needs a list value',
+      ]);
+      expect(jobIssues({ softDelete: { field: 'deleted', op: 'eq', value: true } })).toEqual([]);
+    });
+  });
+});

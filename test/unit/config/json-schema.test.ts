@@ -1,0 +1,50 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { buildConfigJsonSchema, JSON_SCHEMA_PATH, REGENERATE_COMMAND, renderConfigJsonSchema } from '../../../src/config/json-schema';
+
+const REPO_ROOT = path.join(__dirname, '..', '..', '..');
+
+type JsonObject = Record<string, unknown>;
+
+function definition(name: string): JsonObject {
+  const definitions = buildConfigJsonSchema().definitions as Record<string, JsonObject>;
+  const found = definitions[name];
+  if (!found) throw new Error(`no definition ${name}; have ${Object.keys(definitions).join(', ')}`);
+  return found;
+}
+
+describe('config JSON Schema', () => {
+  it('is committed exactly as the code generates it', () => {
+    const committed = readFileSync(path.join(REPO_ROOT, JSON_SCHEMA_PATH), 'utf8');
+    if (committed !== renderConfigJsonSchema()) {
+      throw new Error(`${JSON_SCHEMA_PATH} is out of date with src/config/*-schema.ts; regenerate it from the repository root: ${REGENERATE_COMMAND}`);
+    }
+  });
+
+  it('describes the three file shapes, each with one list and an optional $schema', () => {
+    const schema = buildConfigJsonSchema();
+    expect(schema.$schema).toBe('http://json-schema.org/draft-07/schema#');
+    expect(schema.anyOf).toEqual([
+      { $ref: '#/definitions/ConnectionsFile' },
+      { $ref: '#/definitions/MappingsFile' },
+      { $ref: '#/definitions/JobsFile' },
+    ]);
+    expect(definition('JobsFile')).toMatchObject({
+      type: 'object',
+      required: ['jobs'],
+      additionalProperties: false,
+      properties: { $schema: { type: 'string' }, jobs: { type: 'array', items: { $ref: '#/definitions/Job' } } },
+    });
+  });
+
+  it('describes input: properties with defaults are optional and carry the default', () => {
+    const job = definition('Job');
+    expect(job.required).toEqual(['name', 'schedule', 'source', 'target', 'mapping', 'watermark']);
+    expect(job.additionalProperties).toBe(false);
+    const properties = job.properties as Record<string, JsonObject>;
+    expect(properties.priority).toMatchObject({ default: 'normal', enum: ['high', 'normal', 'low'] });
+    expect(properties.pageSize).toMatchObject({ default: 500, type: 'integer' });
+    expect(typeof properties.schedule.description).toBe('string');
+    expect(definition('Connection').required).toEqual(['name', 'type']);
+  });
+});

@@ -1,0 +1,44 @@
+import { validatePostgresSettings, validateSqliteSettings } from '../../../../connectors/sql/sql-settings';
+
+describe('sqlite settings', () => {
+  it('accepts a file and optional settings', () => {
+    expect(validateSqliteSettings({ file: 'data/erp.db', busyTimeoutMs: 1000, versionField: 'modified_at' }, {})).toEqual([]);
+  });
+
+  it('names every problem by path', () => {
+    expect(validateSqliteSettings({ busyTimeoutMs: -1, versionField: 'a b', password: 'x', fil: 'a.db' }, { password: 'DB_PW' })).toEqual([
+      { path: 'settings.file', message: 'is required: the SQLite database file (relative to the configuration folder)' },
+      { path: 'settings.busyTimeoutMs', message: 'must be an integer from 0 to 600000' },
+      { path: 'settings.versionField', message: 'must be a plain SQL identifier (letters, digits, _ and $, not starting with a digit)' },
+      { path: 'settings.password', message: 'secrets are never stored in settings; name the app setting that holds it in secrets.password' },
+      { path: 'settings.fil', message: 'unknown setting of connector type sqlite (known: file, busyTimeoutMs, versionField)' },
+      { path: 'secrets.password', message: 'unknown secret of connector type sqlite (known: none)' },
+    ]);
+    expect(validateSqliteSettings({ file: '' }, {})).toEqual([{ path: 'settings.file', message: 'must be a non-empty string' }]);
+  });
+});
+
+describe('postgres settings', () => {
+  it('accepts host/database/user with a password secret, or a connection string secret alone', () => {
+    expect(validatePostgresSettings({ host: 'db', port: 5432, database: 'erp', user: 'sync', schema: 'sales', ssl: true }, { password: 'ERP_PW' })).toEqual([]);
+    expect(validatePostgresSettings({ host: 'db', database: 'erp', user: 'sync' }, {})).toEqual([]);
+    expect(validatePostgresSettings({ schema: 'sales' }, { connectionString: 'ERP_DB_URL' })).toEqual([]);
+  });
+
+  it('names every problem by path', () => {
+    expect(validatePostgresSettings({ port: 70000, ssl: 'yes', connectionString: 'postgres://x' }, { password: 'MY PW', token: 'T' })).toEqual([
+      { path: 'settings.host', message: 'is required (or name a connection string in secrets.connectionString)' },
+      { path: 'settings.database', message: 'is required (or name a connection string in secrets.connectionString)' },
+      { path: 'settings.user', message: 'is required (or name a connection string in secrets.connectionString)' },
+      { path: 'settings.port', message: 'must be an integer from 1 to 65535' },
+      { path: 'settings.ssl', message: 'must be true or false' },
+      { path: 'settings.connectionString', message: 'secrets are never stored in settings; name the app setting that holds it in secrets.connectionString' },
+      { path: 'secrets.password', message: 'must name an app setting (env var), without spaces' },
+      { path: 'secrets.token', message: 'unknown secret of connector type postgres (known: password, connectionString)' },
+    ]);
+    expect(validatePostgresSettings({ host: 'db', port: 5433 }, { connectionString: 'URL' })).toEqual([
+      { path: 'settings.host', message: 'must not be set together with secrets.connectionString' },
+      { path: 'settings.port', message: 'must not be set together with secrets.connectionString' },
+    ]);
+  });
+});
