@@ -2,14 +2,17 @@ import type { Command } from 'commander';
 import { registerQueuesCommand } from './commands/queues';
 import { registerConfigCommands } from './commands/config';
 import { registerWatermarkCommands } from './commands/watermark';
+import { registerStartCommands } from './commands/start';
+import { registerDemoCommands } from './commands/demo';
 
 /**
  * Every subcommand group registers itself here (one file per group under `commands/`).
  * Keep this list the only place that knows them all.
  */
 export function registerCommands(program: Command): void {
-  void program;
   registerQueuesCommand(program);
   registerConfigCommands(program);
   registerWatermarkCommands(program);
+  registerStartCommands(program);
+  registerDemoCommands(program);
 }

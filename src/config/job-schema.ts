@@ -57,6 +57,10 @@ export const jobSchema = documented(
         z.boolean().default(false),
         'Treat a change whose mapped fields equal what was last applied as a timestamp-only change. Default false.',
       ),
+      transitiveRetries: documented(
+        z.number().int().min(0).max(9).default(0),
+        'Deliveries retried with backoff before a TransitiveError parks the message in sbqtransitive<priority> (absorbs ordering races, e.g. a contact processed before its account). Default 0: park at once, as the spec says.',
+      ),
       responseJob: documented(nonEmptyString().optional(), "Job that receives the target's response (e.g. a generated key) to write it back."),
       pageSize: documented(z.number().int().positive().default(500), 'Rows read per source page. Default 500.'),
       lookbackSeconds: documented(

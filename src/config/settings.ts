@@ -19,6 +19,8 @@ export interface Settings {
   dataDir: string;
   /** Time zone of job schedules (IANA). Default `UTC`. */
   timeZone: string;
+  /** NCRONTAB of the GetChanges timer (how often due jobs are looked for). Default every 10 s. */
+  getChangesSchedule: string;
   queues: QueueNames;
 }
 
@@ -35,6 +37,7 @@ export const SETTING_NAMES = {
   serviceBusNamespace: 'ServiceBusConnection__fullyQualifiedNamespace',
   dataDir: 'HIGHWATER_DATA_DIR',
   timeZone: 'HIGHWATER_TIMEZONE',
+  getChangesSchedule: 'GetChangesSchedule',
   queueHigh: 'QUEUE_HIGH',
   queueNormal: 'QUEUE_NORMAL',
   queueLow: 'QUEUE_LOW',
@@ -43,6 +46,8 @@ export const SETTING_NAMES = {
   queueTransitiveLow: 'QUEUE_TRANSITIVE_LOW',
   queueIgnored: 'QUEUE_IGNORED',
 } as const;
+
+export const DEFAULT_GET_CHANGES_SCHEDULE = '*/10 * * * * *';
 
 export const DEFAULT_QUEUES: QueueNames = {
   work: { high: 'sbqhigh', normal: 'sbqnormal', low: 'sbqlow' },
@@ -81,6 +86,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env, cwd: string =
     serviceBusNamespace: nonEmpty(env[SETTING_NAMES.serviceBusNamespace]),
     dataDir: path.resolve(cwd, nonEmpty(env[SETTING_NAMES.dataDir]) ?? '.data'),
     timeZone: nonEmpty(env[SETTING_NAMES.timeZone]) ?? 'UTC',
+    getChangesSchedule: nonEmpty(env[SETTING_NAMES.getChangesSchedule]) ?? DEFAULT_GET_CHANGES_SCHEDULE,
     queues: {
       work: {
         high: q(SETTING_NAMES.queueHigh, DEFAULT_QUEUES.work.high),

@@ -60,6 +60,11 @@ export interface Job {
   skipOutdatedMessages: boolean;
   /** Treat a change whose mapped fields equal what was last applied as a `TimeStamp` change. Default false. */
   skipUnchanged: boolean;
+  /**
+   * Deliveries retried (abandon with backoff) before a `TransitiveError` parks the message in
+   * `sbqtransitive<priority>`. Default 0: park at once (the spec's behaviour).
+   */
+  transitiveRetries?: number;
   /** Job that receives the target's response (e.g. a generated key) to write it back. */
   responseJob?: string;
   /** Rows read per source page. Default 500. */

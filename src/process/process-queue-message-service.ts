@@ -131,6 +131,11 @@ export class ProcessQueueMessageService {
     const text = String(props.ErrorMessage ?? errorMessage(err));
     const jobName = job?.name;
     const kind = errorKind(err);
+    if (kind === 'transitive' && job && message && received.deliveryCount <= (job.transitiveRetries ?? 0)) {
+      // Opt-in: give the dependency time to arrive (backoff on redelivery) before parking.
+      await settler.abandon(props);
+      return { outcome: 'Transitive', disposition: 'abandoned', jobName, error: text };
+    }
     if (kind === 'transitive' && job && message) {
       // The copy is sent before the original is settled: a crash in between duplicates, never loses.
       await this.deps.sender.sendMessage(this.deps.queues.transitive[job.priority], message, { ...copyProperties(received), ...props });

@@ -11,6 +11,7 @@ import { readSettings, type Settings } from '../config/settings';
 import { JobService } from '../detect/job-service';
 import { ProcessJobsForRetrievalInOrderService } from '../detect/process-jobs-service';
 import { RUNS_TABLE, RunLogStore } from '../detect/run-log-store';
+import type { JobRunResult } from '../detect/job-run';
 import { WatermarkService } from '../detect/watermark-service';
 import { systemClock, type Clock } from '../model/clock';
 import { APPLIED_HASHES_TABLE, AppliedHashStore } from '../process/applied-hash-store';
@@ -38,6 +39,8 @@ export interface RuntimeOptions {
   env?: NodeJS.ProcessEnv;
   /** Lock renewal interval of the processor, ms. Default 30 000. */
   lockRenewalMs?: number;
+  /** Called after every job run is recorded (local host progress, status page). */
+  onJobRun?: (run: JobRunResult) => void;
   /** Already opened storage / bus to use (tests); the runtime does not close what it was given. */
   storage?: TableStorage;
   bus?: MessageBus;
@@ -108,7 +111,15 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       metrics,
       log,
       unchanged: appliedHashes,
-      runLog,
+      runLog: {
+        record: async (run) => {
+          try {
+            await runLog.record(run);
+          } finally {
+            options.onJobRun?.(run);
+          }
+        },
+      },
     });
     const processor = new ProcessQueueMessageService({
       config: lookup,

@@ -18,3 +18,30 @@ export const silentLogger: Logger = { info: () => {}, warn: () => {}, error: () 
 function format(level: string, message: string, context?: Record<string, unknown>): string {
   return context && Object.keys(context).length > 0 ? `[${level}] ${message} ${JSON.stringify(context)}` : `[${level}] ${message}`;
 }
+
+/**
+ * A logger that adds `context` to every line, e.g. `{ correlationId, job }` for the life of one
+ * message, so its lines can be found together from detection to target. Per-call context wins.
+ */
+export function withContext(log: Logger, context: Record<string, unknown>): Logger {
+  const merge = (c?: Record<string, unknown>) => ({ ...context, ...c });
+  return {
+    info: (m, c) => log.info(m, merge(c)),
+    warn: (m, c) => log.warn(m, merge(c)),
+    error: (m, c) => log.error(m, merge(c)),
+  };
+}
+
+/**
+ * One JSON object per line: `{"at":"…","level":"info","message":"…",…context}`, for log
+ * collectors that parse structured lines. Context keys named `at`, `level` or `message` are
+ * prefixed with `ctx.` so they cannot overwrite the line's own fields.
+ */
+export function jsonLinesLogger(write: (line: string) => void = (line) => process.stdout.write(line + '\n'), now: () => Date = () => new Date()): Logger {
+  const line = (level: string) => (message: string, context?: Record<string, unknown>) => {
+    const fields: Record<string, unknown> = { at: now().toISOString(), level, message };
+    for (const [key, value] of Object.entries(context ?? {})) fields[key in fields ? `ctx.${key}` : key] = value;
+    write(JSON.stringify(fields));
+  };
+  return { info: line('info'), warn: line('warn'), error: line('error') };
+}

@@ -13,6 +13,22 @@ export const METRIC_NAMES = {
 
 export type MetricName = (typeof METRIC_NAMES)[keyof typeof METRIC_NAMES];
 
+/**
+ * The dimensions each metric carries. Emitters pass exactly these (a test scans `src/` for
+ * `track(METRIC_NAMES.x, …, { … })` calls and the workbook's KQL against this table).
+ * - `job`: job name; `queue`: queue name; `outcome`: {@link ProcessOutcome} for messages,
+ *   `Succeeded | Failed` for job runs.
+ * - `QueueDepth.role`: `work | transitive | ignored`; `QueueDepth.state`: `active | scheduled | deadLetter`.
+ */
+export const METRIC_DIMENSIONS: Readonly<Record<MetricName, readonly string[]>> = {
+  ChangesDetected: ['job'],
+  MessagesProcessed: ['job', 'queue', 'outcome'],
+  ProcessingDurationMs: ['job', 'queue', 'outcome'],
+  JobRunDurationMs: ['job', 'outcome'],
+  WatermarkLagSeconds: ['job'],
+  QueueDepth: ['queue', 'role', 'state'],
+};
+
 /** Outcome dimension of `MessagesProcessed`. */
 export type ProcessOutcome = 'Success' | 'Transitive' | 'Ignored' | 'Failed';
 
@@ -32,8 +48,18 @@ export interface Metrics {
   flush(): Promise<void>;
 }
 
+/** Metrics that can be read back (the local status page charts from them). */
+export interface MetricsReader {
+  /** Points recorded at or after `since`, oldest first; of one metric when `name` is given. */
+  pointsSince(since: Date, name?: MetricName): MetricPoint[];
+}
+
+export function isMetricsReader(metrics: Metrics): metrics is Metrics & MetricsReader {
+  return typeof (metrics as Partial<MetricsReader>).pointsSince === 'function';
+}
+
 /** Keeps points in memory (bounded); used locally and in tests. */
-export class InMemoryMetrics implements Metrics {
+export class InMemoryMetrics implements Metrics, MetricsReader {
   readonly points: MetricPoint[] = [];
   constructor(
     private readonly maxPoints = 100_000,
@@ -52,5 +78,10 @@ export class InMemoryMetrics implements Metrics {
     return this.points
       .filter((p) => p.name === name && Object.entries(filter).every(([k, v]) => p.dimensions[k] === v))
       .reduce((total, p) => total + p.value, 0);
+  }
+
+  pointsSince(since: Date, name?: MetricName): MetricPoint[] {
+    const from = since.getTime();
+    return this.points.filter((p) => p.at.getTime() >= from && (name === undefined || p.name === name));
   }
 }

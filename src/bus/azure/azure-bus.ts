@@ -28,7 +28,7 @@ export type AzureServiceBusOptions = AzureServiceBusConnection & {
   /**
    * Shortest wait of `receive`, in ms, even when the caller asks for 0: a receive is a network
    * round trip (link credit out, messages back), so "return at once" would miss waiting messages.
-   * Default 1,000.
+   * Default 500.
    */
   minReceiveWaitMs?: number;
   /** Queue names `listQueues` returns when the namespace cannot be listed (the emulator). Default none. */
@@ -60,7 +60,7 @@ export class AzureServiceBus implements MessageBus {
   constructor(options: AzureServiceBusOptions) {
     this.#clients = createAzureClients(options, options.retry);
     this.#locks = new HeldLocks(options.now ?? (() => new Date()));
-    this.#minReceiveWaitMs = options.minReceiveWaitMs ?? 1_000;
+    this.#minReceiveWaitMs = options.minReceiveWaitMs ?? 500;
     this.#inventory = this.#clients.emulator
       ? peekInventory((queue, subQueue, from, max) => this.receiverFor(queue, subQueue).peekMessages(max, { fromSequenceNumber: from }), options.knownQueues ?? [])
       : adminInventory(this.#clients.admin);
@@ -229,6 +229,9 @@ export class AzureServiceBus implements MessageBus {
       receiver = this.#clients.client.createReceiver(queue, {
         receiveMode: 'peekLock',
         skipParsingBodyAsJson: true,
+        // Locks are renewed by the caller (renewLock), as the port says: a lock the SDK kept alive
+        // on its own would outlive a stuck or crashed handler and delay redelivery.
+        maxAutoLockRenewalDurationInMs: 0,
         ...(subQueue === undefined ? {} : { subQueueType: subQueue }),
       });
       this.#receivers.set(key, receiver);

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { ServiceBusMessage, ServiceBusReceivedMessage } from '@azure/service-bus';
 import type {
   ApplicationProperties,
@@ -14,12 +15,13 @@ import type {
  * which other consumers (the Functions extension, .NET) would see as a quoted string.
  */
 
-/** The SDK message for a port message. */
+/** The SDK message for a port message; a missing `messageId` becomes a random UUID. */
 export function toServiceBusMessage(message: OutgoingMessage): ServiceBusMessage {
   const sdk: ServiceBusMessage = {
     body: typeof message.body === 'string' ? Buffer.from(message.body, 'utf8') : Buffer.from(message.body),
+    // The port promises a random id when none is given (the SDK would send none).
+    messageId: message.messageId ?? randomUUID(),
   };
-  if (message.messageId !== undefined) sdk.messageId = message.messageId;
   if (message.subject !== undefined) sdk.subject = message.subject;
   if (message.correlationId !== undefined) sdk.correlationId = message.correlationId;
   if (message.contentType !== undefined) sdk.contentType = message.contentType;

@@ -34,7 +34,9 @@ export function toBusError(err: unknown, file: string): BusError {
   if (isBusError(err)) return err;
   const code = sqliteCode(err);
   const primary = code && PRIMARY_CODES.find((p) => code === p || code.startsWith(`${p}_`));
-  const detail = err instanceof Error ? err.message : String(err);
+  // Not `instanceof Error`: SqliteError may come from another realm (e.g. a jest sandbox).
+  const message = typeof err === 'object' && err !== null ? (err as { message?: unknown }).message : undefined;
+  const detail = typeof message === 'string' ? message : String(err);
   if (primary) {
     const { code: busCode, what } = CODE_BY_SQLITE[primary];
     return new BusError(busCode, `The local bus database ${file} ${what}: ${detail}`, { cause: err });

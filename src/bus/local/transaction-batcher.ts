@@ -25,10 +25,19 @@ export class TransactionBatcher {
   private committed: Array<() => void> = [];
   private rolledBack: Array<() => void> = [];
 
+  private readonly begin: Database.Statement;
+  private readonly commit: Database.Statement;
+  private readonly rollbackStatement: Database.Statement;
+
   constructor(
     private readonly db: Database.Database,
     private readonly file: string,
-  ) {}
+  ) {
+    // Prepared once: `db.exec` would parse these three on every transaction.
+    this.begin = db.prepare('BEGIN IMMEDIATE');
+    this.commit = db.prepare('COMMIT');
+    this.rollbackStatement = db.prepare('ROLLBACK');
+  }
 
   /** Queues `op` for the next transaction; resolves with its result after COMMIT. */
   run<T>(op: () => T): Promise<T> {
@@ -61,7 +70,7 @@ export class TransactionBatcher {
     this.rolledBack = [];
     const outcomes: Array<{ ok: boolean; value: unknown }> = [];
     try {
-      this.db.exec('BEGIN IMMEDIATE');
+      this.begin.run();
       for (const op of ops) {
         try {
           outcomes.push({ ok: true, value: op.run() });
@@ -70,7 +79,7 @@ export class TransactionBatcher {
           outcomes.push({ ok: false, value: err });
         }
       }
-      this.db.exec('COMMIT');
+      this.commit.run();
     } catch (err) {
       if (this.db.inTransaction) this.rollback();
       this.committed = [];
@@ -89,7 +98,7 @@ export class TransactionBatcher {
 
   private rollback(): void {
     try {
-      this.db.exec('ROLLBACK');
+      this.rollbackStatement.run();
     } catch {
       // SQLite may already have rolled back (e.g. after SQLITE_FULL); nothing more to undo.
     }

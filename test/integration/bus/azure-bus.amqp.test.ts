@@ -4,6 +4,7 @@ import { ServiceBusService } from '../../../src/bus/service-bus-service';
 import { DEFAULT_QUEUES, allQueueNames } from '../../../src/config/settings';
 import { JobActionType } from '../../../src/model/job';
 import { createQueueMessage, deserializeQueueMessage } from '../../../src/model/queue-message';
+import { runMessageBusContract } from '../../contract/message-bus.contract';
 import { FakeServiceBus } from './support/fake-service-bus';
 
 /**
@@ -15,17 +16,21 @@ const QUEUES = ['roundtrip', 'abandon', 'deadletter', 'settled', 'renew', 'peek'
 const text = (body: Uint8Array) => Buffer.from(body).toString('utf8');
 
 describe('AzureServiceBus over AMQP (fake broker)', () => {
-  const broker = new FakeServiceBus({ queues: QUEUES, lockDurationMs: 30_000, maxDeliveryCount: 3 });
+  const broker = new FakeServiceBus();
   let bus: AzureServiceBus;
 
   beforeAll(async () => {
+    for (const queue of QUEUES) broker.createQueue(queue);
     const connectionString = await broker.start();
     bus = new AzureServiceBus({ connectionString, knownQueues: QUEUES, minReceiveWaitMs: 300, retry: { maxRetries: 0, timeoutMs: 5_000 } });
   });
 
   afterAll(async () => {
-    await bus?.close();
-    await broker.stop();
+    try {
+      await bus?.close();
+    } finally {
+      await broker.stop();
+    }
   });
 
   it('sends and receives with body, properties, sequence number and first delivery = 1; complete removes it', async () => {
@@ -180,3 +185,34 @@ describe('AzureServiceBus over AMQP (fake broker)', () => {
     await expect(closed.send('roundtrip', [{ body: 'x' }])).rejects.toThrow('send failed: the bus is closed');
   });
 });
+
+/**
+ * The shared contract through the SDK and the fake broker. Time-dependent cases are skipped here
+ * (they would wait in real time; the fake implements them, the real namespace run covers them).
+ */
+runMessageBusContract(
+  'AzureServiceBus over AMQP (fake broker)',
+  async () => {
+    const broker = new FakeServiceBus();
+    const connectionString = await broker.start();
+    const knownQueues: string[] = [];
+    const bus = new AzureServiceBus({ connectionString, knownQueues, minReceiveWaitMs: 300, retry: { maxRetries: 0, timeoutMs: 5_000 } });
+    return {
+      bus,
+      queue: async (suffix, options) => {
+        const name = `contract-${knownQueues.length + 1}-${suffix}`;
+        broker.createQueue(name, options);
+        knownQueues.push(name);
+        return name;
+      },
+      cleanup: async () => {
+        try {
+          await bus.close();
+        } finally {
+          await broker.stop();
+        }
+      },
+    };
+  },
+  { time: 'skip' },
+);

@@ -63,13 +63,14 @@ describe('toServiceBusMessage (encoded by the real SDK into AMQP)', () => {
     expect(wire.application_properties).toEqual({ JobName: 'job-a', Count: 3, Flag: true, Nothing: null });
   });
 
-  it('sends raw bytes as they are and leaves unset fields out', async () => {
+  it('sends raw bytes as they are, a random message id when none is given, and leaves other unset fields out', async () => {
     const batch = await batches.create('sbqhigh', 262_144);
     expect(batch.tryAddMessage(toServiceBusMessage({ body: new Uint8Array([0, 255, 7]) }))).toBe(true);
     expect(batch.tryAddMessage(toServiceBusMessage({ body: 'second' }))).toBe(true);
     const [first, second] = decodeBatch(batch);
     expect([...(first.body as { content: Buffer }).content]).toEqual([0, 255, 7]);
-    expect(first.message_id).toBeUndefined();
+    expect(first.message_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(second.message_id).not.toBe(first.message_id);
     expect(first.subject).toBeUndefined();
     expect(first.application_properties).toBeUndefined();
     expect(Buffer.from((second.body as { content: Buffer }).content).toString('utf8')).toBe('second');

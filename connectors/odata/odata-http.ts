@@ -1,0 +1,174 @@
+import { PermanentError } from '../../src/model/errors';
+import type { AccessTokenProvider } from './odata-auth';
+import { ConcurrencyLimit } from './concurrency-limit';
+import { classifyHttpFailure, classifyNetworkError, parseErrorBody, parseRetryAfter } from './odata-errors';
+
+/** The part of the global `fetch` the connector uses (injected in tests). */
+export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
+
+export interface OdataHttpOptions {
+  /** Service root URL, or a function resolving it once (e.g. a Business Central company). A trailing `/` is added. */
+  serviceRoot: string | (() => Promise<string>);
+  /** Names the connection in error messages, e.g. `odata connection "catalog"`. */
+  label: string;
+  /** Default: no `Authorization` header. */
+  tokens?: AccessTokenProvider;
+  /** Default: the global `fetch`. */
+  fetch?: FetchLike;
+  /** Per-request timeout, ms. Default 60 000. */
+  timeoutMs?: number;
+  /** Requests in flight at once (`connection.maxConcurrency`). Default 8. */
+  maxConcurrency?: number;
+  /** Retries of a throttled request with `retryThrottled`. Default 3. */
+  maxRetries?: number;
+  /** Longest wait before such a retry, ms. Default 120 000. */
+  maxRetryWaitMs?: number;
+  /** Default: the system clock. */
+  now?: () => Date;
+  /** Default: a timer. */
+  sleep?: (ms: number) => Promise<void>;
+  /** Removes secret values from messages. Default: identity. */
+  redact?: (text: string) => string;
+  warn?: (message: string) => void;
+}
+
+export interface OdataRequest {
+  method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+  /** Relative to the service root, or absolute (a next or delta link), which must be on the service's origin. */
+  url: string;
+  /** JSON body. */
+  body?: unknown;
+  /** A body sent as is (e.g. `$batch` multipart), instead of `body`. */
+  rawBody?: { contentType: string; text: string };
+  headers?: Record<string, string>;
+  /** What is being done, for error messages, e.g. `read Books`. */
+  operation: string;
+  /** Statuses answered instead of thrown (e.g. 404 for "no such record"). Default: none. */
+  accept?: readonly number[];
+  /** Wait for `Retry-After` and retry on 429 / 503, up to `maxRetries` times (source reads). Default false. */
+  retryThrottled?: boolean;
+}
+
+export interface OdataResponse {
+  status: number;
+  /** Absolute URL requested (the base of relative links in the answer). */
+  url: string;
+  headers: Headers;
+  /** The JSON body as an object; undefined when the body is empty or not JSON. */
+  body: Record<string, unknown> | undefined;
+  text: string;
+}
+
+const THROTTLED = new Set([429, 503]);
+
+/**
+ * HTTP for one OData connection: OData headers, bearer token, a concurrency limit, timeouts,
+ * throttling retries for reads, and errors classified by {@link ODATA_ERROR_RULES}.
+ */
+export class OdataHttpClient {
+  private readonly limit: ConcurrencyLimit;
+  private root?: Promise<URL>;
+
+  constructor(private readonly options: OdataHttpOptions) {
+    this.limit = new ConcurrencyLimit(options.maxConcurrency ?? 8);
+  }
+
+  /** The service root, resolved once (a failed resolution is retried next time). */
+  serviceRoot(): Promise<URL> {
+    if (!this.root) {
+      const { serviceRoot } = this.options;
+      this.root = (async () => {
+        const text = typeof serviceRoot === 'string' ? serviceRoot : await serviceRoot();
+        return new URL(text.endsWith('/') ? text : `${text}/`);
+      })();
+      this.root.catch(() => (this.root = undefined));
+    }
+    return this.root;
+  }
+
+  /** A link of an answer (`@odata.nextLink`, `@odata.deltaLink`), absolute, resolved against the answer's context URL. */
+  resolveLink(link: string, response: OdataResponse): string {
+    const context = response.body?.['@odata.context'];
+    const base = new URL(typeof context === 'string' ? context : '', response.url);
+    return new URL(link, base).href;
+  }
+
+  async request(request: OdataRequest): Promise<OdataResponse> {
+    const maxRetries = request.retryThrottled ? (this.options.maxRetries ?? 3) : 0;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.limit.run(() => this.send(request));
+      } catch (err) {
+        const retryAfterMs = throttledWait(err, attempt);
+        const maxWait = this.options.maxRetryWaitMs ?? 120_000;
+        if (retryAfterMs === undefined || attempt >= maxRetries || retryAfterMs > maxWait) throw err;
+        this.options.warn?.(`${this.options.label}: ${request.operation}: throttled; retrying in ${Math.ceil(retryAfterMs / 1000)} s (${attempt + 1}/${maxRetries})`);
+        await (this.options.sleep ?? defaultSleep)(retryAfterMs);
+      }
+    }
+  }
+
+  private async send(request: OdataRequest): Promise<OdataResponse> {
+    const operation = `${this.options.label}: ${request.operation}`;
+    const redact = this.options.redact ?? ((text: string) => text);
+    const url = await this.absolute(request.url, operation);
+    const headers: Record<string, string> = { Accept: 'application/json', 'OData-Version': '4.0', 'OData-MaxVersion': '4.0', ...request.headers };
+    let body: string | undefined;
+    if (request.rawBody) {
+      headers['Content-Type'] = request.rawBody.contentType;
+      body = request.rawBody.text;
+    } else if (request.body !== undefined) {
+      headers['Content-Type'] = 'application/json';
+      body = JSON.stringify(request.body);
+    }
+    let response: Response;
+    let text: string;
+    try {
+      if (this.options.tokens) headers.Authorization = `Bearer ${await this.options.tokens.getToken()}`;
+      const fetcher = this.options.fetch ?? fetch;
+      response = await fetcher(url, { method: request.method, headers, body, signal: AbortSignal.timeout(this.options.timeoutMs ?? 60_000) });
+      text = await response.text();
+    } catch (err) {
+      throw classifyNetworkError(err, { operation, redact });
+    }
+    if (!response.ok && !request.accept?.includes(response.status)) {
+      const { message, serviceCode } = parseErrorBody(text, response.statusText);
+      const retryAfterMs = THROTTLED.has(response.status) ? parseRetryAfter(response.headers.get('retry-after'), this.now()) : undefined;
+      throw classifyHttpFailure({ method: request.method, status: response.status, message, serviceCode, retryAfterMs }, { operation, redact });
+    }
+    return { status: response.status, url, headers: response.headers, body: parseJsonObject(text, response.headers), text };
+  }
+
+  private async absolute(url: string, operation: string): Promise<string> {
+    const root = await this.serviceRoot();
+    const resolved = new URL(url, root);
+    // A token must never be sent to a host the configuration did not name.
+    if (resolved.origin !== root.origin) throw new PermanentError(`${operation}: refusing a link to another origin (${resolved.origin})`);
+    return resolved.href;
+  }
+
+  private now(): Date {
+    return this.options.now?.() ?? new Date();
+  }
+}
+
+/** How long to wait before retrying a throttled request: its `Retry-After`, else 1 s, 2 s, 4 s … */
+function throttledWait(err: unknown, attempt: number): number | undefined {
+  if (!err || typeof err !== 'object' || !('details' in err)) return undefined;
+  const details = err.details as { status?: number } | undefined;
+  if (!details?.status || !THROTTLED.has(details.status)) return undefined;
+  const retryAfterMs = (err as { retryAfterMs?: number }).retryAfterMs;
+  return retryAfterMs ?? 1000 * 2 ** attempt;
+}
+
+function parseJsonObject(text: string, headers: Headers): Record<string, unknown> | undefined {
+  if (text.trim() === '' || !(headers.get('content-type') ?? '').includes('json')) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

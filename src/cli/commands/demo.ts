@@ -1,0 +1,25 @@
+import type { Command } from 'commander';
+import { changeDemoAccount, seedDemo } from '../../../examples/demo/seed';
+import { UsageError } from '../cli-error';
+import { demoConfigDir, hostOptions, runHost, type HostCommandOptions } from './start';
+
+/** `highwater demo`: the demo behind `npm start` (README walkthrough). */
+export function registerDemoCommands(program: Command): void {
+  const demo = hostOptions(
+    program
+      .command('demo')
+      .description('seed the demo CRM and ERP databases (if missing) and run the local host on examples/demo')
+      .option('--reset', 'recreate the demo databases (forget all changes)'),
+  ).action(async (opts: Omit<HostCommandOptions, 'config'> & { reset?: boolean }) => {
+    const dir = demoConfigDir();
+    if (seedDemo(dir, { reset: opts.reset })) console.log(`Seeded the demo databases in ${dir} (crm.db, erp.db).`);
+    process.exitCode = await runHost({ ...opts, config: dir });
+  });
+  demo
+    .command('change-account <id> <name>')
+    .description('rename a CRM account and bump its modified_at, to watch the change arrive in the ERP')
+    .action((id: string, name: string) => {
+      if (!changeDemoAccount(demoConfigDir(), id, name)) throw new UsageError(`no CRM account "${id}" (ids run from A-0001 to A-2000)`);
+      console.log(`CRM account ${id} is now "${name}"; the next GetChanges tick sends it to the ERP.`);
+    });
+}

@@ -1,0 +1,99 @@
+import path from 'node:path';
+import type { Command } from 'commander';
+import { InvalidArgumentError } from 'commander';
+import { readSettings } from '../../config/settings';
+import { describeBus } from '../../bus/create-bus';
+import type { JobRunResult } from '../../detect/job-run';
+import { startLocalHost, type LocalHost } from '../../host/local-host';
+import { formatSummary, queueDepths, startProgress } from '../../host/progress';
+import { consoleLogger } from '../../telemetry/logger';
+import { packageRoot } from '../package-root';
+
+export interface HostCommandOptions {
+  config: string;
+  once?: boolean;
+  port: number;
+  /** Seconds `--once` waits for the queues to drain. */
+  drainTimeout: number;
+}
+
+export function parsePort(value: string): number {
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port > 65535) throw new InvalidArgumentError(`expected a port number 0–65535, got "${value}"`);
+  return port;
+}
+
+export function parsePositiveInt(value: string): number {
+  if (!/^[1-9]\d*$/.test(value)) throw new InvalidArgumentError(`expected a positive integer, got "${value}"`);
+  return Number(value);
+}
+
+/** Adds the options `start` and `demo` share. */
+export function hostOptions(command: Command): Command {
+  return command
+    .option('--once', 'run every enabled job once, drain the work queues, print a summary and exit')
+    .option('--port <n>', 'HTTP port on 127.0.0.1 (0: any free port)', parsePort, 7071)
+    .option('--drain-timeout <seconds>', 'with --once: how long to wait for the queues to drain', parsePositiveInt, 600);
+}
+
+export function registerStartCommands(program: Command): void {
+  hostOptions(
+    program
+      .command('start')
+      .description('run the local host: GetChanges on its schedule, the HTTP functions, the queue processors')
+      .option('--config <dir>', 'configuration folder', 'config'),
+  ).action(async (opts: HostCommandOptions) => {
+    process.exitCode = await runHost(opts);
+  });
+}
+
+/**
+ * Runs the local host until Ctrl-C, or with `--once`: every enabled job once (in order), then
+ * until the work queues are drained. Resolves with the exit code: 0 when the run completed
+ * (messages parked, ignored or dead-lettered are outcomes, not failures), 1 when a job run or
+ * the host failed.
+ */
+export async function runHost(opts: HostCommandOptions): Promise<number> {
+  const settings = readSettings();
+  const log = consoleLogger;
+  const configDir = path.resolve(opts.config);
+  const began = Date.now();
+  const host: LocalHost = await startLocalHost({ configDir, port: opts.port, settings, noSchedule: opts.once, log, extraRoutes: await statusRoutesIfAvailable() });
+  log.info(`Highwater local host on ${host.url} — config ${path.relative(process.cwd(), configDir) || '.'}, tables: ${host.runtime.storage.description}, bus: ${describeBus(settings)}`);
+  const stopProgress = startProgress(host.stats, host.runtime.clock, (line) => console.log(line));
+  try {
+    if (opts.once) return await runOnce(host, opts, began);
+    log.info(`Status page ${host.url}/ · run a job: curl -X POST ${host.url}/api/jobs/<name>/execute · Ctrl-C stops`);
+    await new Promise<void>((resolve) => {
+      process.once('SIGINT', resolve);
+      process.once('SIGTERM', resolve);
+    });
+    log.info('stopping: finishing messages in flight…');
+    return 0;
+  } finally {
+    stopProgress();
+    await host.stop();
+  }
+}
+
+async function runOnce(host: LocalHost, opts: HostCommandOptions, began: number): Promise<number> {
+  const { runtime } = host;
+  const jobs = runtime.init.config.jobs.filter((j) => j.enabled).sort((a, b) => a.order - b.order || a.name.localeCompare(b.name));
+  const runs: JobRunResult[] = [];
+  for (const job of jobs) runs.push(await runtime.detection.runJob(job, { trigger: 'scheduled' }));
+  const drained = await host.drained({ timeoutMs: opts.drainTimeout * 1000 });
+  const depths = await queueDepths(runtime.bus, runtime.settings.queues);
+  console.log('\n' + formatSummary({ runs, stats: host.stats, depths, queues: runtime.settings.queues, seconds: (Date.now() - began) / 1000 }));
+  if (!drained) console.error(`error: the work queues did not drain within ${opts.drainTimeout} s`);
+  return runs.some((r) => r.outcome === 'Failed') || !drained ? 1 : 0;
+}
+
+/** The status page's routes, once that module exists in this build. */
+async function statusRoutesIfAvailable() {
+  return undefined;
+}
+
+/** The demo configuration folder shipped with the package. */
+export function demoConfigDir(): string {
+  return path.join(packageRoot(), 'examples', 'demo');
+}

@@ -1,0 +1,116 @@
+import type { SourceConnector, SourcePage } from '../../../connectors/base/source-connector';
+import type { QueueNames } from '../../config/settings';
+import { PermanentError } from '../../model/errors';
+import type { Job } from '../../model/job';
+import type { Mapping } from '../../model/mapping';
+import type { QueueMessage } from '../../model/queue-message';
+import type { WatermarkStore } from '../../model/watermark-record';
+import { WatermarkValue } from '../../model/watermark-value';
+import type { Logger } from '../../telemetry/logger';
+import { METRIC_NAMES, type Metrics } from '../../telemetry/metrics';
+import type { UnchangedCheck } from '../detection-dependencies';
+import { MAX_BATCH_SIZE, type JobActivityParam, type JobActivityResult } from './durable-contract';
+
+export interface GetChangesActivityDependencies {
+  config: {
+    ensureInitialized(): Promise<unknown>;
+    getJob(name: string): Job | undefined;
+    getMapping(name: string): Mapping | undefined;
+  };
+  /** Read on the first page only (the durable path never writes it). */
+  watermarks: Pick<WatermarkStore, 'getWatermarkByJobName'>;
+  sources: { source(connectionName: string): Promise<SourceConnector> };
+  /** Sends one message now (ServiceBusService.sendMessage). */
+  sender: { sendMessage(queue: string, message: QueueMessage): Promise<void> };
+  queues: QueueNames;
+  metrics: Metrics;
+  log: Logger;
+  /** `skipUnchanged` jobs: changes equal to what was last applied are not sent. */
+  unchanged?: UnchangedCheck;
+  /** Records per page. Default {@link MAX_BATCH_SIZE} (3). */
+  pageSize?: number;
+}
+
+/**
+ * `GetChangesActivity`: reads one page of a job's changes (at most `MaxBatchSize` records,
+ * continuing after `param.cursor`) and sends each record to the job's work queue. The watermark
+ * is advanced in the result but never persisted (spec); a job that breaks off is read again from
+ * the stored watermark by the next run, and broker duplicate detection drops the resends.
+ * @throws PermanentError for invalid input, an unknown job or mapping; errors of the source or
+ *   the bus as they are (the orchestration records the job as failed).
+ */
+export async function runGetChangesActivity(deps: GetChangesActivityDependencies, raw: unknown): Promise<JobActivityResult> {
+  const param = parseActivityParam(raw);
+  await deps.config.ensureInitialized();
+  const job = deps.config.getJob(param.jobName);
+  if (!job) throw new PermanentError(`unknown job "${param.jobName}"`);
+  const mapping = deps.config.getMapping(job.mapping);
+  if (!mapping) throw new PermanentError(`job "${job.name}": unknown mapping "${job.mapping}"`);
+
+  const warn = (m: string) => deps.log.warn(m, { job: job.name });
+  const startWatermark =
+    param.cursor === undefined ? (await deps.watermarks.getWatermarkByJobName(job.name)).watermark : (param.startWatermark ?? null);
+  const lowerBound = WatermarkValue.initialize(job.watermark.type, startWatermark, warn, job.name);
+  const advanced = WatermarkValue.initialize(job.watermark.type, param.watermark ?? startWatermark, warn, job.name);
+
+  const source = await deps.sources.source(job.source);
+  const page = await firstPage(source.retrieveChanges(mapping, job, lowerBound, { pageSize: deps.pageSize ?? MAX_BATCH_SIZE, cursor: param.cursor }));
+  const result: JobActivityResult = {
+    jobName: job.name,
+    page: param.pageNumber,
+    cursor: page?.cursor ?? param.cursor ?? null,
+    startWatermark: lowerBound.value,
+    watermark: advanced.value,
+    hasMoreRecord: page?.hasMore ?? false,
+    detected: 0,
+    sent: 0,
+  };
+  if (!page) return result;
+
+  const queue = deps.queues.work[job.priority];
+  const unchanged = job.skipUnchanged && deps.unchanged ? await deps.unchanged.unchanged(job, page.messages) : new Set<QueueMessage>();
+  for (const stamp of page.timeStamps) {
+    advanced.advance(stamp.changeTracker);
+    result.detected++;
+  }
+  for (const message of page.messages) {
+    result.detected++;
+    if (!unchanged.has(message)) {
+      await deps.sender.sendMessage(queue, message);
+      result.sent++;
+    }
+    advanced.advance(message.changeTracker);
+  }
+  result.watermark = advanced.value;
+  deps.metrics.track(METRIC_NAMES.changesDetected, result.detected, { job: job.name });
+  return result;
+}
+
+/** The first page only; the iterator is closed so the source holds nothing open. */
+async function firstPage(pages: AsyncIterable<SourcePage>): Promise<SourcePage | undefined> {
+  const iterator = pages[Symbol.asyncIterator]();
+  try {
+    const next = await iterator.next();
+    return next.done ? undefined : next.value;
+  } finally {
+    await iterator.return?.();
+  }
+}
+
+/** @throws PermanentError naming the property (the orchestrator built it; a bad one is a bug). */
+export function parseActivityParam(raw: unknown): JobActivityParam {
+  const where = 'GetChangesActivity input';
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new PermanentError(`${where}: expected an object`);
+  const r = raw as Record<string, unknown>;
+  if (typeof r.jobName !== 'string' || r.jobName.trim() === '') throw new PermanentError(`${where}.jobName: expected a job name`);
+  if (!Number.isInteger(r.pageNumber) || (r.pageNumber as number) < 0) throw new PermanentError(`${where}.pageNumber: expected an integer >= 0`);
+  if (r.cursor !== undefined && r.cursor !== null && typeof r.cursor !== 'string') throw new PermanentError(`${where}.cursor: expected a string`);
+  for (const key of ['startWatermark', 'watermark'] as const) {
+    if (r[key] !== undefined && r[key] !== null && typeof r[key] !== 'string') throw new PermanentError(`${where}.${key}: expected a string or null`);
+  }
+  const param: JobActivityParam = { jobName: r.jobName, pageNumber: r.pageNumber as number };
+  if (typeof r.cursor === 'string') param.cursor = r.cursor;
+  if (r.startWatermark !== undefined) param.startWatermark = r.startWatermark as string | null;
+  if (r.watermark !== undefined) param.watermark = r.watermark as string | null;
+  return param;
+}

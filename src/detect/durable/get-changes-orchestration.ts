@@ -1,0 +1,98 @@
+import { errorMessage } from '../../model/errors';
+import {
+  GET_CHANGES_ACTIVITY,
+  JOB_STATE_ENTITY,
+  JOB_STATE_KEY,
+  type GetChangesInput,
+  type GetChangesOutput,
+  type GetChangesStatus,
+  type JobActivityParam,
+  type JobActivityResult,
+  type JobOrchestrationResult,
+} from './durable-contract';
+
+/** An entity instance, by name and key (Durable's `EntityId` without the SDK). */
+export interface EntityAddress {
+  name: string;
+  key: string;
+}
+
+/**
+ * What the orchestration needs from its engine. The Functions app adapts `context.df` to it
+ * (functions/GetChangesOrchestrator.ts); the local host's driver implements it directly. Each
+ * call returns a task to `yield`; the engine resumes the generator with the task's result, or
+ * throws the task's error into it.
+ */
+export interface OrchestrationPort<TTask> {
+  input(): unknown;
+  /** Replay-safe current time (Durable: `currentUtcDateTime`). */
+  now(): Date;
+  callEntity(entity: EntityAddress, operation: string, input: unknown): TTask;
+  callActivity(name: string, input: unknown): TTask;
+  setStatus(status: GetChangesStatus | null): void;
+}
+
+export const JOB_STATE: EntityAddress = { name: JOB_STATE_ENTITY, key: JOB_STATE_KEY };
+
+/**
+ * `GetChangesOrchestrator` (ARCHITECTURE §4). Per job, in input order: `InProgress` → skip, else
+ * `Add`, then `GetChangesActivity` page by page until `hasMoreRecord` is false, then `Remove` —
+ * in every exit path, also when a page fails. A failed job does not stop the jobs after it.
+ *
+ * Deterministic (the engine replays it): no clock but `port.now()`, no I/O, no randomness.
+ * Activities are not retried here: a failed job is read again from the stored watermark by the
+ * next run.
+ */
+export function* getChangesOrchestration<TTask>(port: OrchestrationPort<TTask>): Generator<TTask, GetChangesOutput, unknown> {
+  const input = parseOrchestrationInput(port.input());
+  const startedAt = port.now().toISOString();
+  const jobs: JobOrchestrationResult[] = [];
+  for (const jobName of input.jobs) {
+    const result: JobOrchestrationResult = { jobName, outcome: 'Skipped', pages: 0, detected: 0, sent: 0, watermark: null };
+    jobs.push(result);
+    if ((yield port.callEntity(JOB_STATE, 'InProgress', jobName)) === true) continue;
+    if ((yield port.callEntity(JOB_STATE, 'Add', jobName)) !== true) continue;
+    try {
+      let param: JobActivityParam = { jobName, pageNumber: 0 };
+      for (;;) {
+        port.setStatus({ jobName, page: param.pageNumber });
+        const page = asActivityResult(yield port.callActivity(GET_CHANGES_ACTIVITY, param));
+        result.pages++;
+        result.detected += page.detected;
+        result.sent += page.sent;
+        result.watermark = page.watermark;
+        if (!page.hasMoreRecord) break;
+        if (page.cursor === null) throw new Error(`page ${page.page} has more records but no cursor`);
+        param = { jobName, pageNumber: page.page + 1, cursor: page.cursor, startWatermark: page.startWatermark, watermark: page.watermark };
+      }
+      result.outcome = 'Succeeded';
+    } catch (err) {
+      result.outcome = 'Failed';
+      result.error = errorMessage(err);
+    } finally {
+      yield port.callEntity(JOB_STATE, 'Remove', jobName);
+    }
+  }
+  port.setStatus(null);
+  return { startedAt, endedAt: port.now().toISOString(), jobs };
+}
+
+/** @throws Error naming the property; the orchestration fails before touching any job. */
+export function parseOrchestrationInput(raw: unknown): GetChangesInput {
+  const where = 'GetChangesOrchestrator input';
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new Error(`${where}: expected an object with "jobs"`);
+  const jobs = (raw as { jobs?: unknown }).jobs;
+  if (!Array.isArray(jobs)) throw new Error(`${where}.jobs: expected an array of job names`);
+  jobs.forEach((name, i) => {
+    if (typeof name !== 'string' || name.trim() === '') throw new Error(`${where}.jobs[${i}]: expected a job name`);
+  });
+  return { jobs: jobs as string[] };
+}
+
+function asActivityResult(value: unknown): JobActivityResult {
+  const r = value as Partial<JobActivityResult> | null;
+  if (!r || typeof r !== 'object' || typeof r.hasMoreRecord !== 'boolean' || typeof r.page !== 'number') {
+    throw new Error(`${GET_CHANGES_ACTIVITY} returned ${JSON.stringify(value ?? null)}, not a page result`);
+  }
+  return r as JobActivityResult;
+}

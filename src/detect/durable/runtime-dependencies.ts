@@ -1,0 +1,29 @@
+import { configLookup } from '../../runtime/config-lookup';
+import type { Runtime } from '../../runtime/runtime';
+import type { GetChangesActivityDependencies } from './get-changes-activity';
+import type { OrchestrationInputDependencies } from './orchestration-input';
+
+/**
+ * The durable path's dependencies taken from the composition root, shared by the Functions app
+ * and the local host so that both wire the activity and the starter the same way.
+ */
+export function activityDependencies(runtime: Runtime): GetChangesActivityDependencies {
+  return {
+    config: configLookup(runtime.init),
+    watermarks: runtime.watermarks,
+    sources: runtime.connectors,
+    sender: runtime.sender,
+    queues: runtime.settings.queues,
+    metrics: runtime.metrics,
+    log: runtime.log,
+    unchanged: runtime.appliedHashes,
+  };
+}
+
+export function orchestrationInputDependencies(runtime: Runtime): OrchestrationInputDependencies {
+  return {
+    config: configLookup(runtime.init),
+    dueJobs: (now) => runtime.jobs.getJobsToRun(now),
+    now: () => runtime.clock.now(),
+  };
+}

@@ -1,0 +1,71 @@
+import type { JobRunResult } from '../detect/job-run';
+import type { ProcessResult } from '../process/process-queue-message-service';
+import type { ProcessOutcome } from '../telemetry/metrics';
+
+/** One processed message, as kept for the live view. */
+export interface ProcessedEntry {
+  at: Date;
+  queue: string;
+  jobName: string;
+  outcome: ProcessOutcome;
+  disposition: ProcessResult['disposition'];
+  error?: string;
+  messageId: string;
+}
+
+/**
+ * What the local host has done since it started, in memory: processed messages per queue and
+ * outcome, recent runs and recent failures (bounded). Feeds the terminal progress, the `--once`
+ * summary and the status page.
+ */
+export class HostStats {
+  readonly startedAt: Date;
+  /** queue → outcome → count. */
+  readonly processed = new Map<string, Map<ProcessOutcome, number>>();
+  /** disposition → count (completed, ignored, transitive, abandoned, deadLettered). */
+  readonly dispositions = new Map<ProcessResult['disposition'], number>();
+  readonly recentRuns: JobRunResult[] = [];
+  readonly recentProcessed: ProcessedEntry[] = [];
+
+  constructor(
+    now: Date,
+    /** Entries kept in each recent list. Default 500. */
+    private readonly keep = 500,
+  ) {
+    this.startedAt = now;
+  }
+
+  recordRun(run: JobRunResult): void {
+    this.recentRuns.push(run);
+    if (this.recentRuns.length > this.keep) this.recentRuns.shift();
+  }
+
+  recordProcessed(entry: ProcessedEntry): void {
+    const byOutcome = this.processed.get(entry.queue) ?? new Map<ProcessOutcome, number>();
+    byOutcome.set(entry.outcome, (byOutcome.get(entry.outcome) ?? 0) + 1);
+    this.processed.set(entry.queue, byOutcome);
+    this.dispositions.set(entry.disposition, (this.dispositions.get(entry.disposition) ?? 0) + 1);
+    this.recentProcessed.push(entry);
+    if (this.recentProcessed.length > this.keep) this.recentProcessed.shift();
+  }
+
+  /** Processed count of one queue (all outcomes) or of all queues. */
+  processedCount(queue?: string): number {
+    const maps = queue ? [this.processed.get(queue)] : [...this.processed.values()];
+    return maps.reduce((total, m) => total + [...(m?.values() ?? [])].reduce((a, b) => a + b, 0), 0);
+  }
+
+  /** Recent failures (not Success) grouped by error message, most frequent first. */
+  failuresByMessage(): Array<{ error: string; count: number; lastAt: Date; jobs: string[] }> {
+    const groups = new Map<string, { error: string; count: number; lastAt: Date; jobs: Set<string> }>();
+    for (const e of this.recentProcessed) {
+      if (e.outcome === 'Success' || !e.error) continue;
+      const g = groups.get(e.error) ?? { error: e.error, count: 0, lastAt: e.at, jobs: new Set<string>() };
+      g.count++;
+      if (e.at > g.lastAt) g.lastAt = e.at;
+      g.jobs.add(e.jobName);
+      groups.set(e.error, g);
+    }
+    return [...groups.values()].sort((a, b) => b.count - a.count).map((g) => ({ ...g, jobs: [...g.jobs] }));
+  }
+}

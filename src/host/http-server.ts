@@ -1,0 +1,120 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { errorMessage } from '../model/errors';
+import { httpError, type HttpOutput, type HttpRoute } from '../http/http-types';
+import type { Logger } from '../telemetry/logger';
+
+/** Largest request body accepted, in bytes. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+interface CompiledRoute {
+  route: HttpRoute;
+  pattern: RegExp;
+  names: string[];
+}
+
+/** Functions-style routes live below `/api/`; routes starting with `/` are host-only paths. */
+function compile(route: HttpRoute): CompiledRoute {
+  const names: string[] = [];
+  const full = route.route.startsWith('/') ? route.route : `/api/${route.route}`;
+  const source = full
+    .split('/')
+    .map((part) => {
+      const m = /^\{(\w+)\}$/.exec(part);
+      if (!m) return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      names.push(m[1]);
+      return '([^/]+)';
+    })
+    .join('/');
+  return { route, pattern: new RegExp(`^${source}/?$`), names };
+}
+
+/**
+ * The local host's HTTP server: the same routes and answers as the Functions app, on
+ * `http://127.0.0.1:PORT`. Every failure becomes a JSON error; a handler that throws never takes
+ * the host down.
+ */
+export class LocalHttpServer {
+  private readonly routes: CompiledRoute[];
+  private readonly server: http.Server;
+
+  constructor(routes: HttpRoute[], private readonly log: Logger) {
+    this.routes = routes.map(compile);
+    this.server = http.createServer((req, res) => void this.handle(req, res));
+  }
+
+  /** Listens on 127.0.0.1; port 0 picks a free one. Resolves with the base URL. */
+  listen(port: number): Promise<string> {
+    return new Promise((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(port, '127.0.0.1', () => {
+        this.server.off('error', reject);
+        resolve(`http://127.0.0.1:${(this.server.address() as AddressInfo).port}`);
+      });
+    });
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => {
+      this.server.close(() => resolve());
+      this.server.closeAllConnections();
+    });
+  }
+
+  private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    let output: HttpOutput;
+    try {
+      output = await this.dispatch(req);
+    } catch (err) {
+      this.log.error(`HTTP ${req.method} ${req.url} failed: ${errorMessage(err)}`);
+      output = httpError(500, 'InternalError', errorMessage(err));
+    }
+    const isText = typeof output.body === 'string';
+    const body = output.body === undefined ? '' : isText ? (output.body as string) : JSON.stringify(output.body, null, 2);
+    res.writeHead(output.status, {
+      'content-type': isText ? 'text/plain; charset=utf-8' : 'application/json; charset=utf-8',
+      ...output.headers,
+    });
+    res.end(body);
+  }
+
+  private async dispatch(req: http.IncomingMessage): Promise<HttpOutput> {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const matches = this.routes
+      .map((r) => ({ r, m: r.pattern.exec(url.pathname) }))
+      .filter((x): x is { r: CompiledRoute; m: RegExpExecArray } => x.m !== null);
+    if (matches.length === 0) return httpError(404, 'NotFound', `no route for ${url.pathname}`);
+    const match = matches.find((x) => x.r.route.method === req.method);
+    if (!match) {
+      const allowed = [...new Set(matches.map((x) => x.r.route.method))].join(', ');
+      return { ...httpError(405, 'MethodNotAllowed', `${req.method} not allowed on ${url.pathname} (allowed: ${allowed})`), headers: { allow: allowed } };
+    }
+    const body = await readBody(req);
+    if (body === undefined) return httpError(413, 'PayloadTooLarge', `request body over ${MAX_BODY_BYTES} bytes`);
+    const params: Record<string, string> = {};
+    try {
+      match.r.names.forEach((name, i) => (params[name] = decodeURIComponent(match.m[i + 1])));
+    } catch {
+      return httpError(400, 'BadRequest', `malformed percent-encoding in ${url.pathname}`);
+    }
+    const headers: Record<string, string | undefined> = {};
+    for (const [k, v] of Object.entries(req.headers)) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+    return match.r.route.handler({ method: req.method ?? 'GET', params, query: url.searchParams, body, headers });
+  }
+}
+
+/** The body as text, or undefined when it exceeds {@link MAX_BODY_BYTES}. */
+function readBody(req: http.IncomingMessage): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooLarge = false;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) tooLarge = true;
+      else chunks.push(chunk);
+    });
+    req.on('end', () => resolve(tooLarge ? undefined : Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}

@@ -1,0 +1,147 @@
+import path from 'node:path';
+import { readSettings, type Settings } from '../config/settings';
+import { executeJobHandler } from '../http/execute-job-handler';
+import type { HttpRoute } from '../http/http-types';
+import type { Clock } from '../model/clock';
+import { systemClock } from '../model/clock';
+import { PRIORITIES, type Priority } from '../model/job';
+import { createRuntime, type Runtime } from '../runtime/runtime';
+import { consoleLogger, type Logger } from '../telemetry/logger';
+import { DetectionScheduler } from './detection-scheduler';
+import { HostStats } from './host-stats';
+import { LocalHttpServer } from './http-server';
+import { QueueProcessor } from './queue-processor';
+
+/** Messages in flight per work queue, as the Functions app's `maxConcurrentCalls` would set. */
+export const DEFAULT_CONCURRENCY: Record<Priority, number> = { high: 16, normal: 8, low: 2 };
+
+export interface LocalHostOptions {
+  /** Configuration folder (files mode). */
+  configDir: string;
+  /** HTTP port on 127.0.0.1. Default 7071 (as `func start`); 0 picks a free port. */
+  port?: number;
+  /** Default: read from the environment (`AzureWebJobsStorage`, `SERVICEBUS_CONNECTION_STRING`, …). */
+  settings?: Settings;
+  /** Do not start the GetChanges schedule (`--once` drives detection itself). Default false. */
+  noSchedule?: boolean;
+  /** Processor concurrency per priority. Default {@link DEFAULT_CONCURRENCY}. */
+  concurrency?: Partial<Record<Priority, number>>;
+  /** More routes, e.g. the status page. */
+  extraRoutes?: (ctx: { runtime: Runtime; stats: HostStats }) => HttpRoute[];
+  log?: Logger;
+  clock?: Clock;
+}
+
+export interface LocalHost {
+  /** `http://127.0.0.1:PORT` */
+  url: string;
+  runtime: Runtime;
+  stats: HostStats;
+  processors: Record<Priority, QueueProcessor>;
+  /** Resolves when every work queue is empty and nothing is in flight (checked twice in a row). */
+  drained(options?: { timeoutMs?: number; pollMs?: number }): Promise<boolean>;
+  /** Stops the schedule, the HTTP server and the processors (in-flight messages finish), then closes the runtime. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The local host (ARCHITECTURE §10): one process running the same handlers as the Functions app —
+ * GetChanges on its schedule, the HTTP functions on the same routes, one processor per work queue.
+ */
+export async function startLocalHost(options: LocalHostOptions): Promise<LocalHost> {
+  const settings = options.settings ?? readSettings();
+  const log = options.log ?? consoleLogger;
+  const clock = options.clock ?? systemClock;
+  const stats = new HostStats(clock.now());
+  const runtime = await createRuntime({
+    settings,
+    configDir: path.resolve(options.configDir),
+    log,
+    clock,
+    onJobRun: (run) => stats.recordRun(run),
+  });
+  const stopFns: Array<() => Promise<void>> = [];
+  try {
+    await runtime.init.ensureInitialized();
+    const processors = {} as Record<Priority, QueueProcessor>;
+    for (const priority of PRIORITIES) {
+      const queue = settings.queues.work[priority];
+      processors[priority] = new QueueProcessor({
+        bus: runtime.bus,
+        queue,
+        processor: runtime.processor,
+        log,
+        concurrency: options.concurrency?.[priority] ?? DEFAULT_CONCURRENCY[priority],
+        onResult: (result, message) =>
+          stats.recordProcessed({
+            at: clock.now(),
+            queue,
+            jobName: result.jobName ?? 'unknown',
+            outcome: result.outcome,
+            disposition: result.disposition,
+            error: result.error,
+            messageId: message.messageId,
+          }),
+      });
+      processors[priority].start();
+    }
+    stopFns.push(async () => {
+      await Promise.all(PRIORITIES.map((p) => processors[p].stop()));
+    });
+
+    const routes: HttpRoute[] = [
+      { method: 'POST', route: 'jobs/{name}/execute', handler: (input) => executeJobHandler(runtime, input) },
+      { method: 'GET', route: 'health', handler: async () => ({ status: 200, body: { status: 'ok', startedAt: stats.startedAt.toISOString() } }) },
+      ...(options.extraRoutes?.({ runtime, stats }) ?? []),
+    ];
+    const server = new LocalHttpServer(routes, log);
+    const url = await server.listen(options.port ?? 7071);
+    stopFns.unshift(() => server.close());
+
+    if (!options.noSchedule) {
+      const scheduler = new DetectionScheduler({
+        schedule: settings.getChangesSchedule,
+        timeZone: settings.timeZone,
+        clock,
+        log,
+        tick: () => runtime.detection.execute(),
+      });
+      scheduler.start();
+      stopFns.unshift(() => scheduler.stop());
+    }
+
+    const drained = async ({ timeoutMs = 600_000, pollMs = 250 } = {}) => {
+      const deadline = Date.now() + timeoutMs;
+      let quietChecks = 0;
+      while (Date.now() < deadline) {
+        let pending = PRIORITIES.reduce((n, p) => n + processors[p].busy, 0);
+        for (const p of PRIORITIES) {
+          const counts = await runtime.bus.counts(settings.queues.work[p]);
+          pending += counts.active + counts.scheduled;
+        }
+        quietChecks = pending === 0 ? quietChecks + 1 : 0;
+        if (quietChecks >= 2) return true;
+        await new Promise((resolve) => setTimeout(resolve, pollMs));
+      }
+      return false;
+    };
+
+    let stopping: Promise<void> | undefined;
+    return {
+      url,
+      runtime,
+      stats,
+      processors,
+      drained,
+      stop: () =>
+        (stopping ??= (async () => {
+          for (const fn of stopFns) await fn().catch((err) => log.warn(`stopping: ${String(err)}`));
+          await runtime.close();
+        })()),
+    };
+  } catch (err) {
+    for (const fn of stopFns) await fn().catch(() => undefined);
+    await runtime.close().catch(() => undefined);
+    throw err;
+  }
+}

@@ -1,0 +1,68 @@
+import type { QueueNames } from '../config/settings';
+import type { MessageBus, QueueCounts } from '../bus/message-bus';
+import { allQueueNames } from '../config/settings';
+import type { JobRunResult } from '../detect/job-run';
+import { totalSent } from '../detect/job-run';
+import type { Clock } from '../model/clock';
+import type { HostStats } from './host-stats';
+
+const OUTCOMES = ['Success', 'Ignored', 'Transitive', 'Failed'] as const;
+
+/** Depth of every queue (work and side queues) with its dead-letter count. */
+export async function queueDepths(bus: MessageBus, queues: QueueNames): Promise<Array<{ queue: string } & QueueCounts>> {
+  const names = allQueueNames(queues);
+  return Promise.all(names.map(async (queue) => ({ queue, ...(await bus.counts(queue)) })));
+}
+
+/** One line of live progress: detection and processing since the host started. */
+export function progressLine(stats: HostStats, now: Date): string {
+  const detected = stats.recentRuns.reduce((n, r) => n + r.detected, 0);
+  const sent = stats.recentRuns.reduce((n, r) => n + totalSent(r), 0);
+  const queues = [...stats.processed.entries()]
+    .map(([queue, byOutcome]) => `${queue} ${OUTCOMES.map((o) => `${o[0]}${byOutcome.get(o) ?? 0}`).join('/')}`)
+    .join(' · ');
+  const failedRuns = stats.recentRuns.filter((r) => r.outcome === 'Failed').length;
+  return `[${now.toISOString().slice(11, 19)}] detected ${detected}, sent ${sent}${failedRuns ? `, ${failedRuns} failed run(s)` : ''} | processed ${stats.processedCount()}${queues ? ` (${queues})` : ''}`;
+}
+
+/** Prints {@link progressLine} every `everyMs` when something changed. Returns a stop function. */
+export function startProgress(stats: HostStats, clock: Clock, print: (line: string) => void, everyMs = 2_000): () => void {
+  let last = '';
+  return clock.every(everyMs, () => {
+    const line = progressLine(stats, clock.now());
+    const key = line.slice(11);
+    if (key !== last) print(line);
+    last = key;
+  });
+}
+
+/** The `--once` summary: jobs, processing outcomes, where messages ended, queue depths. */
+export function formatSummary(args: { runs: JobRunResult[]; stats: HostStats; depths: Array<{ queue: string } & QueueCounts>; queues: QueueNames; seconds: number }): string {
+  const { runs, stats, depths, queues, seconds } = args;
+  const lines: string[] = [`Highwater run summary (${seconds.toFixed(1)} s)`, '', 'Jobs'];
+  const width = Math.max(10, ...runs.map((r) => r.jobName.length));
+  for (const run of runs) {
+    const sentTo = Object.entries(run.sentByQueue).map(([q, n]) => `${n} → ${q}`).join(', ') || '0';
+    lines.push(`  ${run.jobName.padEnd(width)}  ${run.outcome.padEnd(9)}  detected ${String(run.detected).padStart(6)}  sent ${sentTo}${run.error ? `  error: ${run.error}` : ''}`);
+  }
+  lines.push('', 'Processed');
+  for (const [queue, byOutcome] of stats.processed) {
+    lines.push(`  ${queue.padEnd(20)} ${OUTCOMES.map((o) => `${o} ${byOutcome.get(o) ?? 0}`).join('  ')}`);
+  }
+  const d = (k: Parameters<HostStats['dispositions']['get']>[0]) => stats.dispositions.get(k) ?? 0;
+  lines.push(
+    '',
+    'Where messages ended',
+    ...[
+      ['applied to the target', d('completed'), ''],
+      ['ignored (outdated)', d('ignored'), queues.ignored],
+      ['parked (dependency missing)', d('transitive'), Object.values(queues.transitive).join(' / ')],
+      ['dead-lettered', d('deadLettered'), '<queue>/$deadletterqueue'],
+      ['abandoned for retry', d('abandoned'), 'redelivered'],
+    ].map(([label, n, where]) => `  ${String(label).padEnd(29)}${String(n).padStart(6)}${where ? `  → ${where}` : ''}`),
+    '',
+    'Queues now (active / scheduled / dead-letter)',
+  );
+  for (const depth of depths) lines.push(`  ${depth.queue.padEnd(20)} ${depth.active} / ${depth.scheduled} / ${depth.deadLetter}`);
+  return lines.join('\n');
+}

@@ -1,0 +1,70 @@
+import path from 'node:path';
+import type { Settings } from '../config/settings';
+import { systemClock, type Clock } from '../model/clock';
+import { appInsightsLogger } from './app-insights-logger';
+import { AppInsightsMetrics, loadAppInsightsClient, settleWithin, type AppInsightsClient } from './app-insights-metrics';
+import { FanOutMetrics } from './fan-out-metrics';
+import { LocalMetrics } from './local-metrics';
+import { consoleLogger, type Logger } from './logger';
+import type { Metrics, MetricsReader } from './metrics';
+
+/** The app setting that switches Application Insights on (set by the Functions host in Azure). */
+export const APPINSIGHTS_CONNECTION_SETTING = 'APPLICATIONINSIGHTS_CONNECTION_STRING';
+
+export interface TelemetryOptions {
+  /**
+   * Also keep the local adapter (memory + JSON-lines file) when Application Insights is on: the
+   * local host's status page charts from it. Default false (the Functions app).
+   */
+  keepLocal?: boolean;
+  /** Write local metrics to `<dataDir>/metrics/metrics-YYYY-MM-DD.jsonl`. Default true. */
+  localFile?: boolean;
+  /** Where log lines go (and, with Application Insights, are copied from). Default the console. */
+  log?: Logger;
+  /** Default the system clock. */
+  clock?: Clock;
+  /** Makes the client; default lazily imports `applicationinsights`. Tests pass a stub. */
+  loadClient?: (connectionString: string) => Promise<AppInsightsClient>;
+}
+
+export interface Telemetry {
+  /** Reads back what was tracked (the local adapter's points); present unless App Insights runs alone. */
+  metrics: Metrics & Partial<MetricsReader>;
+  log: Logger;
+  destination: 'applicationInsights' | 'local';
+  /** Flushes, stops timers and shuts the SDK client down. */
+  close(): Promise<void>;
+}
+
+/**
+ * Chooses the metrics adapter and the logger: Application Insights when
+ * `APPLICATIONINSIGHTS_CONNECTION_STRING` is set (the SDK is loaded only then), else the local
+ * adapter (memory + a JSON-lines file under the data folder).
+ */
+export async function createTelemetry(settings: Pick<Settings, 'dataDir'>, env: NodeJS.ProcessEnv = process.env, options: TelemetryOptions = {}): Promise<Telemetry> {
+  const clock = options.clock ?? systemClock;
+  const baseLog = options.log ?? consoleLogger;
+  const connectionString = env[APPINSIGHTS_CONNECTION_SETTING]?.trim();
+  const local = (withFile: boolean) =>
+    new LocalMetrics({ clock, log: baseLog, dir: withFile && options.localFile !== false ? path.join(settings.dataDir, 'metrics') : undefined });
+
+  if (!connectionString) {
+    const metrics = local(true);
+    return { metrics, log: baseLog, destination: 'local', close: () => metrics.close() };
+  }
+
+  const client = await (options.loadClient ?? loadAppInsightsClient)(connectionString);
+  const remote = new AppInsightsMetrics(client, { log: baseLog, clock });
+  const kept = options.keepLocal ? local(true) : undefined;
+  const metrics = kept ? new FanOutMetrics([remote, kept], kept) : remote;
+  return {
+    metrics,
+    log: appInsightsLogger(client, baseLog),
+    destination: 'applicationInsights',
+    async close() {
+      await kept?.close();
+      await metrics.flush();
+      await settleWithin(client.shutdown(), 10_000, clock, (m) => baseLog.warn(`Application Insights client not shut down: ${m}`));
+    },
+  };
+}

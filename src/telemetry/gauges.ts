@@ -1,0 +1,102 @@
+import { allQueueNames, type QueueNames } from '../config/settings';
+import type { MessageBus } from '../bus/message-bus';
+import type { Clock } from '../model/clock';
+import { errorMessage } from '../model/errors';
+import type { Job } from '../model/job';
+import type { WatermarkStore } from '../model/watermark-record';
+import { parseWatermarkType, WatermarkValue } from '../model/watermark-value';
+import type { Logger } from './logger';
+import { METRIC_NAMES, type Metrics } from './metrics';
+
+/** What a queue is for: `work` (has a processor), `transitive` (parked), `ignored` (outdated). */
+export type QueueRole = 'work' | 'transitive' | 'ignored';
+
+export interface GaugeSources {
+  /** The configured jobs (all of them; disabled jobs still have a watermark). */
+  jobs: () => readonly Job[];
+  watermarks: Pick<WatermarkStore, 'getAllWatermarks'>;
+  bus: Pick<MessageBus, 'counts'>;
+  queues: QueueNames;
+  metrics: Metrics;
+  clock: Pick<Clock, 'now'>;
+  /** Where a failed read is reported; the other gauges are still sampled. */
+  log: Logger;
+}
+
+/** What one sample found (also what was tracked). */
+export interface GaugeSample {
+  lagSeconds: Record<string, number>;
+  depths: Array<{ queue: string; role: QueueRole; active: number; scheduled: number; deadLetter: number }>;
+}
+
+/**
+ * Seconds from a `datetime` watermark to `now`; null for other watermark types, for a job that
+ * has no watermark yet (nothing stored, or the type's default `0001-01-01…`), and for values that
+ * do not parse. Negative when the source's clock runs ahead.
+ */
+export function watermarkLagSeconds(type: string, watermark: string | null, now: Date): number | null {
+  if (parseWatermarkType(type) !== 'datetime' || watermark === null || watermark.trim() === '') return null;
+  if (watermark === WatermarkValue.initialize('datetime', null).value) return null;
+  const at = Date.parse(watermark);
+  return Number.isNaN(at) ? null : Math.round((now.getTime() - at) / 1000);
+}
+
+/** Every queue in use with its role, work queues first. */
+export function queueRoles(queues: QueueNames): Array<{ queue: string; role: QueueRole }> {
+  const transitive = new Set(Object.values(queues.transitive));
+  return allQueueNames(queues).map((queue) => ({
+    queue,
+    role: queue === queues.ignored ? 'ignored' : transitive.has(queue) ? 'transitive' : 'work',
+  }));
+}
+
+/**
+ * Tracks the gauges: `WatermarkLagSeconds{job}` per job with a datetime watermark and
+ * `QueueDepth{queue, role, state}` per queue with state `active`, `scheduled` and `deadLetter`.
+ * Called periodically (local host, a timer function in Azure); never throws.
+ */
+export async function sampleGauges(sources: GaugeSources): Promise<GaugeSample> {
+  const { metrics, log } = sources;
+  const now = sources.clock.now();
+  const sample: GaugeSample = { lagSeconds: {}, depths: [] };
+  try {
+    const records = await sources.watermarks.getAllWatermarks();
+    for (const job of sources.jobs()) {
+      const lag = watermarkLagSeconds(job.watermark.type, records.get(job.name)?.watermark ?? null, now);
+      if (lag === null) continue;
+      sample.lagSeconds[job.name] = lag;
+      metrics.track(METRIC_NAMES.watermarkLagSeconds, lag, { job: job.name });
+    }
+  } catch (err) {
+    log.warn(`watermark lag not sampled: ${errorMessage(err)}`);
+  }
+  for (const { queue, role } of queueRoles(sources.queues)) {
+    try {
+      const counts = await sources.bus.counts(queue);
+      sample.depths.push({ queue, role, ...counts });
+      metrics.track(METRIC_NAMES.queueDepth, counts.active, { queue, role, state: 'active' });
+      metrics.track(METRIC_NAMES.queueDepth, counts.scheduled, { queue, role, state: 'scheduled' });
+      metrics.track(METRIC_NAMES.queueDepth, counts.deadLetter, { queue, role, state: 'deadLetter' });
+    } catch (err) {
+      log.warn(`depth of queue ${queue} not sampled: ${errorMessage(err)}`);
+    }
+  }
+  return sample;
+}
+
+/**
+ * Samples the gauges now and then every `intervalMs` (default 60 000) until the returned
+ * function is called. Samples do not overlap: a tick while one runs is skipped.
+ */
+export function startGaugeSampler(sources: GaugeSources & { clock: Clock }, intervalMs = 60_000): () => void {
+  let running = false;
+  const tick = () => {
+    if (running) return;
+    running = true;
+    void sampleGauges(sources).finally(() => {
+      running = false;
+    });
+  };
+  tick();
+  return sources.clock.every(intervalMs, tick);
+}

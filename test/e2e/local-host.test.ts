@@ -1,0 +1,105 @@
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { readSettings } from '../../src/config/settings';
+import { startLocalHost, type LocalHost } from '../../src/host/local-host';
+import { silentLogger } from '../../src/telemetry/logger';
+import { changeDemoAccount, DEMO_SIZES, DEMO_SPECIAL, seedDemo } from '../../examples/demo/seed';
+import { startTestAzurite, type TestAzurite } from '../support/azurite';
+
+/** The whole local host on a copy of the demo: schedule, HTTP functions, processors. */
+describe('local host on the demo', () => {
+  let azurite: TestAzurite;
+  let dir: string;
+  let host: LocalHost;
+
+  beforeAll(async () => {
+    azurite = await startTestAzurite();
+    dir = mkdtempSync(path.join(os.tmpdir(), 'hw-host-'));
+    cpSync(path.join(__dirname, '../../examples/demo'), dir, { recursive: true, filter: (src) => !/\.db(-wal|-shm)?$/.test(src) });
+    seedDemo(dir);
+    host = await startLocalHost({
+      configDir: dir,
+      port: 0,
+      log: silentLogger,
+      settings: {
+        ...readSettings({}),
+        storageConnectionString: azurite.connectionString,
+        dataDir: path.join(dir, '.data'),
+        getChangesSchedule: '* * * * * *',
+      },
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await host?.stop();
+    await azurite?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const erp = () => new Database(path.join(dir, 'erp.db'), { readonly: true });
+  const crm = () => new Database(path.join(dir, 'crm.db'), { readonly: true });
+
+  async function until<T>(probe: () => T | undefined, timeoutMs = 30_000): Promise<T> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const value = probe();
+      if (value !== undefined) return value;
+      if (Date.now() > deadline) throw new Error('timed out');
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+
+  it('syncs the demo on its schedule, with each special row in its place', async () => {
+    await until(() => (host.stats.recentRuns.some((r) => r.jobName === 'crm-contacts-to-erp' && r.detected > 0) ? true : undefined));
+    expect(await host.drained({ timeoutMs: 60_000 })).toBe(true);
+    const db = erp();
+    try {
+      // Every CRM account but the outdated one is applied; tombstoned customers are gone.
+      expect(db.prepare('SELECT count(*) AS n FROM customers').get()).toEqual({ n: DEMO_SIZES.accounts });
+      expect(db.prepare('SELECT name FROM customers WHERE crm_id = ?').get(DEMO_SPECIAL.staleAccount)).toEqual({ name: 'EDITED IN ERP' });
+      expect(db.prepare('SELECT count(*) AS n FROM contacts').get()).toEqual({ n: DEMO_SIZES.contacts - 2 });
+    } finally {
+      db.close();
+    }
+    const c = crm();
+    try {
+      expect(c.prepare('SELECT count(*) AS n FROM accounts WHERE erp_number IS NOT NULL').get()).toEqual({ n: DEMO_SIZES.accounts - 1 });
+    } finally {
+      c.close();
+    }
+    const { bus, settings } = host.runtime;
+    expect((await bus.counts(settings.queues.ignored)).active).toBe(1);
+    expect((await bus.counts(settings.queues.transitive.normal)).active).toBe(1);
+    expect((await bus.counts(settings.queues.work.normal)).deadLetter).toBe(1);
+  }, 90_000);
+
+  it('picks up a changed CRM row within a schedule period', async () => {
+    expect(changeDemoAccount(dir, 'A-0100', 'Renamed Ltd')).toBe(true);
+    const name = await until(() => {
+      const db = erp();
+      try {
+        const row = db.prepare('SELECT name FROM customers WHERE crm_id = ?').get('A-0100') as { name: string };
+        return row.name === 'RENAMED LTD' ? row.name : undefined;
+      } finally {
+        db.close();
+      }
+    }, 15_000);
+    expect(name).toBe('RENAMED LTD');
+  }, 30_000);
+
+  it('runs a job over HTTP and answers 404 with a JSON error for an unknown one', async () => {
+    const ok = await fetch(`${host.url}/api/jobs/crm-accounts-to-erp/execute`, { method: 'POST' });
+    expect(ok.status).toBe(200);
+    expect(await ok.json()).toMatchObject({ job: 'crm-accounts-to-erp', outcome: 'Succeeded' });
+    const missing = await fetch(`${host.url}/api/jobs/nope/execute`, { method: 'POST' });
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toEqual({ error: { code: 'JobNotFound', message: 'unknown job "nope"' } });
+    const bad = await fetch(`${host.url}/api/jobs/crm-accounts-to-erp/execute`, { method: 'POST', body: '{"dryRun":"yes"}' });
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toEqual({ error: { code: 'BadRequest', message: 'body.dryRun: expected a boolean' } });
+    const wrongMethod = await fetch(`${host.url}/api/jobs/crm-accounts-to-erp/execute`);
+    expect(wrongMethod.status).toBe(405);
+  });
+});
