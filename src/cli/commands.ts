@@ -2,6 +2,8 @@ import type { Command } from 'commander';
 import { registerQueuesCommand } from './commands/queues';
 import { registerConfigCommands } from './commands/config';
 import { registerWatermarkCommands } from './commands/watermark';
+import { registerRunCommand } from './commands/run';
+import { registerRunsCommand } from './commands/runs';
 import { registerStartCommands } from './commands/start';
 import { registerDemoCommands } from './commands/demo';
 
@@ -13,6 +15,8 @@ export function registerCommands(program: Command): void {
   registerQueuesCommand(program);
   registerConfigCommands(program);
   registerWatermarkCommands(program);
+  registerRunCommand(program);
+  registerRunsCommand(program);
   registerStartCommands(program);
   registerDemoCommands(program);
 }

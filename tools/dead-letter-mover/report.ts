@@ -12,7 +12,7 @@ export interface MoverReport {
   source: string;
   /** Where the bus is (never a secret). */
   bus: string;
-  rulesFile: string;
+  rules: { file: string; count: number };
   snapshot: { messages: number; inScope: number; firstSequence?: string; lastSequence?: string; truncatedAtMax: boolean };
   groups: ReportGroup[];
   /** What `--apply` does (dry run) or set out to do (apply). */
@@ -69,7 +69,7 @@ export interface ReportInput {
   mode: MoverReport['mode'];
   source: string;
   bus: string;
-  rulesFile: string;
+  rules: { file: string; count: number };
   snapshot: Snapshot;
   plan: readonly PlannedMessage[];
   applied?: ApplyResult;
@@ -143,7 +143,7 @@ export function buildReport(input: ReportInput): MoverReport {
     mode: input.mode,
     source: input.source,
     bus: input.bus,
-    rulesFile: input.rulesFile,
+    rules: input.rules,
     snapshot: {
       messages: snapshot.peeked.length,
       inScope: snapshot.inScope.length,

@@ -138,14 +138,17 @@ export function parseRules(text: string, file: string): Rule[] {
   return rulesFromData(document.toJS(), file);
 }
 
-/** Reads and validates a rules file. @throws UsageError when it cannot be read or is invalid. */
-export async function loadRulesFile(file: string): Promise<Rule[]> {
+/**
+ * Reads and validates a rules file; messages name it as `label` (default: the path).
+ * @throws UsageError when it cannot be read or is invalid.
+ */
+export async function loadRulesFile(file: string, label: string = file): Promise<Rule[]> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    throw new UsageError(`${file}: cannot read the rules file (${code === 'ENOENT' ? 'no such file' : (code ?? String(err))})`);
+    throw new UsageError(`${label}: cannot read the rules file (${code === 'ENOENT' ? 'no such file' : (code ?? String(err))})`);
   }
-  return parseRules(text, file);
+  return parseRules(text, label);
 }

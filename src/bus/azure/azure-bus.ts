@@ -38,10 +38,10 @@ export type AzureServiceBusOptions = AzureServiceBusConnection & {
 };
 
 const DEFAULT_PEEK_COUNT = 100;
+const SEQUENCE_NUMBER = /^\d{1,20}$/;
 
 /** The SDK types the description as required; it omits a missing one on the wire, as the port wants. */
 type SdkDeadLetterOptions = SdkDeadLetter & Record<string, PropertyValue>;
-const SEQUENCE_NUMBER = /^\d{1,20}$/;
 
 /**
  * {@link MessageBus} on Azure Service Bus (`@azure/service-bus` 7.9). Owns its client; senders and

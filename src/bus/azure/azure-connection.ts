@@ -43,8 +43,9 @@ export function normalizeNamespace(value: string): string {
 }
 
 /**
- * Checks a connection string without echoing it (it holds the key).
- * @throws ConfigError naming what is missing.
+ * Checks a connection string (the SDK's parser: Endpoint, and a key or signature) without
+ * echoing it, as it holds the key.
+ * @throws ConfigError
  */
 function parseConnectionString(connectionString: string): { namespace: string; emulator: boolean } {
   let parsed: ReturnType<typeof parseServiceBusConnectionString>;
@@ -54,9 +55,6 @@ function parseConnectionString(connectionString: string): { namespace: string; e
     throw new ConfigError('Service Bus connection string: malformed (expected Endpoint=sb://…;SharedAccessKeyName=…;SharedAccessKey=…)');
   }
   const emulator = /(^|;)\s*UseDevelopmentEmulator\s*=\s*true\s*(;|$)/i.test(connectionString);
-  if (!parsed.sharedAccessKey && !parsed.sharedAccessSignature) {
-    throw new ConfigError('Service Bus connection string: SharedAccessKey or SharedAccessSignature is missing');
-  }
   return { namespace: parsed.fullyQualifiedNamespace, emulator };
 }
 

@@ -32,13 +32,20 @@ import { QueueNotifier } from './queue-notifier';
 import { toBusError } from './sqlite-errors';
 import { TransactionBatcher } from './transaction-batcher';
 
-/** Contents of completed messages are deleted once this many have gathered (or on close). */
-const CONTENTS_DROP_BATCH = 1000;
-
 /**
- * The embedded, durable message bus: one SQLite file (WAL) with Service Bus semantics, safe to
- * share between processes. Open it with {@link LocalBus.open}; queues must be declared (option
- * `queues` or {@link LocalBus.createQueue}) before use, as in Service Bus.
+ * The embedded, durable message bus: one SQLite file in WAL mode with Service Bus semantics
+ * (peek-lock, delivery counts, dead-letter subqueue, TTL, scheduling, duplicate detection).
+ *
+ * Queues are declared, as in Service Bus: option `queues` of {@link LocalBus.open}, or
+ * {@link LocalBus.createQueue}. Declarations are stored in the file, so every process on it
+ * knows them; any other call on an undeclared queue fails with `QueueNotFound`.
+ *
+ * Durability: a call resolves after its transaction committed. With `synchronous: 'NORMAL'`
+ * (default) that survives a crash of any process; power loss or an OS crash may lose the last
+ * commits but never corrupts the file. `'FULL'` survives those too, at a cost.
+ *
+ * Several processes may share the file (the host and the dead-letter mover): every write runs
+ * in a `BEGIN IMMEDIATE` transaction, and a busy file is waited for up to `busyTimeoutMs`.
  */
 export class LocalBus implements MessageBus {
   private readonly catalog: QueueCatalog;
@@ -48,8 +55,6 @@ export class LocalBus implements MessageBus {
   private readonly notifier: QueueNotifier;
   private readonly clock: () => number | Date;
   private readonly pollIntervalMs: number;
-  /** Completed messages whose contents rows are still to be deleted. */
-  private completed: number[] = [];
   private closed = false;
 
   private constructor(
@@ -153,8 +158,8 @@ export class LocalBus implements MessageBus {
     const done = await this.batcher.run(() => this.store.complete(ref, this.now()));
     if (!done) throw lockLostError(message);
     // Only after the commit: the contents must outlive the message's state.
-    this.completed.push(ref.seq);
-    if (this.completed.length >= CONTENTS_DROP_BATCH && !this.closed) this.dropCompletedContents();
+    const due = this.store.completed(ref.seq);
+    if (due && !this.closed) this.dropContents(due);
   }
 
   async abandon(message: ReceivedMessage, propertiesToModify?: ApplicationProperties): Promise<void> {
@@ -200,7 +205,7 @@ export class LocalBus implements MessageBus {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.dropCompletedContents();
+    this.dropContents(this.store.completed());
     this.batcher.flush();
     this.notifier.close();
     this.db.close();
@@ -217,12 +222,9 @@ export class LocalBus implements MessageBus {
     });
   }
 
-  /** Deletes the contents of completed messages in one transaction (a lost batch is swept on open). */
-  private dropCompletedContents(): void {
-    if (this.completed.length === 0) return;
-    const seqs = this.completed;
-    this.completed = [];
-    this.batcher.run(() => this.store.dropContents(seqs)).catch(() => undefined);
+  /** Deletes contents of completed messages in one transaction (a lost batch is swept on open). */
+  private dropContents(seqs: readonly number[] | undefined): void {
+    if (seqs?.length) this.batcher.run(() => this.store.dropContents(seqs)).catch(() => undefined);
   }
 
   private queue(name: string): QueueInfo {

@@ -9,6 +9,8 @@ import { prepareStatements, type Statements } from './store-statements';
 export const MAX_DELIVERY_REASON = 'MaxDeliveryCountExceeded';
 export const TTL_EXPIRED_REASON = 'TTLExpiredException';
 const TTL_EXPIRED_DESCRIPTION = 'The message expired and was dead lettered.';
+/** Contents of completed messages are deleted once this many have gathered (or on close). */
+const CONTENTS_DROP_BATCH = 1000;
 const maxDeliveryDescription = (max: number) => `Message could not be consumed after ${max} delivery attempts.`;
 
 /** A lock this store handed out: the message's sequence number and the delivery's token. */
@@ -45,6 +47,8 @@ export type DeadLetterOutcome = 'deadLettered' | 'alreadyDead' | 'lockLost';
 export class MessageStore {
   private readonly s: Statements;
   private readonly tokens = new LockTokens();
+  /** Completed messages whose contents rows are still to be deleted. */
+  private completedSeqs: number[] = [];
 
   constructor(
     db: Database.Database,
@@ -113,6 +117,18 @@ export class MessageStore {
   /** Deletes the message's state; its contents row is left for {@link dropContents}. */
   complete(ref: LockRef, now: number): boolean {
     return this.s.complete.run(ref.seq, ref.token, now).changes === 1;
+  }
+
+  /**
+   * Notes a completion that has committed; returns the sequence numbers whose contents are now
+   * due for {@link dropContents} (every 1000 completions, or all of them when called without one).
+   */
+  completed(seq?: number): number[] | undefined {
+    if (seq !== undefined) this.completedSeqs.push(seq);
+    if (seq !== undefined && this.completedSeqs.length < CONTENTS_DROP_BATCH) return undefined;
+    const due = this.completedSeqs;
+    this.completedSeqs = [];
+    return due;
   }
 
   /**

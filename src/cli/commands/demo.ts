@@ -9,11 +9,11 @@ export function registerDemoCommands(program: Command): void {
     program
       .command('demo')
       .description('seed the demo CRM and ERP databases (if missing) and run the local host on examples/demo')
-      .option('--reset', 'recreate the demo databases (forget all changes)'),
+      .option('--reset', 'start over: recreate the demo databases, clear the demo jobs\' watermarks and the local queues'),
   ).action(async (opts: Omit<HostCommandOptions, 'config'> & { reset?: boolean }) => {
     const dir = demoConfigDir();
     if (seedDemo(dir, { reset: opts.reset })) console.log(`Seeded the demo databases in ${dir} (crm.db, erp.db).`);
-    process.exitCode = await runHost({ ...opts, config: dir });
+    process.exitCode = await runHost({ ...opts, config: dir, resetState: opts.reset });
   });
   demo
     .command('change-account <id> <name>')

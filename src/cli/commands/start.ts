@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
@@ -15,6 +16,8 @@ export interface HostCommandOptions {
   port: number;
   /** Seconds `--once` waits for the queues to drain. */
   drainTimeout: number;
+  /** Start over: clear the watermarks of every configured job and (local bus only) the queues. */
+  resetState?: boolean;
 }
 
 export function parsePort(value: string): number {
@@ -58,8 +61,14 @@ export async function runHost(opts: HostCommandOptions): Promise<number> {
   const log = consoleLogger;
   const configDir = path.resolve(opts.config);
   const began = Date.now();
+  if (opts.resetState && !settings.serviceBusConnectionString && !settings.serviceBusNamespace) {
+    for (const suffix of ['', '-wal', '-shm']) rmSync(path.join(settings.dataDir, 'bus.sqlite') + suffix, { force: true });
+  }
   const host: LocalHost = await startLocalHost({ configDir, port: opts.port, settings, noSchedule: opts.once, log, extraRoutes: await statusRoutesIfAvailable() });
   log.info(`Highwater local host on ${host.url} — config ${path.relative(process.cwd(), configDir) || '.'}, tables: ${host.runtime.storage.description}, bus: ${describeBus(settings)}`);
+  if (opts.resetState) {
+    for (const job of host.runtime.init.config.jobs) await host.runtime.watermarks.updateWatermarkByJobName(job.name, null, null);
+  }
   const stopProgress = startProgress(host.stats, host.runtime.clock, (line) => console.log(line));
   try {
     if (opts.once) return await runOnce(host, opts, began);

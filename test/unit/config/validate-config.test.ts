@@ -21,6 +21,7 @@ describe('validateConfig', () => {
       action: JobActionType.NewUpdate,
       skipOutdatedMessages: false,
       skipUnchanged: false,
+      transitiveRetries: 0,
       pageSize: 500,
       lookbackSeconds: 0,
     });

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo, Server, Socket } from 'node:net';
-import { create_container, message, uuid_to_string, type Container, type EventContext } from 'rhea';
+import { create_container, uuid_to_string, type Container, type EventContext } from 'rhea';
+import { amqp, longValue, reorderGuid, unbatch, wireMessage } from './fake-amqp-codec';
 import { FakeQueue, type AmqpMessage, type FakeQueueOptions, type Lock, type Stored } from './fake-queue-store';
 
 /**
@@ -19,17 +20,6 @@ import { FakeQueue, type AmqpMessage, type FakeQueueOptions, type Lock, type Sto
  * semantics are in {@link FakeQueue}. Not covered: sessions, transactions, update-disposition,
  * schedule/cancel via management, the HTTPS administration API.
  */
-
-interface Outcome {
-  described(): unknown;
-}
-
-const amqp = message as unknown as {
-  decode(bytes: Buffer): AmqpMessage;
-  encode(message: AmqpMessage): Buffer;
-  accepted(): Outcome;
-  rejected(fields: { error: { condition: string; description: string } }): Outcome;
-};
 
 /** Loose views of rhea internals used here (its typings omit them). */
 interface LinkInternals {
@@ -245,33 +235,4 @@ export class FakeServiceBus {
       body,
     });
   }
-}
-
-/** The message as delivered or peeked, with the broker's annotations. */
-function wireMessage(stored: Stored, now: number, deliveryCount: number): AmqpMessage {
-  return {
-    ...stored.message,
-    delivery_count: deliveryCount,
-    message_annotations: {
-      ...stored.message.message_annotations,
-      'x-opt-sequence-number': stored.seq,
-      'x-opt-enqueued-time': new Date(stored.enqueuedAt),
-      ...(stored.lock && stored.lock.until > now ? { 'x-opt-locked-until': new Date(stored.lock.until) } : {}),
-      'x-opt-message-state': stored.availableAt > now ? 2 : 0,
-    },
-  };
-}
-
-function unbatch(batch: AmqpMessage): AmqpMessage[] {
-  const sections = (batch.body as { content: Buffer | Buffer[] }).content;
-  return (Array.isArray(sections) ? sections : [sections]).map((section) => amqp.decode(section));
-}
-
-/** .NET GUID byte order, which the SDK applies to delivery tags to form lock tokens. */
-function reorderGuid(bytes: Buffer): Buffer {
-  return Buffer.from([bytes[3], bytes[2], bytes[1], bytes[0], bytes[5], bytes[4], bytes[7], bytes[6], ...bytes.subarray(8)]);
-}
-
-function longValue(value: unknown): bigint {
-  return Buffer.isBuffer(value) ? value.readBigInt64BE(0) : BigInt(value as number);
 }

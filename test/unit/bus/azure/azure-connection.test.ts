@@ -23,10 +23,11 @@ describe('createAzureClients (no network: clients connect on first use)', () => 
     }
   });
 
-  it('refuses a connection string without a key', () => {
+  it('refuses a connection string without a key or without an endpoint', () => {
     expect(() => createAzureClients({ connectionString: 'Endpoint=sb://contoso.servicebus.windows.net/;SharedAccessKeyName=Root' })).toThrow(
-      'Service Bus connection string: SharedAccessKey or SharedAccessSignature is missing',
+      'Service Bus connection string: malformed',
     );
+    expect(() => createAzureClients({ connectionString: `SharedAccessKeyName=Root;SharedAccessKey=${KEY}` })).toThrow('Service Bus connection string: malformed');
   });
 
   it('takes a namespace for managed identity, with or without scheme', async () => {

@@ -1,0 +1,132 @@
+import { ConnectorBase, canonicalChangeTracker } from '../base/connector-base';
+import { type RelatedValueLookup, ResolverCache } from '../base/resolvers';
+import type { RetrieveOptions, SourceConnector, SourcePage } from '../base/source-connector';
+import { lookbackLowerBound } from '../sql/change-window';
+import { type Job, JobActionType } from '../../src/model/job';
+import type { Mapping } from '../../src/model/mapping';
+import type { QueueMessage } from '../../src/model/queue-message';
+import { parseWatermarkType, WatermarkValue } from '../../src/model/watermark-value';
+import { DeltaReader, type DeltaReaderOptions } from './delta-reader';
+import { isDeltaJob } from './delta-watermark';
+import { decodeCursor, encodeCursor } from './odata-cursor';
+import { matchesCondition, renderFilter } from './odata-filter';
+import type { OdataHttpClient } from './odata-http';
+import { identifier, literal, queryString, watermarkLiteral } from './odata-literals';
+import { rowsOf, selectedFields, withoutAnnotations } from './source-rows';
+
+export interface OdataSourceOptions {
+  http: OdataHttpClient;
+  /** Time of detection. */
+  now: () => Date;
+  /** Change tracking (jobs whose watermark field is `@odata.deltaLink`). */
+  delta?: Omit<DeltaReaderOptions, 'http' | 'now' | 'lookup'>;
+}
+
+const INITIAL = new Set(['0001-01-01T00:00:00.0000000Z', '0001-01-01']);
+
+/**
+ * Detects changes in one OData entity set by a watermark property.
+ *
+ * A run first reads the property's current maximum as its upper bound, then asks for records
+ * with `lower < watermark <= upper` (and the job filter), `$orderby` watermark then key,
+ * `$select` of the mapped fields, and follows the service's `@odata.nextLink` pages, asking for
+ * `job.pageSize` records a page (`Prefer: odata.maxpagesize`). Records changed during the run
+ * move beyond the bound and are read next run. Paging relies on the service's skip tokens: a
+ * service whose tokens are plain offsets can skip a record when one already read changes
+ * mid-run (Dataverse and Business Central tokens are key-based; SAP CAP needs
+ * `cds.query.limit.reliablePaging`). Jobs whose watermark field is `@odata.deltaLink` use change
+ * tracking instead (see {@link DeltaReader}). Throttled reads wait for `Retry-After` and retry.
+ */
+export class OdataSource extends ConnectorBase implements SourceConnector, RelatedValueLookup {
+  private readonly delta: DeltaReader;
+
+  constructor(private readonly options: OdataSourceOptions) {
+    super();
+    this.delta = new DeltaReader({ ...options.delta, http: options.http, now: options.now, lookup: this });
+  }
+
+  async *retrieveChanges(mapping: Mapping, job: Job, watermark: WatermarkValue, options: RetrieveOptions = {}): AsyncIterable<SourcePage> {
+    if (isDeltaJob(job)) {
+      yield* this.delta.retrieve(mapping, job, watermark, options);
+      return;
+    }
+    const { http } = this.options;
+    const set = identifier(mapping.source.entity, `mapping "${mapping.name}": source.entity`);
+    const field = identifier(job.watermark.field, `job "${job.name}": watermark.field`);
+    const type = parseWatermarkType(job.watermark.type);
+    const pageSize = options.pageSize ?? job.pageSize;
+    const headers = { Prefer: `odata.maxpagesize=${pageSize}` };
+
+    let upper: string;
+    let next: string;
+    if (options.cursor) {
+      const position = decodeCursor(options.cursor);
+      if (position.mode !== 'watermark') return yield* this.delta.retrieve(mapping, job, watermark, options);
+      ({ upper, next } = position);
+      if (next === '') return;
+    } else {
+      const top = await http.request({
+        method: 'GET',
+        url: `${set}${queryString([['$select', field], ['$filter', `${field} ne null`], ['$orderby', `${field} desc`], ['$top', '1']])}`,
+        operation: `read the maximum of ${field} in ${set}`,
+        retryThrottled: true,
+      });
+      const [max] = rowsOf(top, `read ${set}`);
+      if (max?.[field] === null || max?.[field] === undefined) return;
+      upper = type ? WatermarkValue.canonicalize(type, max[field]) : String(max[field]);
+      const conditions = [`${field} le ${type ? watermarkLiteral(type, upper) : literal(upper, field)}`];
+      const current = watermark.value;
+      if (current !== null && !INITIAL.has(current)) {
+        const lower = type ? lookbackLowerBound(type, current, job.lookbackSeconds) : current;
+        conditions.unshift(`${field} gt ${watermarkLiteral(type, lower)}`);
+      }
+      const filter = renderFilter(job.filter, `job "${job.name}": filter`);
+      if (filter) conditions.push(filter);
+      const select = selectedFields(mapping, job).join(',');
+      const orderby = [field, ...mapping.source.key.filter((k) => k !== field)].map((f) => `${f} asc`).join(',');
+      next = `${set}${queryString([['$select', select], ['$filter', conditions.join(' and ')], ['$orderby', orderby]])}`;
+    }
+
+    const lookup = new ResolverCache(this);
+    for (;;) {
+      const response = await http.request({ method: 'GET', url: next, headers, operation: `read changes from ${set}`, retryThrottled: true });
+      const rows = rowsOf(response, `read ${set}`).map(withoutAnnotations);
+      const link = response.body?.['@odata.nextLink'];
+      const following = typeof link === 'string' ? http.resolveLink(link, response) : undefined;
+      if (rows.length > 0) {
+        const messages: QueueMessage[] = [];
+        for (const row of rows) {
+          const deleted = job.softDelete !== undefined && matchesCondition(row, job.softDelete);
+          messages.push(
+            await ConnectorBase.serialize(row, mapping, job, {
+              now: this.options.now,
+              lookup,
+              changeTracker: canonicalChangeTracker(row, job),
+              ...(deleted ? { action: JobActionType.Delete } : {}),
+            }),
+          );
+        }
+        const cursor = encodeCursor({ mode: 'watermark', upper, next: following ?? '' });
+        yield { messages, timeStamps: [], lastChangeTracker: messages[messages.length - 1].changeTracker, rowCount: rows.length, cursor, hasMore: following !== undefined };
+      }
+      if (following === undefined) return;
+      next = following;
+    }
+  }
+
+  async lookupRelated(entity: string, matchField: string, returnField: string, value: unknown): Promise<unknown> {
+    const set = identifier(entity, 'resolver.entity');
+    const match = identifier(matchField, 'resolver.matchField');
+    const field = identifier(returnField, 'resolver.returnField');
+    const response = await this.options.http.request({
+      method: 'GET',
+      url: `${set}${queryString([['$filter', `${match} eq ${literal(value, 'resolver value')}`], ['$select', field], ['$top', '1']])}`,
+      operation: `resolve ${match} in ${set}`,
+      retryThrottled: true,
+    });
+    const [row] = rowsOf(response, `resolve ${match} in ${set}`);
+    return row === undefined ? undefined : (row[field] ?? null);
+  }
+
+  async close(): Promise<void> {}
+}

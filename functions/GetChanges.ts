@@ -1,0 +1,28 @@
+import { app, type InvocationContext, type Timer } from '@azure/functions';
+import { totalSent } from '../src/detect/job-run';
+import { getRuntime } from './runtime-instance';
+
+/**
+ * App setting holding the timer's 6-field NCRONTAB schedule, e.g. `0 * * * * *` (every minute):
+ * the timer only looks for due jobs; each job's own schedule decides whether it runs.
+ */
+export const GET_CHANGES_SCHEDULE = '%GetChangesSchedule%';
+
+/**
+ * Timer: runs every due job in order (ARCHITECTURE §3). A failing job does not stop the others
+ * and does not fail the invocation (its run log and metrics say why); only a failure to start
+ * (runtime, configuration) fails it, so the host logs it and the next tick tries again.
+ */
+export async function getChanges(timer: Timer, context: InvocationContext): Promise<void> {
+  if (timer.isPastDue) context.warn('GetChanges is running late (the previous run overran or the app was down)');
+  const runtime = await getRuntime();
+  const runs = await runtime.detection.execute();
+  for (const run of runs) {
+    const line = `job ${run.jobName}: ${run.outcome}, ${run.detected} detected, ${totalSent(run)} sent, watermark ${run.watermarkBefore ?? '-'} → ${run.watermarkAfter ?? '-'}`;
+    if (run.outcome === 'Failed') context.error(`${line}: ${run.error ?? ''}`);
+    else context.log(line);
+  }
+  if (runs.length === 0) context.log('no job due');
+}
+
+app.timer('GetChanges', { schedule: GET_CHANGES_SCHEDULE, runOnStartup: false, useMonitor: true, handler: getChanges });

@@ -1,0 +1,12 @@
+import * as df from 'durable-functions';
+import { GET_CHANGES_ACTIVITY, type JobActivityResult } from '../src/detect/durable/durable-contract';
+import { runGetChangesActivity } from '../src/detect/durable/get-changes-activity';
+import { activityDependencies } from '../src/detect/durable/runtime-dependencies';
+import { getRuntime } from './runtime-instance';
+
+/** Reads one page (at most `MaxBatchSize` = 3 records) of a job and sends each record. */
+export async function getChangesActivity(input: unknown): Promise<JobActivityResult> {
+  return runGetChangesActivity(activityDependencies(await getRuntime()), input);
+}
+
+df.app.activity(GET_CHANGES_ACTIVITY, { handler: getChangesActivity });

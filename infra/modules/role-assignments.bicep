@@ -1,0 +1,105 @@
+// Least-privilege data roles. The app's identity gets exactly what the Functions host, Durable
+// Functions and Highwater need; the deployer (optional) gets what the CLI tools need. No
+// management-plane role is granted, and no "Data Owner" on Service Bus.
+
+@description('Storage account holding the tables and the Functions host data.')
+param storageAccountName string
+
+@description('Service Bus namespace holding the queues.')
+param serviceBusNamespaceName string
+
+@description('Principal id of the Function App identity.')
+param appPrincipalId string
+
+@description('Object id of the deployer; empty: no roles for a person.')
+param deployerPrincipalId string = ''
+
+@description('Kind of deployerPrincipalId.')
+@allowed([
+  'User'
+  'ServicePrincipal'
+])
+param deployerPrincipalType string = 'User'
+
+// Built-in role definition ids (the same in every tenant).
+var roleIds = {
+  storageBlobDataOwner: 'b7e6dc6d-f1e8-4753-8033-0f276bb0955b'
+  storageQueueDataContributor: '974c5e8b-45b9-4653-ba55-5f855dd0fb88'
+  storageTableDataContributor: '0a9a7e1f-b9d0-4cc4-a60d-0319b160aaa3'
+  serviceBusDataSender: '69a216fc-b8fb-44d8-bc22-1f3c2cd27a39'
+  serviceBusDataReceiver: '4f6d3b9b-027b-4f4c-9142-0e5a2a2247e0'
+}
+
+var appStorageRoles = [
+  // Functions host (AzureWebJobsStorage): deployment package, timer leases, keys.
+  roleIds.storageBlobDataOwner
+  // Durable Functions (Azure Storage provider): its work-item and control queues.
+  roleIds.storageQueueDataContributor
+  // Highwater's tables, and the Durable Functions history and instance tables.
+  roleIds.storageTableDataContributor
+]
+var serviceBusRoles = [
+  roleIds.serviceBusDataSender
+  roleIds.serviceBusDataReceiver
+]
+// `highwater config push|pull`, `highwater watermark …`.
+var deployerStorageRoles = [
+  roleIds.storageTableDataContributor
+]
+
+resource storage 'Microsoft.Storage/storageAccounts@2023-05-01' existing = {
+  name: storageAccountName
+}
+
+resource namespace 'Microsoft.ServiceBus/namespaces@2024-01-01' existing = {
+  name: serviceBusNamespaceName
+}
+
+resource appOnStorage 'Microsoft.Authorization/roleAssignments@2022-04-01' = [
+  for roleId in appStorageRoles: {
+    name: guid(storage.id, appPrincipalId, roleId)
+    scope: storage
+    properties: {
+      roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', roleId)
+      principalId: appPrincipalId
+      principalType: 'ServicePrincipal'
+    }
+  }
+]
+
+resource appOnServiceBus 'Microsoft.Authorization/roleAssignments@2022-04-01' = [
+  for roleId in serviceBusRoles: {
+    name: guid(namespace.id, appPrincipalId, roleId)
+    scope: namespace
+    properties: {
+      roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', roleId)
+      principalId: appPrincipalId
+      principalType: 'ServicePrincipal'
+    }
+  }
+]
+
+resource deployerOnStorage 'Microsoft.Authorization/roleAssignments@2022-04-01' = [
+  for roleId in deployerStorageRoles: if (!empty(deployerPrincipalId)) {
+    name: guid(storage.id, deployerPrincipalId, roleId)
+    scope: storage
+    properties: {
+      roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', roleId)
+      principalId: deployerPrincipalId
+      principalType: deployerPrincipalType
+    }
+  }
+]
+
+// The dead-letter mover receives from and resends to the queues.
+resource deployerOnServiceBus 'Microsoft.Authorization/roleAssignments@2022-04-01' = [
+  for roleId in serviceBusRoles: if (!empty(deployerPrincipalId)) {
+    name: guid(namespace.id, deployerPrincipalId, roleId)
+    scope: namespace
+    properties: {
+      roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', roleId)
+      principalId: deployerPrincipalId
+      principalType: deployerPrincipalType
+    }
+  }
+]

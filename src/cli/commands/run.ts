@@ -1,0 +1,123 @@
+import type { Command } from 'commander';
+import { readSettings, type Settings } from '../../config/settings';
+import type { JobRunResult } from '../../detect/job-run';
+import { totalSent } from '../../detect/job-run';
+import type { Job } from '../../model/job';
+import type { QueueMessage } from '../../model/queue-message';
+import type { Runtime, RuntimeOptions } from '../../runtime/runtime';
+import type { Logger } from '../../telemetry/logger';
+import { UsageError } from '../cli-error';
+import { durationOf, formatDuration, parseLimit, runAsJson } from './runs';
+
+/** Changes a dry run shows when `--limit` is not given (the detection service's default). */
+export const DEFAULT_DRY_RUN_LIMIT = 20;
+
+export interface RunCommandDeps {
+  /** Default: `readSettings()` from the environment. */
+  settings: () => Settings;
+  /** Default: `createRuntime` (storage and bus as the settings say, exactly like the host). */
+  openRuntime: (options: RuntimeOptions) => Promise<Runtime>;
+  /** Results (stdout). Default: `console.log`. */
+  print: (line: string) => void;
+  /** Notices and warnings (stderr). Default: `console.error`. */
+  notice: (line: string) => void;
+}
+
+const defaultDeps: RunCommandDeps = {
+  settings: () => readSettings(),
+  // Loaded on use: the runtime pulls in every connector and adapter, which other commands do not need.
+  openRuntime: async (options) => (await import('../../runtime/runtime')).createRuntime(options),
+  print: (line) => console.log(line),
+  notice: (line) => console.error(line),
+};
+
+/**
+ * Runtime log lines as CLI notices. Error lines are dropped: the only one detection writes is
+ * the failed job, which the command reports itself (once, as its error on stderr).
+ */
+function cliLogger(notice: (line: string) => void): Logger {
+  return { info: (m) => notice(m), warn: (m) => notice(`warning: ${m}`), error: () => {} };
+}
+
+function findJob(runtime: Runtime, name: string): Job {
+  const job = runtime.init.findJob(name);
+  if (job) return job;
+  const known = runtime.init.config.jobs.map((j) => j.name).sort();
+  throw new UsageError(`unknown job ${JSON.stringify(name)}; known jobs: ${known.length > 0 ? known.join(', ') : '(none)'}`);
+}
+
+const show = (value: string | null) => value ?? '(none)';
+
+/** The human summary of a run (not a dry run). */
+export function formatRunSummary(run: JobRunResult): string[] {
+  const queues = Object.entries(run.sentByQueue).map(([queue, n]) => `${queue} ${n}`);
+  const watermark =
+    run.watermarkAfter === run.watermarkBefore
+      ? `${show(run.watermarkBefore)} (unchanged)`
+      : `${show(run.watermarkBefore)} → ${show(run.watermarkAfter)}`;
+  return [
+    `job ${run.jobName}: ${run.outcome} in ${formatDuration(durationOf(run))}`,
+    `  detected   ${run.detected} (timestamp-only ${run.timeStamps})`,
+    `  sent       ${totalSent(run)}${queues.length > 0 ? ` (${queues.join(', ')})` : ''}`,
+    `  watermark  ${watermark}`,
+  ];
+}
+
+function formatMessage(message: QueueMessage, index: number): string[] {
+  const lines = [
+    `#${index + 1} ${message.action} ${message.sourceKey} → ${JSON.stringify(message.targetKey)}  change tracker ${message.changeTracker}`,
+  ];
+  const fields = Object.entries(message.fields);
+  const width = Math.max(0, ...fields.map(([name]) => name.length));
+  for (const [name, value] of fields) lines.push(`    ${name.padEnd(width)}  ${JSON.stringify(value)}`);
+  if (message.actionParameters) lines.push(`    action parameters  ${JSON.stringify(message.actionParameters)}`);
+  return lines;
+}
+
+/** The human output of a dry run: each message it would send, then what was left alone. */
+export function formatDryRun(run: JobRunResult, limit: number): string[] {
+  const preview = run.preview ?? [];
+  const lines = [`dry run of job ${run.jobName}: nothing is sent, the watermark stays ${show(run.watermarkBefore)}`];
+  preview.forEach((message, i) => lines.push(...formatMessage(message, i)));
+  if (run.outcome === 'Failed') return lines;
+  const more = preview.length >= limit ? ` (--limit ${limit} reached: more may follow)` : '';
+  lines.push(`${preview.length} message${preview.length === 1 ? '' : 's'} would be sent${more}; timestamp-only changes: ${run.timeStamps}`);
+  return lines;
+}
+
+/**
+ * `highwater run JOB [--config DIR] [--dry-run [--limit N]] [--json]`: runs one job now, as the
+ * timer would (trigger `manual`, a run record written). `--dry-run` prints the messages instead
+ * of sending them; it moves no watermark and writes no run record. Exit codes: 0 succeeded,
+ * 1 the run failed (or storage / configuration did), 2 bad flags or an unknown job.
+ */
+export function registerRunCommand(program: Command, deps: RunCommandDeps = defaultDeps): void {
+  program
+    .command('run')
+    .description('run one job now and print what it detected and sent (--dry-run: print the messages, send nothing)')
+    .argument('<job>', 'job name')
+    .option('--config <dir>', 'read the configuration from this folder (default: from the configuration tables)')
+    .option('--dry-run', 'read and map the changes, print them; send nothing, keep the watermark, write no run record')
+    .option('--limit <n>', `with --dry-run: most changes shown (default ${DEFAULT_DRY_RUN_LIMIT})`)
+    .option('--json', 'print JSON')
+    .action(async (jobName: string, options: { config?: string; dryRun?: boolean; limit?: string; json?: boolean }) => {
+      if (options.limit !== undefined && !options.dryRun) throw new UsageError('--limit applies to --dry-run only');
+      const limit = options.limit === undefined ? DEFAULT_DRY_RUN_LIMIT : parseLimit(options.limit);
+      const runtime = await deps.openRuntime({
+        settings: deps.settings(),
+        ...(options.config === undefined ? {} : { configDir: options.config }),
+        log: cliLogger(deps.notice),
+      });
+      let run: JobRunResult;
+      try {
+        await runtime.init.ensureInitialized();
+        const job = findJob(runtime, jobName);
+        run = await runtime.detection.runJob(job, { trigger: 'manual', dryRun: options.dryRun ?? false, limit });
+      } finally {
+        await runtime.close();
+      }
+      const lines = options.json ? [JSON.stringify(runAsJson(run), null, 2)] : options.dryRun ? formatDryRun(run, limit) : formatRunSummary(run);
+      for (const line of lines) deps.print(line);
+      if (run.outcome === 'Failed') throw new Error(`job ${run.jobName} failed: ${run.error ?? 'unknown error'}`);
+    });
+}

@@ -1,0 +1,84 @@
+import { escapeHtml as e, formatSeconds, formatTime, layout } from './html';
+import { outcomesChart, throughputChart } from './status-charts';
+import { OUTCOMES, type JobStatus, type QueueStatus, type RunStatus, type StatusModel } from './status-model';
+import { statusScript } from './status-script';
+import { outcomeTotals } from './throughput';
+
+export const STATUS_TITLE = 'Highwater — local status';
+
+/** Navigation shared by the status pages. */
+export const NAV = '<nav><a href="/">Status</a> · <a href="/dead-letters">Dead letters</a> · <a href="/api/status">JSON</a></nav>';
+
+/** The status page: server-rendered HTML with inline SVG charts and one small inline script. */
+export function renderStatusPage(model: StatusModel, refreshMs = 5_000): string {
+  const body = [
+    `<p class="muted">Host started ${e(formatTime(model.startedAt))} · page generated ${e(formatTime(model.generatedAt))}</p>`,
+    model.configError ? `<section class="problem"><h2>Configuration not loaded</h2><p>${e(model.configError)}</p></section>` : '',
+    jobsSection(model.jobs),
+    queuesSection(model),
+    chartsSection(model),
+    runsSection(model.recentRuns),
+    failuresSection(model),
+  ].join('\n');
+  return layout(STATUS_TITLE, NAV, body, statusScript(refreshMs));
+}
+
+function jobsSection(jobs: readonly JobStatus[]): string {
+  const rows = jobs.map(
+    (j) => `<tr data-job="${e(j.name)}">
+<td><strong>${e(j.name)}</strong>${j.enabled ? '' : ' <span class="muted">(disabled)</span>'}${j.problem ? `<div class="problem">${e(j.problem)}</div>` : ''}</td>
+<td><code>${e(j.schedule)}</code></td><td>${e(j.priority)}</td>
+<td>${e(formatTime(j.lastRun?.startedAt ?? j.lastCronRun))}</td><td>${e(formatTime(j.nextRun))}</td>
+<td title="${e(j.watermarkType)}"><code>${e(j.watermark ?? '—')}</code></td><td class="num" data-lag="${j.lagSeconds ?? ''}">${e(formatSeconds(j.lagSeconds))}</td>
+<td class="${j.lastRun ? e(j.lastRun.outcome) : 'muted'}">${j.lastRun ? `${e(j.lastRun.outcome)}${j.lastRun.error ? `: ${e(j.lastRun.error)}` : ''}` : 'never run'}</td>
+<td><button type="button" data-run-job="${e(j.name)}">Run now</button></td></tr>`,
+  );
+  return `<section id="jobs"><h2>Jobs (${jobs.length})</h2><table>
+<thead><tr><th>Job</th><th>Schedule</th><th>Priority</th><th>Last run</th><th>Next run</th><th>Watermark</th><th class="num">Lag</th><th>Last outcome</th><th></th></tr></thead>
+<tbody>${rows.join('\n') || '<tr><td colspan="9" class="muted">No jobs configured.</td></tr>'}</tbody></table></section>`;
+}
+
+function queuesSection(model: StatusModel): string {
+  const count = (n: number | null) => (n === null ? '?' : String(n));
+  const rows = model.queues.map(
+    (q: QueueStatus) => `<tr data-queue="${e(q.queue)}" data-active="${q.active ?? ''}" data-dead-letter="${q.deadLetter ?? ''}">
+<td>${e(q.queue)}${q.problem ? `<div class="problem">${e(q.problem)}</div>` : ''}</td><td>${e(q.role)}</td>
+<td class="num">${count(q.active)}</td><td class="num">${count(q.scheduled)}</td>
+<td class="num">${q.deadLetter ? `<a href="/dead-letters#dl-${e(q.queue)}">${q.deadLetter}</a>` : count(q.deadLetter)}</td>
+${OUTCOMES.map((o) => `<td class="num">${q.processed[o]}</td>`).join('')}</tr>`,
+  );
+  const totals = OUTCOMES.map((o) => `<td class="num ${o}" data-total-outcome="${o}">${model.processedTotals[o]}</td>`).join('');
+  return `<section id="queues"><h2>Queues</h2><table>
+<thead><tr><th>Queue</th><th>Role</th><th class="num">Active</th><th class="num">Scheduled</th><th class="num">Dead-letter</th>
+${OUTCOMES.map((o) => `<th class="num">${o}</th>`).join('')}</tr></thead>
+<tbody>${rows.join('\n')}</tbody><tfoot><tr><th colspan="5">Processed since start</th>${totals}</tr></tfoot></table></section>`;
+}
+
+function chartsSection(model: StatusModel): string {
+  const note =
+    model.throughputSource === 'hostStats' ? '<p class="muted">From the host\'s recent list (bounded): busy periods are undercounted.</p>' : '';
+  return `<section id="charts"><h2>Last hour</h2><p>${model.detectedLastHour} changes detected · ${OUTCOMES.reduce((n, o) => n + outcomeTotals(model.throughput)[o], 0)} messages processed</p>
+<div class="charts"><figure><figcaption>Processed per minute</figcaption>${throughputChart(model.throughput)}</figure>
+<figure><figcaption>Outcomes</figcaption>${outcomesChart(outcomeTotals(model.throughput))}</figure></div>${note}</section>`;
+}
+
+function runsSection(runs: readonly RunStatus[]): string {
+  const rows = runs.map(
+    (r) => `<tr data-run-job="${e(r.job)}" data-trigger="${e(r.trigger)}" data-started="${e(r.startedAt)}">
+<td>${e(formatTime(r.startedAt))}</td><td>${e(r.job)}</td><td>${e(r.trigger)}</td><td class="num">${r.durationMs} ms</td>
+<td class="num">${r.detected}</td><td class="num">${r.sent}</td><td class="${e(r.outcome)}">${e(r.outcome)}${r.error ? `: ${e(r.error)}` : ''}</td></tr>`,
+  );
+  return `<section id="runs"><h2>Recent runs</h2><table>
+<thead><tr><th>Started</th><th>Job</th><th>Trigger</th><th class="num">Duration</th><th class="num">Detected</th><th class="num">Sent</th><th>Outcome</th></tr></thead>
+<tbody>${rows.join('\n') || '<tr><td colspan="7" class="muted">No runs yet.</td></tr>'}</tbody></table></section>`;
+}
+
+function failuresSection(model: StatusModel): string {
+  const rows = model.failures.map(
+    (f) => `<tr data-failure-count="${f.count}"><td class="num">${f.count}</td><td>${e(f.error)}</td><td>${e(f.jobs.join(', '))}</td><td>${e(formatTime(f.lastAt))}</td></tr>`,
+  );
+  return `<section id="failures"><h2>Recent failures by error</h2><table>
+<thead><tr><th class="num">Count</th><th>Error</th><th>Jobs</th><th>Last</th></tr></thead>
+<tbody>${rows.join('\n') || '<tr><td colspan="4" class="muted">No failures.</td></tr>'}</tbody></table>
+<p><a href="/dead-letters">Dead letters and parked messages →</a></p></section>`;
+}

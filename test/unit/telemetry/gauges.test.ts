@@ -1,0 +1,132 @@
+import { BusError, type QueueCounts } from '../../../src/bus/message-bus';
+import { DEFAULT_QUEUES } from '../../../src/config/settings';
+import type { Job } from '../../../src/model/job';
+import type { WatermarkRecord } from '../../../src/model/watermark-record';
+import { queueRoles, sampleGauges, startGaugeSampler, watermarkLagSeconds } from '../../../src/telemetry/gauges';
+import { InMemoryMetrics } from '../../../src/telemetry/metrics';
+import { FakeClock } from '../../support/fake-clock';
+import { recordingLog } from './telemetry-stubs';
+
+const NOW = new Date('2026-05-01T12:00:00Z');
+
+function job(name: string, type: string): Job {
+  return { name, watermark: { type, field: 'modified_at' } } as Job;
+}
+
+function record(jobName: string, watermark: string | null): WatermarkRecord {
+  return { jobName, watermark, lastCronRun: null, persisted: true };
+}
+
+describe('watermarkLagSeconds', () => {
+  it.each([
+    ['datetime', '2026-05-01T11:58:30.1234567Z', 90],
+    [' DateTime ', '2026-05-01T11:59:59.6000000Z', 0],
+    ['timestamp', '2026-05-01T12:00:10.0000000Z', -10],
+  ])('%s %s → %d s', (type, watermark, lag) => {
+    expect(watermarkLagSeconds(type, watermark, NOW)).toBe(lag);
+  });
+
+  it.each([
+    ['datetime', null],
+    ['datetime', '   '],
+    ['datetime', '0001-01-01T00:00:00.0000000Z'],
+    ['datetime', 'not a date'],
+    ['date', '2026-05-01'],
+    ['number', '42'],
+    ['unknown', '2026-05-01T11:00:00Z'],
+  ])('%s %s → null', (type, watermark) => {
+    expect(watermarkLagSeconds(type, watermark, NOW)).toBeNull();
+  });
+});
+
+describe('queueRoles', () => {
+  it('names each queue’s role, work queues first', () => {
+    expect(queueRoles(DEFAULT_QUEUES)).toEqual([
+      { queue: 'sbqhigh', role: 'work' },
+      { queue: 'sbqnormal', role: 'work' },
+      { queue: 'sbqlow', role: 'work' },
+      { queue: 'sbqtransitivehigh', role: 'transitive' },
+      { queue: 'sbqtransitivenormal', role: 'transitive' },
+      { queue: 'sbqtransitivelow', role: 'transitive' },
+      { queue: 'sbqignored', role: 'ignored' },
+    ]);
+  });
+});
+
+describe('sampleGauges', () => {
+  const counts: Record<string, QueueCounts> = {
+    sbqhigh: { active: 5, scheduled: 1, deadLetter: 2 },
+    sbqtransitivehigh: { active: 3, scheduled: 0, deadLetter: 0 },
+  };
+  const bus = {
+    counts: async (queue: string) => {
+      if (queue === 'sbqlow') throw new BusError('Unavailable', 'bus is down');
+      return counts[queue] ?? { active: 0, scheduled: 0, deadLetter: 0 };
+    },
+  };
+
+  it('tracks the lag of datetime jobs and the depth of every queue by state', async () => {
+    const metrics = new InMemoryMetrics();
+    const log = recordingLog();
+    const sample = await sampleGauges({
+      jobs: () => [job('accounts', 'datetime'), job('numbers', 'number'), job('never-run', 'datetime')],
+      watermarks: { getAllWatermarks: async () => new Map([['accounts', record('accounts', '2026-05-01T11:00:00.0000000Z')], ['numbers', record('numbers', '7')]]) },
+      bus,
+      queues: DEFAULT_QUEUES,
+      metrics,
+      clock: { now: () => NOW },
+      log,
+    });
+    expect(sample.lagSeconds).toEqual({ accounts: 3600 });
+    expect(metrics.points.filter((p) => p.name === 'WatermarkLagSeconds').map((p) => [p.value, p.dimensions])).toEqual([[3600, { job: 'accounts' }]]);
+    const depth = (queue: string, state: string) =>
+      metrics.points.filter((p) => p.name === 'QueueDepth' && p.dimensions.queue === queue && p.dimensions.state === state).map((p) => [p.value, p.dimensions.role]);
+    expect(depth('sbqhigh', 'active')).toEqual([[5, 'work']]);
+    expect(depth('sbqhigh', 'scheduled')).toEqual([[1, 'work']]);
+    expect(depth('sbqhigh', 'deadLetter')).toEqual([[2, 'work']]);
+    expect(depth('sbqtransitivehigh', 'active')).toEqual([[3, 'transitive']]);
+    expect(depth('sbqlow', 'active')).toEqual([]);
+    expect(sample.depths.map((d) => d.queue)).toEqual(['sbqhigh', 'sbqnormal', 'sbqtransitivehigh', 'sbqtransitivenormal', 'sbqtransitivelow', 'sbqignored']);
+    expect(log.lines).toEqual(['warn depth of queue sbqlow not sampled: bus is down']);
+  });
+
+  it('still samples queue depths when the watermarks cannot be read', async () => {
+    const metrics = new InMemoryMetrics();
+    const log = recordingLog();
+    await sampleGauges({
+      jobs: () => [job('accounts', 'datetime')],
+      watermarks: { getAllWatermarks: () => Promise.reject(new Error('table unavailable')) },
+      bus: { counts: async () => ({ active: 1, scheduled: 0, deadLetter: 0 }) },
+      queues: DEFAULT_QUEUES,
+      metrics,
+      clock: { now: () => NOW },
+      log,
+    });
+    expect(log.lines).toEqual(['warn watermark lag not sampled: table unavailable']);
+    expect(metrics.sum('QueueDepth', { state: 'active' })).toBe(7);
+  });
+});
+
+describe('startGaugeSampler', () => {
+  it('samples at once and then every interval until stopped', async () => {
+    const clock = new FakeClock('2026-05-01T12:00:00Z');
+    const metrics = new InMemoryMetrics();
+    const stop = startGaugeSampler(
+      {
+        jobs: () => [job('accounts', 'datetime')],
+        watermarks: { getAllWatermarks: async () => new Map([['accounts', record('accounts', '2026-05-01T12:00:00.0000000Z')]]) },
+        bus: { counts: async () => ({ active: 0, scheduled: 0, deadLetter: 0 }) },
+        queues: DEFAULT_QUEUES,
+        metrics,
+        clock,
+        log: recordingLog(),
+      },
+      60_000,
+    );
+    await clock.advance(0);
+    await clock.advance(120_000);
+    stop();
+    await clock.advance(120_000);
+    expect(metrics.points.filter((p) => p.name === 'WatermarkLagSeconds').map((p) => p.value)).toEqual([0, 60, 120]);
+  });
+});
