@@ -31,40 +31,29 @@ export interface FoundRecord {
 export class RecordLocator {
   constructor(private readonly options: LocatorOptions) {}
 
-  entitySet(mapping: Mapping): string {
-    return identifier(mapping.target.entity, `mapping "${mapping.name}": target.entity`);
+  /** The target entity set and the message's values of the mapping's target key. */
+  target(message: QueueMessage, mapping: Mapping): TargetRef {
+    const set = identifier(mapping.target.entity, `mapping "${mapping.name}": target.entity`);
+    return { set, keys: keyValues(message, mapping.target.key, `mapping "${mapping.name}": target.key`) };
   }
 
-  /** The mapped target key of a message. @throws PermanentError when a key value is missing. */
-  targetKey(message: QueueMessage, mapping: Mapping): Array<[string, JsonValue]> {
-    return mapping.target.key.map((key) => {
-      const value = message.targetKey[key] ?? message.fields[key];
-      if (value === undefined || value === null) throw new PermanentError(`message has no value for target key field "${key}"`);
-      return [identifier(key, `mapping "${mapping.name}": target.key`), value];
-    });
+  /** The entity key properties of an entity set whose records are found by `targetKey`. */
+  entityKey(target: TargetRef): string[] {
+    return this.options.entityKeys?.[target.set] ?? this.options.defaultEntityKey ?? target.keys.map(([k]) => k);
   }
 
-  /** The entity key properties of the target entity set. */
-  entityKey(mapping: Mapping): string[] {
-    const set = this.entitySet(mapping);
-    return this.options.entityKeys?.[set] ?? this.options.defaultEntityKey ?? mapping.target.key;
-  }
-
-  /** The record's path from the message's key, without reading (target key = entity key, or alternate-key addressing). */
-  directPath(message: QueueMessage, mapping: Mapping): string {
-    const keys = this.targetKey(message, mapping);
-    return `${this.entitySet(mapping)}${this.segment(keys, `mapping "${mapping.name}": target.key`)}`;
+  /** The record's path from the target key, without reading (target key = entity key, or alternate-key addressing). */
+  directPath(target: TargetRef): string {
+    return `${target.set}${this.segment(target.keys, `key of ${target.set}`)}`;
   }
 
   /**
-   * The one record whose mapped key matches the message, with `select` properties; undefined
-   * when there is none.
+   * The one record whose target key matches, with `select` properties; undefined when there is none.
    * @throws PermanentError when several records match.
    */
-  async find(message: QueueMessage, mapping: Mapping, select: readonly string[] = []): Promise<FoundRecord | undefined> {
-    const set = this.entitySet(mapping);
-    const keys = this.targetKey(message, mapping);
-    const entityKey = this.entityKey(mapping).map((k) => identifier(k, `entity key of ${set}`));
+  async find(target: TargetRef, select: readonly string[] = []): Promise<FoundRecord | undefined> {
+    const { set, keys } = target;
+    const entityKey = this.entityKey(target).map((k) => identifier(k, `entity key of ${set}`));
     const filter = keys.map(([name, value]) => `${name} eq ${literal(value, `target key "${name}"`)}`).join(' and ');
     const fields = [...new Set([...entityKey, ...select.map((f) => identifier(f, `field of ${set}`))])];
     const response = await this.options.http.request({
@@ -83,8 +72,26 @@ export class RecordLocator {
     return { path, etag: typeof etag === 'string' ? etag : undefined, row };
   }
 
-  private segment(keys: Array<[string, unknown]>, what: string): string {
+  private segment(keys: ReadonlyArray<readonly [string, unknown]>, what: string): string {
     const bare = keys.length === 1 && (this.options.bareSingleKey?.(keys[0][0], keys[0][1]) ?? false);
     return keySegment(keys, bare, what);
   }
+}
+
+/** An entity set and the key values naming one of its records. */
+export interface TargetRef {
+  set: string;
+  keys: Array<[string, JsonValue]>;
+}
+
+/**
+ * The message's values of `names` (from its target key, else its fields).
+ * @throws PermanentError when one is missing.
+ */
+export function keyValues(message: QueueMessage, names: readonly string[], what: string): Array<[string, JsonValue]> {
+  return names.map((key) => {
+    const value = message.targetKey[key] ?? message.fields[key];
+    if (value === undefined || value === null) throw new PermanentError(`message has no value for target key field "${key}"`);
+    return [identifier(key, what), value];
+  });
 }

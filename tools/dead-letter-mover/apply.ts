@@ -49,6 +49,7 @@ interface Pairing {
 }
 
 const NOT_RECEIVED = 'not received: locked by another receiver, removed or expired since the snapshot; nothing was done';
+const INTERRUPTED = 'not done: the run was interrupted first; nothing was done';
 
 export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
   const { bus, source, snapshot, clock } = options;
@@ -100,8 +101,9 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
   } finally {
     await held.releaseAll();
   }
-  for (const seq of pending.keys()) outcomes.set(seq, { status: 'failed', error: NOT_RECEIVED });
-  return { outcomes, released: held.released, releaseErrors: held.releaseErrors, interrupted: options.signal?.aborted === true };
+  const interrupted = options.signal?.aborted === true;
+  for (const seq of pending.keys()) outcomes.set(seq, { status: 'failed', error: interrupted ? INTERRUPTED : NOT_RECEIVED });
+  return { outcomes, released: held.released, releaseErrors: held.releaseErrors, interrupted };
 }
 
 /** Sends the resubmissions (one send per work queue), then completes every original. */

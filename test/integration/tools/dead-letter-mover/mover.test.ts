@@ -80,9 +80,10 @@ describe('dead-letter-mover on the local bus', () => {
     });
     expect(JSON.parse(text(resubmitted.body))).toMatchObject({ sourceKey: 'a', fields: { name: 'contact a' } });
     expect(resubmitted.subject).toBe('crm-contacts-to-erp');
-    // Left: the Manual one and the unmatched one, released (receivable at once, not locked).
+    // Left: the Manual one and the unmatched one, receivable at once (not locked). Seeding
+    // delivered each once; the mover delivered only the Manual one once more.
     const left = await fx.bus.receive('sbqnormal', { subQueue: 'deadLetter', maxMessages: 10 });
-    expect(left.map((m) => [m.messageId, m.deliveryCount])).toEqual([[ids[0], 2], [ids[3], 1]]);
+    expect(left.map((m) => [m.messageId, m.deliveryCount])).toEqual([[ids[0], 3], [ids[3], 2]]);
   });
 
   it('de-duplicates by SourceKey: only the newest ChangeTracker of a record is resubmitted, the others are removed and reported', async () => {

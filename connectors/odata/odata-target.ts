@@ -1,0 +1,145 @@
+import { toJsonValue } from '../base/connector-base';
+import { toText } from '../base/operations';
+import type { TargetConnector, UpsertContext, UpsertResult } from '../base/target-connector';
+import { ConfigError, TransitiveError } from '../../src/model/errors';
+import type { Job } from '../../src/model/job';
+import type { Mapping } from '../../src/model/mapping';
+import type { JsonValue, QueueMessage } from '../../src/model/queue-message';
+import type { OdataHttpClient, OdataResponse } from './odata-http';
+import { identifier, qualifiedName, queryString } from './odata-literals';
+import { type FoundRecord, keyValues, type LocatorOptions, RecordLocator, type TargetRef } from './record-locator';
+
+export interface OdataTargetOptions extends Omit<LocatorOptions, 'http'> {
+  http: OdataHttpClient;
+  /** Names the connection in configuration errors, e.g. `odata connection "catalog"`. */
+  label: string;
+  /** `read-then-write` (find, then PATCH with If-Match or POST) or `patch` (one PATCH; the service upserts). Default `read-then-write`. */
+  upsertMode?: 'read-then-write' | 'patch';
+  /** Target property for `getTargetVersion` when the mapping names none. */
+  versionField?: string;
+  /** Turns a record (target key + mapped fields) into a request body (Dataverse binds lookups). Default: as is. */
+  toBody?: (record: Record<string, JsonValue>, mapping: Mapping) => Record<string, JsonValue>;
+}
+
+/**
+ * Applies messages to an OData V4 service. Upsert: find the record by the mapping's target key,
+ * then PATCH it (with `If-Match: <its ETag>` when it has one) or POST it; or, in `patch` mode, one
+ * PATCH on the key for services that upsert (Dataverse). Delete: DELETE, a missing record is
+ * fine. `InvokeAction`: `actionName` `Name` calls an unbound action (`POST Name`), and
+ * `EntitySet/Namespace.Name` an action bound to the message's record. Fields of a response
+ * mapping come from the written record (`Prefer: return=representation`, or a read).
+ */
+export class OdataTarget implements TargetConnector {
+  private readonly locator: RecordLocator;
+
+  constructor(private readonly options: OdataTargetOptions) {
+    this.locator = new RecordLocator(options);
+  }
+
+  async upsert(message: QueueMessage, mapping: Mapping, context: UpsertContext = {}): Promise<UpsertResult> {
+    const target = this.locator.target(message, mapping);
+    const record: Record<string, JsonValue> = { ...Object.fromEntries(target.keys), ...message.fields };
+    const returning = (context.responseMapping ?? []).map((r) => identifier(r.from, `mapping "${mapping.name}": responseMapping.from`));
+    const prefer = returning.length > 0 ? { Prefer: 'return=representation' } : undefined;
+    const body = (r: Record<string, JsonValue>) => this.options.toBody?.(r, mapping) ?? r;
+    let written: OdataResponse;
+    let path: string;
+    if ((this.options.upsertMode ?? 'read-then-write') === 'patch') {
+      path = this.locator.directPath(target);
+      written = await this.write('PATCH', path, body(record), prefer, `upsert ${path}`);
+    } else {
+      const found = await this.locator.find(target);
+      if (found) {
+        path = found.path;
+        const changes = { ...record };
+        for (const key of this.locator.entityKey(target)) delete changes[key];
+        written = await this.write('PATCH', path, body(changes), { ...prefer, ...ifMatch(found) }, `update ${path}`);
+      } else {
+        written = await this.write('POST', target.set, body(record), prefer, `create in ${target.set}`);
+        path = entityPathOf(written) ?? this.locator.directPath(target);
+      }
+    }
+    if (returning.length === 0) return {};
+    const source = written.body ?? (await this.read(path, returning));
+    return { returned: Object.fromEntries(returning.map((f) => [f, toJsonValue(source[f], `returned field "${f}"`)])) };
+  }
+
+  async delete(message: QueueMessage, mapping: Mapping): Promise<void> {
+    const target = this.locator.target(message, mapping);
+    if (this.options.upsertMode === 'patch') {
+      const path = this.locator.directPath(target);
+      await this.options.http.request({ method: 'DELETE', url: path, operation: `delete ${path}`, accept: [404] });
+      return;
+    }
+    const found = await this.locator.find(target);
+    if (!found) return;
+    await this.options.http.request({ method: 'DELETE', url: found.path, headers: ifMatch(found), operation: `delete ${found.path}`, accept: [404] });
+  }
+
+  async invokeAction(message: QueueMessage, job: Job): Promise<void> {
+    if (!job.actionName) throw new ConfigError(`job "${job.name}": actionName is required for InvokeAction`);
+    const parameters = { ...(message.actionParameters ?? message.fields) };
+    const [setName, action] = job.actionName.includes('/') ? job.actionName.split('/', 2) : [undefined, job.actionName];
+    const name = qualifiedName(action, `job "${job.name}": actionName`);
+    if (setName === undefined) {
+      await this.write('POST', name, parameters, undefined, `invoke ${name}`);
+      return;
+    }
+    // A bound action: the message's target key names the record it is bound to.
+    const target: TargetRef = {
+      set: identifier(setName, `job "${job.name}": actionName`),
+      keys: keyValues(message, Object.keys(message.targetKey), `job "${job.name}": target key`),
+    };
+    for (const [key] of target.keys) delete parameters[key];
+    let path: string;
+    let headers: Record<string, string> | undefined;
+    if (this.options.upsertMode === 'patch') {
+      path = this.locator.directPath(target);
+    } else {
+      const found = await this.locator.find(target);
+      if (!found) throw new TransitiveError(`${setName}: no record with ${JSON.stringify(message.targetKey)} (yet) for action ${name}`);
+      path = found.path;
+      headers = ifMatch(found);
+    }
+    await this.write('POST', `${path}/${name}`, parameters, headers, `invoke ${name} on ${path}`);
+  }
+
+  async getTargetVersion(message: QueueMessage, mapping: Mapping): Promise<string | null> {
+    const field = mapping.target.versionField ?? this.options.versionField;
+    if (!field) throw new ConfigError(`${this.options.label}: skipOutdatedMessages needs the target's version property: set settings.versionField`);
+    const property = identifier(field, `${this.options.label}: versionField`);
+    let row: Record<string, unknown> | undefined;
+    const target = this.locator.target(message, mapping);
+    if (this.options.upsertMode === 'patch') {
+      const path = this.locator.directPath(target);
+      const response = await this.options.http.request({
+        method: 'GET', url: `${path}${queryString([['$select', property]])}`, operation: `read the version of ${path}`, accept: [404],
+      });
+      row = response.status === 404 ? undefined : response.body;
+    } else {
+      row = (await this.locator.find(target, [property]))?.row;
+    }
+    const version = row?.[property];
+    return version === undefined || version === null ? null : toText(version);
+  }
+
+  async close(): Promise<void> {}
+
+  private write(method: 'POST' | 'PATCH', url: string, body: unknown, headers: Record<string, string> | undefined, operation: string): Promise<OdataResponse> {
+    return this.options.http.request({ method, url, body, headers, operation });
+  }
+
+  private async read(path: string, fields: string[]): Promise<Record<string, unknown>> {
+    const response = await this.options.http.request({ method: 'GET', url: `${path}${queryString([['$select', fields.join(',')]])}`, operation: `read ${path}` });
+    return response.body ?? {};
+  }
+}
+
+function ifMatch(found: FoundRecord): Record<string, string> | undefined {
+  return found.etag ? { 'If-Match': found.etag } : undefined;
+}
+
+/** The created record's path from `OData-EntityId` or `Location`, when the service sent one. */
+function entityPathOf(response: OdataResponse): string | undefined {
+  return response.headers.get('odata-entityid') ?? response.headers.get('location') ?? undefined;
+}
