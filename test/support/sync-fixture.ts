@@ -125,12 +125,18 @@ export interface SyncFixture {
 }
 
 /** A temp folder with config + databases and a runtime on it, on its own in-memory Azurite. */
-export async function createSyncFixture(options: Partial<RuntimeOptions> = {}): Promise<SyncFixture> {
+export async function createSyncFixture(
+  options: Partial<RuntimeOptions> = {},
+  /** Changes to a copy of {@link SYNC_CONFIG} before it is written. */
+  editConfig?: (config: typeof SYNC_CONFIG) => void,
+): Promise<SyncFixture> {
   const azurite = await startTestAzurite();
   const storageConnectionString = azurite.connectionString;
   const dir = mkdtempSync(path.join(os.tmpdir(), 'hw-sync-'));
+  const config = structuredClone(SYNC_CONFIG);
+  editConfig?.(config);
   for (const kind of ['connections', 'mappings', 'jobs'] as const) {
-    writeFileSync(path.join(dir, `${kind}.yaml`), stringify({ [kind]: SYNC_CONFIG[kind] }));
+    writeFileSync(path.join(dir, `${kind}.yaml`), stringify({ [kind]: config[kind] }));
   }
   const crm = new Database(path.join(dir, 'crm.db'));
   crm.exec(CRM_SCHEMA);

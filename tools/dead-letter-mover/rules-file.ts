@@ -130,10 +130,9 @@ export function rulesFromData(data: unknown, file: string): Rule[] {
 export function parseRules(text: string, file: string): Rule[] {
   const document = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
   if (document.errors.length > 0) {
-    const first = document.errors[0];
-    const line = first.linePos?.[0];
-    const where = line ? `line ${line.line}, column ${line.col}: ` : '';
-    throw new UsageError(`${file}: not valid YAML or JSON: ${where}${first.code}`);
+    // The first line of the message names the problem and its line and column.
+    const first = document.errors[0].message.split('\n')[0].replace(/:$/, '');
+    throw new UsageError(`${file}: not valid YAML or JSON: ${first}`);
   }
   return rulesFromData(document.toJS(), file);
 }

@@ -20,8 +20,10 @@ export interface ContractQueueOptions {
 export interface MessageBusFixture {
   bus: MessageBus;
   /**
-   * Creates (or declares) a fresh, empty queue with duplicate detection on and the given
-   * options, and returns its name; `suffix` helps to tell queues apart in failures.
+   * Creates (or declares) a fresh, empty queue and returns its name; `suffix` helps to tell
+   * queues apart in failures. Options not given take the defaults of ARCHITECTURE.md §7: lock
+   * 60 s, max delivery count 10, TTL 14 days, dead-lettering on expiration, duplicate
+   * detection on with a 10-minute window, 256 KiB message size limit.
    */
   queue(suffix: string, options?: ContractQueueOptions): Promise<string>;
   /** The bus's fake clock: time-dependent cases advance it instead of waiting. */

@@ -97,8 +97,7 @@ export function sendReceiveCases(ctx: ContractContext): void {
     await bus.send(q, [{ body: 'only', messageId: 'locked-1' }]);
     const [m] = await receiveAll(bus, q, 1);
     expect(await bus.receive(q, { maxWaitMs: 300 })).toEqual([]);
-    const peeked = await bus.peek(q);
-    expect(peeked.map((p) => [p.messageId, p.deliveryCount])).toEqual([['locked-1', 1]]);
+    expect((await bus.peek(q)).map((p) => p.messageId)).toEqual(['locked-1']);
     await bus.complete(m);
   });
 

@@ -5,7 +5,7 @@ import { JobService } from '../../../../src/detect/job-service';
 import { HostStats } from '../../../../src/host/host-stats';
 import type { StatusSources } from '../../../../src/host/status/build-status';
 import { JobActionType, type Job } from '../../../../src/model/job';
-import type { WatermarkRecord } from '../../../../src/model/watermark-record';
+import type { WatermarkRecord, WatermarkStore } from '../../../../src/model/watermark-record';
 import { InMemoryMetrics } from '../../../../src/telemetry/metrics';
 
 export const NOW = new Date('2026-06-01T10:30:30Z');
@@ -60,6 +60,14 @@ export function busMessage(messageId: string, properties: BusMessage['applicatio
   };
 }
 
+/** `JobService.nextRun` never reads watermarks. */
+const unusedWatermarkStore: WatermarkStore = {
+  getWatermarkByJobName: () => Promise.reject(new Error('not used')),
+  getAllWatermarks: () => Promise.reject(new Error('not used')),
+  updateWatermarkByJobName: () => Promise.reject(new Error('not used')),
+  resetWatermark: () => Promise.reject(new Error('not used')),
+};
+
 /** Fakes for everything the status page reads; each part can be replaced per test. */
 export function statusFixture() {
   const jobs = [
@@ -93,7 +101,7 @@ export function statusFixture() {
     settings: { queues: DEFAULT_QUEUES },
     init: { ensureInitialized: async () => ({ jobs, connections: [], mappings: [] }) },
     watermarks: { getAllWatermarks: async () => new Map(watermarks) },
-    jobs: new JobService({ jobs: () => jobs, watermarks: { getAllWatermarks: async () => new Map() } as never, timeZone: 'UTC' }),
+    jobs: new JobService({ jobs: () => jobs, watermarks: unusedWatermarkStore, timeZone: 'UTC' }),
     runLog: {
       latest: async (jobName?: string, limit = 20) =>
         runs

@@ -1,0 +1,13 @@
+export { type AccessTokenProvider, CachedTokenProvider, type ExpiringToken, identityTokenProvider } from './odata-auth';
+export { ConcurrencyLimit } from './concurrency-limit';
+export { DeltaReader, type DeltaReaderOptions, statusOf } from './delta-reader';
+export { DELTA_LINK_FIELD, formatDeltaWatermark, parseDeltaWatermark } from './delta-watermark';
+export { clockOf, openOdataConnection, type OdataTransportOverrides, type OpenClient, sleepOf } from './odata-connection';
+export { createOdataConnectorFactory, odataConnectorFactory } from './odata-connectors';
+export { classifyHttpFailure, ODATA_ERROR_RULES, parseRetryAfter } from './odata-errors';
+export { renderCondition, renderFilter } from './odata-filter';
+export { type FetchLike, OdataHttpClient, type OdataHttpOptions, type OdataRequest, type OdataResponse } from './odata-http';
+export { isGuid, keySegment, literal, queryString, quoteString } from './odata-literals';
+export { type OdataAuthSettings, type OdataCommonSettings, type OdataSettings, validateOdataSettings } from './odata-settings';
+export { OdataSource, type OdataSourceOptions } from './odata-source';
+export { OdataTarget, type OdataTargetOptions } from './odata-target';

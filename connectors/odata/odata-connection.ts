@@ -1,0 +1,73 @@
+import type { ConnectorContext } from '../base/connector-context';
+import { readSecret, secretRedactor } from '../base/connector-context';
+import { type AccessTokenProvider, identityTokenProvider } from './odata-auth';
+import { type FetchLike, OdataHttpClient } from './odata-http';
+import type { OdataAuthSettings, OdataCommonSettings } from './odata-settings';
+
+/** What tests (and embedding hosts) may replace when a factory opens a connection. */
+export interface OdataTransportOverrides {
+  /** Default: the global `fetch`. */
+  fetch?: FetchLike;
+  /** Replaces the `@azure/identity` token provider (tests must never reach Entra ID). */
+  tokens?: (ctx: ConnectorContext, scope: string) => AccessTokenProvider;
+}
+
+export interface OdataConnectionOptions {
+  /** Connector type, for messages: `odata`, `dataverse`, `businesscentral`. */
+  type: string;
+  /** Token scope when `settings.auth.scope` is not given. */
+  defaultScope: string;
+  overrides?: OdataTransportOverrides;
+}
+
+export function clockOf(ctx: ConnectorContext): () => Date {
+  const clock = ctx.clock;
+  return clock ? () => clock.now() : () => new Date();
+}
+
+/**
+ * The context clock's `sleep` when it has one (the runtime passes its whole `Clock`), so
+ * throttling waits follow a fake clock in tests; else a timer.
+ */
+export function sleepOf(ctx: ConnectorContext): ((ms: number) => Promise<void>) | undefined {
+  const clock = ctx.clock as { sleep?: unknown } | undefined;
+  return typeof clock?.sleep === 'function' ? (ms) => (clock.sleep as (ms: number) => Promise<void>)(ms) : undefined;
+}
+
+/** Opens an HTTP client on a service root (a URL, or a function resolving it once). */
+export type OpenClient = (serviceRoot: string | (() => Promise<string>)) => OdataHttpClient;
+
+/**
+ * HTTP clients of one connection: its settings, secrets read at the edge, one token provider,
+ * `connection.maxConcurrency`, and redaction of the secret values from every message.
+ */
+export function openOdataConnection(ctx: ConnectorContext, options: OdataConnectionOptions): OpenClient {
+  const settings = ctx.connection.settings as OdataCommonSettings;
+  const auth: OdataAuthSettings = settings.auth ?? { kind: 'none' };
+  const clientSecret = auth.kind === 'clientSecret' ? readSecret(ctx, 'clientSecret') : undefined;
+  const certificatePem = auth.kind === 'certificate' ? readSecret(ctx, 'certificate') : undefined;
+  const redact = secretRedactor([clientSecret, certificatePem]);
+  const now = clockOf(ctx);
+  const label = `${options.type} connection "${ctx.connection.name}"`;
+  let tokens: AccessTokenProvider | undefined;
+  if (auth.kind !== 'none') {
+    const scope = auth.scope ?? options.defaultScope;
+    tokens = options.overrides?.tokens?.(ctx, scope) ??
+      identityTokenProvider({ auth, scope, clientSecret, certificatePem, connectionName: ctx.connection.name, redact, now });
+  }
+  return (serviceRoot) =>
+    new OdataHttpClient({
+      serviceRoot,
+      label,
+      tokens,
+      fetch: options.overrides?.fetch,
+      timeoutMs: settings.timeoutMs,
+      maxConcurrency: ctx.connection.maxConcurrency,
+      maxRetries: settings.maxRetries,
+      maxRetryWaitMs: settings.maxRetryWaitMs,
+      now,
+      sleep: sleepOf(ctx),
+      redact,
+      warn: ctx.warn,
+    });
+}

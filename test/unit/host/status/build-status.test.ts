@@ -1,0 +1,127 @@
+import { buildStatus } from '../../../../src/host/status/build-status';
+import { METRIC_NAMES } from '../../../../src/telemetry/metrics';
+import { NOW, statusFixture } from './status-fixture';
+
+describe('buildStatus', () => {
+  it('lists jobs in order with schedule, last run, next run, watermark, lag and last outcome', async () => {
+    const f = statusFixture();
+    const model = await buildStatus(f.sources, f.stats);
+    expect(model.generatedAt).toBe('2026-06-01T10:30:30.000Z');
+    expect(model.startedAt).toBe('2026-06-01T09:00:00.000Z');
+    expect(model.jobs.map((j) => [j.name, j.lastCronRun, j.nextRun, j.watermark, j.lagSeconds, j.lastRun?.outcome ?? null])).toEqual([
+      ['crm-accounts-to-erp', '2026-06-01T10:30:20.000Z', '2026-06-01T10:30:40.000Z', '2026-06-01T10:25:30.0000000Z', 300, 'Succeeded'],
+      ['crm-contacts-to-erp', null, '2026-06-01T10:35:00.000Z', null, null, 'Failed'],
+      ['erp-numbers-to-crm', null, null, '17', null, null],
+    ]);
+    expect(model.jobs[1].lastRun).toEqual({
+      job: 'crm-contacts-to-erp',
+      trigger: 'scheduled',
+      startedAt: '2026-06-01T10:30:21.000Z',
+      durationMs: 250,
+      detected: 3,
+      sent: 0,
+      outcome: 'Failed',
+      error: 'source <crm> unavailable',
+    });
+  });
+
+  it('reports a job whose schedule is invalid, and still lists it', async () => {
+    const f = statusFixture();
+    f.jobs[1].schedule = '*/5 * * * *';
+    const model = await buildStatus(f.sources, f.stats);
+    expect(model.jobs[1].nextRun).toBeNull();
+    expect(model.jobs[1].problem).toMatch(/^job "crm-contacts-to-erp": schedule: /);
+  });
+
+  it('shows queue depths per queue and side queue, and what this host processed from each', async () => {
+    const f = statusFixture();
+    f.stats.recordProcessed({ at: NOW, queue: 'sbqhigh', jobName: 'a', outcome: 'Success', disposition: 'completed', messageId: 'x1' });
+    f.stats.recordProcessed({ at: NOW, queue: 'sbqhigh', jobName: 'a', outcome: 'Failed', disposition: 'abandoned', messageId: 'x2', error: 'boom' });
+    f.stats.recordProcessed({ at: NOW, queue: 'sbqnormal', jobName: 'b', outcome: 'Transitive', disposition: 'transitive', messageId: 'x3', error: 'missing' });
+    const model = await buildStatus(f.sources, f.stats);
+    expect(model.queues.map((q) => [q.queue, q.role, q.active, q.deadLetter])).toEqual([
+      ['sbqhigh', 'work', 4, 2],
+      ['sbqnormal', 'work', 0, 0],
+      ['sbqlow', 'work', 0, 0],
+      ['sbqtransitivehigh', 'transitive', 0, 0],
+      ['sbqtransitivenormal', 'transitive', 1, 0],
+      ['sbqtransitivelow', 'transitive', 0, 0],
+      ['sbqignored', 'ignored', 0, 0],
+    ]);
+    expect(model.queues[0].processed).toEqual({ Success: 1, Transitive: 0, Ignored: 0, Failed: 1 });
+    expect(model.processedTotals).toEqual({ Success: 1, Transitive: 1, Ignored: 0, Failed: 1 });
+    expect(model.failures.map((g) => [g.error, g.count])).toEqual([
+      ['boom', 1],
+      ['missing', 1],
+    ]);
+  });
+
+  it('a queue the bus cannot count is shown with its problem', async () => {
+    const f = statusFixture();
+    f.sources.bus.counts = async (queue) => {
+      if (queue === 'sbqlow') throw new Error('queue sbqlow not found');
+      return { active: 0, scheduled: 0, deadLetter: 0 };
+    };
+    const model = await buildStatus(f.sources, f.stats);
+    expect(model.queues.find((q) => q.queue === 'sbqlow')).toMatchObject({ active: null, deadLetter: null, problem: 'queue sbqlow not found' });
+  });
+
+  it('recent runs come from the runs table, newest first', async () => {
+    const f = statusFixture();
+    const model = await buildStatus(f.sources, f.stats);
+    expect(model.recentRuns.map((r) => [r.job, r.trigger, r.startedAt])).toEqual([
+      ['crm-contacts-to-erp', 'scheduled', '2026-06-01T10:30:21.000Z'],
+      ['crm-accounts-to-erp', 'scheduled', '2026-06-01T10:30:20.000Z'],
+      ['crm-accounts-to-erp', 'manual', '2026-06-01T10:30:10.000Z'],
+    ]);
+  });
+
+  it('falls back to the host’s own runs when the runs table cannot be read', async () => {
+    const f = statusFixture();
+    f.sources.runLog = { latest: () => Promise.reject(new Error('table down')) };
+    f.stats.recordRun(f.runs[2]);
+    f.stats.recordRun(f.runs[0]);
+    const model = await buildStatus(f.sources, f.stats);
+    expect(model.recentRuns.map((r) => r.startedAt)).toEqual(['2026-06-01T10:30:20.000Z', '2026-06-01T10:30:10.000Z']);
+    expect(model.jobs[0].problem).toBe('runs not readable: table down');
+  });
+
+  it('a configuration that does not load is reported, the rest still shown', async () => {
+    const f = statusFixture();
+    f.sources.init = { ensureInitialized: () => Promise.reject(new Error('jobs.yaml: jobs[0].schedule: required')) };
+    const model = await buildStatus(f.sources, f.stats);
+    expect(model.configError).toBe('jobs.yaml: jobs[0].schedule: required');
+    expect(model.jobs).toEqual([]);
+    expect(model.queues).toHaveLength(7);
+  });
+
+  it('throughput: processed per minute by outcome over the last hour, from the metrics', async () => {
+    const f = statusFixture();
+    const at = (iso: string) => new Date(iso);
+    const points = [
+      [at('2026-06-01T10:30:05Z'), 'Success', 2],
+      [at('2026-06-01T10:30:29Z'), 'Failed', 1],
+      [at('2026-06-01T10:29:59Z'), 'Transitive', 1],
+      [at('2026-06-01T09:31:00Z'), 'Ignored', 1],
+      [at('2026-06-01T09:30:59Z'), 'Success', 100],
+    ] as const;
+    for (const [when, outcome, value] of points) f.metrics.points.push({ name: METRIC_NAMES.messagesProcessed, value, dimensions: { job: 'a', queue: 'sbqhigh', outcome }, at: when });
+    f.metrics.points.push({ name: METRIC_NAMES.changesDetected, value: 7, dimensions: { job: 'a' }, at: at('2026-06-01T10:00:00Z') });
+    const model = await buildStatus(f.sources, f.stats);
+    expect(model.throughputSource).toBe('metrics');
+    expect(model.throughput).toHaveLength(60);
+    expect(model.throughput[0]).toEqual({ start: '2026-06-01T09:31:00.000Z', counts: { Success: 0, Transitive: 0, Ignored: 1, Failed: 0 } });
+    expect(model.throughput[58].counts).toEqual({ Success: 0, Transitive: 1, Ignored: 0, Failed: 0 });
+    expect(model.throughput[59]).toEqual({ start: '2026-06-01T10:30:00.000Z', counts: { Success: 2, Transitive: 0, Ignored: 0, Failed: 1 } });
+    expect(model.detectedLastHour).toBe(7);
+  });
+
+  it('throughput falls back to the host’s recent list when the metrics cannot be read back', async () => {
+    const f = statusFixture();
+    f.sources.metrics = { track: () => {}, flush: async () => {} };
+    f.stats.recordProcessed({ at: new Date('2026-06-01T10:30:01Z'), queue: 'sbqhigh', jobName: 'a', outcome: 'Success', disposition: 'completed', messageId: 'x' });
+    const model = await buildStatus(f.sources, f.stats);
+    expect(model.throughputSource).toBe('hostStats');
+    expect(model.throughput[59].counts.Success).toBe(1);
+  });
+});

@@ -1,0 +1,95 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { SETTING_NAMES } from '../../../src/config/settings';
+import { ROOT, tsFiles } from './infra-files';
+
+/**
+ * What the code reads, found in the code itself: `SETTING_NAMES`, every exported
+ * `*_SETTING(S)` and `*_TABLE(S)` constant under src/ (loaded from its module), and the
+ * `%Setting%` and connection names the Functions in functions/ bind to.
+ */
+export interface CodeFacts {
+  /** Setting names read by src/ or bound by functions/. */
+  settings: Set<string>;
+  /** Connection names of identity-capable connections (`<name>__fullyQualifiedNamespace` …). */
+  connections: Set<string>;
+  tables: Set<string>;
+  /** Files scanned in functions/. */
+  functionFiles: string[];
+  /** `%Setting%` names bound in functions/ (also in `settings`). */
+  functionSettings: Set<string>;
+  /** Connection names bound in functions/ (also in `connections`). */
+  functionConnections: Set<string>;
+  /** Files of functions/ with a Service Bus trigger but no connection name found. */
+  unnamedServiceBusConnections: string[];
+}
+
+const CONSTANT = /^export const ([A-Z][A-Z0-9_]*_(SETTINGS?|TABLES?))\b/gm;
+
+/** String values of a constant: the string itself, or the strings of a record/array. */
+function stringsOf(value: unknown): string[] {
+  if (typeof value === 'string') return [value];
+  if (value && typeof value === 'object') return Object.values(value).filter((v): v is string => typeof v === 'string');
+  return [];
+}
+
+async function exportedConstants(): Promise<{ settings: string[]; tables: string[] }> {
+  const found = { settings: [] as string[], tables: [] as string[] };
+  for (const file of tsFiles('src')) {
+    const names = [...fs.readFileSync(file, 'utf8').matchAll(CONSTANT)];
+    if (names.length === 0) continue;
+    const module = (await import(file)) as Record<string, unknown>;
+    for (const [, name, kind] of names) {
+      const values = stringsOf(module[name]);
+      if (values.length === 0) throw new Error(`${path.relative(ROOT, file)}: ${name} holds no string`);
+      (kind.startsWith('TABLE') ? found.tables : found.settings).push(...values);
+    }
+  }
+  return found;
+}
+
+/** The part before `__` of an identity-based setting such as `ServiceBusConnection__fullyQualifiedNamespace`. */
+export const connectionOf = (setting: string): string | undefined => /^(\w+?)__\w+$/.exec(setting)?.[1];
+
+/** Loads the facts (imports the modules that export the constants). */
+export async function codeFacts(): Promise<CodeFacts> {
+  const constants = await exportedConstants();
+  const settings = new Set<string>([...Object.values(SETTING_NAMES), ...constants.settings]);
+  const connections = new Set<string>([...settings].map(connectionOf).filter((c): c is string => c !== undefined));
+  // The code reads AzureWebJobsStorage as a connection string; the Functions host also reads it
+  // as a connection, identity-based in Azure (AzureWebJobsStorage__accountName).
+  connections.add(SETTING_NAMES.storage);
+  const functionFiles = tsFiles('functions');
+  const functionSettings = new Set<string>();
+  const functionConnections = new Set<string>();
+  const unnamedServiceBusConnections: string[] = [];
+  for (const file of functionFiles) {
+    const text = fs.readFileSync(file, 'utf8');
+    for (const m of text.matchAll(/['"`]%(\w+)%['"`]/g)) functionSettings.add(m[1]);
+    const named = [...text.matchAll(/\bconnection\w*\s*[:=]\s*['"](\w+)['"]/gi)].map((m) => m[1]);
+    named.forEach((name) => functionConnections.add(name));
+    if (/\bserviceBusQueue\s*\(/.test(text) && named.length === 0 && !/\bconnection\w*\s*[:=]\s*[A-Z_]/i.test(text)) {
+      unnamedServiceBusConnections.push(path.relative(ROOT, file));
+    }
+  }
+  functionSettings.forEach((name) => settings.add(name));
+  functionConnections.forEach((name) => connections.add(name));
+  return { settings, connections, tables: new Set(constants.tables), functionFiles, functionSettings, functionConnections, unnamedServiceBusConnections };
+}
+
+/** Files under src/ and functions/ that read `env.NAME` / `env['NAME']` by a literal name, with the names. */
+export function literalEnvReads(): { file: string; name: string }[] {
+  const reads: { file: string; name: string }[] = [];
+  for (const file of [...tsFiles('src'), ...tsFiles('functions')]) {
+    const text = fs.readFileSync(file, 'utf8');
+    for (const m of text.matchAll(/\benv(?:\.([A-Za-z_]\w*)|\[\s*['"]([^'"]+)['"]\s*\])/g)) {
+      reads.push({ file: path.relative(ROOT, file), name: m[1] ?? m[2] });
+    }
+  }
+  return reads;
+}
+
+/** Table names passed literally to `.table('…')` under src/ (they should be constants). */
+export function literalTableNames(): string[] {
+  return tsFiles('src').flatMap((file) => [...fs.readFileSync(file, 'utf8').matchAll(/\.table\(\s*['"]([^'"]+)['"]/g)].map((m) => m[1]));
+}
