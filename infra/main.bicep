@@ -20,45 +20,26 @@ param environmentName string
 
 @minLength(1)
 @description('Region of every resource; it must offer the Flex Consumption plan.')
-@metadata({
-  azd: {
-    type: 'location'
-  }
-})
+@metadata({ azd: { type: 'location' } })
 param location string
 
 @description('Object id of the person (or pipeline) deploying; gets the data roles `highwater config push` and the dead-letter mover need. Empty: none.')
 param principalId string = ''
 
 @description('Kind of principalId.')
-@allowed([
-  'User'
-  'ServicePrincipal'
-])
+@allowed(['User', 'ServicePrincipal'])
 param principalType string = 'User'
 
 @description('Service Bus tier. Premium gives dedicated capacity, larger messages and network isolation.')
-@allowed([
-  'Standard'
-  'Premium'
-])
+@allowed(['Standard', 'Premium'])
 param serviceBusSku string = 'Standard'
 
 @description('Messaging units of a Premium namespace (ignored for Standard).')
-@allowed([
-  1
-  2
-  4
-  8
-  16
-])
+@allowed([1, 2, 4, 8, 16])
 param serviceBusPremiumCapacity int = 1
 
 @description('Node.js major version of the Function App.')
-@allowed([
-  '20'
-  '22'
-])
+@allowed(['20', '22'])
 param nodeVersion string = '20'
 
 @description('Most instances the Flex Consumption plan scales out to.')
@@ -66,11 +47,7 @@ param nodeVersion string = '20'
 param maximumInstanceCount int = 100
 
 @description('Memory of each Flex Consumption instance, in MB.')
-@allowed([
-  512
-  2048
-  4096
-])
+@allowed([512, 2048, 4096])
 param instanceMemoryMB int = 2048
 
 @description('NCRONTAB (6 fields, with seconds) of the GetChanges timer: how often due jobs are looked for. Each job has its own schedule on top.')

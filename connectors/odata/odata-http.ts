@@ -86,6 +86,11 @@ export class OdataHttpClient {
     return this.root;
   }
 
+  /** Removes the connection's secret values from a text (for errors built outside this client). */
+  redact(text: string): string {
+    return this.options.redact?.(text) ?? text;
+  }
+
   /** A link of an answer (`@odata.nextLink`, `@odata.deltaLink`), absolute, resolved against the answer's context URL. */
   resolveLink(link: string, response: OdataResponse): string {
     const context = response.body?.['@odata.context'];

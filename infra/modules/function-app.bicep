@@ -29,21 +29,14 @@ param deploymentContainerUrl string
 param appInsightsName string
 
 @description('Node.js major version.')
-@allowed([
-  '20'
-  '22'
-])
+@allowed(['20', '22'])
 param nodeVersion string = '20'
 
 @description('Most instances the plan scales out to.')
 param maximumInstanceCount int = 100
 
 @description('Memory of each instance, in MB.')
-@allowed([
-  512
-  2048
-  4096
-])
+@allowed([512, 2048, 4096])
 param instanceMemoryMB int = 2048
 
 @description('Highwater\'s own app settings (names checked against the code by test/unit/infra/consistency.test.ts).')
@@ -63,13 +56,6 @@ var hostSettings = {
   // Identifies the component (not a secret); ingestion is what it grants.
   APPLICATIONINSIGHTS_CONNECTION_STRING: appInsights.properties.ConnectionString
 }
-
-var appSettingList = [
-  for setting in items(union(appSettings, hostSettings)): {
-    name: setting.key
-    value: setting.value
-  }
-]
 
 resource plan 'Microsoft.Web/serverfarms@2024-04-01' = {
   name: planName
@@ -103,11 +89,6 @@ resource app 'Microsoft.Web/sites@2024-04-01' = {
     serverFarmId: plan.id
     httpsOnly: true
     keyVaultReferenceIdentity: identityId
-    siteConfig: {
-      minTlsVersion: '1.2'
-      ftpsState: 'Disabled'
-      appSettings: appSettingList
-    }
     functionAppConfig: {
       deployment: {
         storage: {
@@ -129,6 +110,14 @@ resource app 'Microsoft.Web/sites@2024-04-01' = {
       }
     }
   }
+}
+
+// The complete set of app settings (it replaces whatever was set before). A child resource, as
+// values such as the Application Insights string are known only during the deployment.
+resource settings 'Microsoft.Web/sites/config@2024-04-01' = {
+  parent: app
+  name: 'appsettings'
+  properties: union(appSettings, hostSettings)
 }
 
 output name string = app.name

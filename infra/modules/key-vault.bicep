@@ -19,10 +19,7 @@ param appPrincipalId string
 param deployerPrincipalId string = ''
 
 @description('Kind of deployerPrincipalId.')
-@allowed([
-  'User'
-  'ServicePrincipal'
-])
+@allowed(['User', 'ServicePrincipal'])
 param deployerPrincipalType string = 'User'
 
 var roleIds = {

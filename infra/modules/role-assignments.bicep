@@ -15,10 +15,7 @@ param appPrincipalId string
 param deployerPrincipalId string = ''
 
 @description('Kind of deployerPrincipalId.')
-@allowed([
-  'User'
-  'ServicePrincipal'
-])
+@allowed(['User', 'ServicePrincipal'])
 param deployerPrincipalType string = 'User'
 
 // Built-in role definition ids (the same in every tenant).

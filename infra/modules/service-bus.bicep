@@ -11,20 +11,11 @@ param location string
 param tags object = {}
 
 @description('Tier. A Standard namespace cannot be changed to Premium in place: migrate, or choose Premium up front.')
-@allowed([
-  'Standard'
-  'Premium'
-])
+@allowed(['Standard', 'Premium'])
 param sku string = 'Standard'
 
 @description('Messaging units of a Premium namespace (ignored for Standard).')
-@allowed([
-  1
-  2
-  4
-  8
-  16
-])
+@allowed([1, 2, 4, 8, 16])
 param premiumCapacity int = 1
 
 @description('Every queue the app uses: work, transitive and ignored.')

@@ -40,7 +40,7 @@ if (!haveChromium) console.log(`NOTICE: ${CHROMIUM} not found: the status page b
       log: silentLogger,
       noSchedule: true,
       settings: { ...readSettings({}), storageConnectionString: azurite.connectionString, dataDir: path.join(dir, '.data') },
-      extraRoutes: (ctx) => statusRoutes(ctx, { refreshMs: 60_000 }),
+      extraRoutes: (ctx) => statusRoutes(ctx, { refreshMs: 60_000, configDir: dir }),
     });
     await host.runtime.detection.execute();
     expect(await host.drained({ timeoutMs: 120_000 })).toBe(true);
@@ -91,7 +91,7 @@ if (!haveChromium) console.log(`NOTICE: ${CHROMIUM} not found: the status page b
     const manualRuns = page.locator('#runs tr[data-run-job="crm-accounts-to-erp"][data-trigger="manual"]');
     expect(await manualRuns.count()).toBe(0);
     await page.locator('#jobs button[data-run-job="crm-accounts-to-erp"]').click();
-    await page.waitForFunction(() => /^crm-accounts-to-erp: Succeeded, \d+ detected, \d+ sent/.test(document.getElementById('action-status')?.textContent ?? ''));
+    await page.locator('#action-status', { hasText: /^crm-accounts-to-erp: Succeeded, \d+ detected, \d+ sent/ }).waitFor({ timeout: 20_000 });
     await manualRuns.first().waitFor({ timeout: 10_000 });
     expect(await manualRuns.count()).toBe(1);
     expect(await page.locator('#runs tr[data-run-job]').count()).toBe(4);
@@ -99,11 +99,22 @@ if (!haveChromium) console.log(`NOTICE: ${CHROMIUM} not found: the status page b
     await page.screenshot({ path: path.join(ARTIFACTS, 'status-page.png'), fullPage: true });
   });
 
-  it('the dead-letter view lists the dead-lettered demo message with its error', async () => {
+  it('the dead-letter view lists the dead-lettered demo message and links to the mover’s dry run', async () => {
     await page.goto(`${host.url}/dead-letters`);
     const section = page.locator('section[data-source="sbqnormal / dead-letter"]');
     expect(await section.getAttribute('data-count')).toBe('1');
     expect(await section.locator('tr[data-reason-count]').count()).toBe(1);
+    mkdirSync(ARTIFACTS, { recursive: true });
     await page.screenshot({ path: path.join(ARTIFACTS, 'dead-letters-page.png'), fullPage: true });
+
+    await section.locator('a.report').click();
+    const report = page.locator('#mover-report');
+    await report.waitFor();
+    expect(await report.getAttribute('data-exit-code')).toBe('0');
+    const text = (await report.locator('pre').textContent()) ?? '';
+    expect(text).toMatch(/^Dry run: nothing is changed/);
+    expect(text).toContain('sbqnormal');
+    expect((await host.runtime.bus.counts('sbqnormal')).deadLetter).toBe(1);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'mover-dry-run.png'), fullPage: true });
   });
 });

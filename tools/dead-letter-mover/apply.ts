@@ -58,7 +58,9 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
   const total = pending.size;
   const outcomes = new Map<string, Outcome>();
   const held = new HeldMessages(bus, clock);
+  // Both ascending (the snapshot is in sequence order); with binary search each batch costs log n.
   const peekedSequences = snapshot.peeked.map((m) => BigInt(m.sequenceNumber));
+  const pendingSequences = [...pending.keys()].map(BigInt).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   const end = snapshot.lastSequence ?? -1n;
   let lastSeen = -1n;
   const finish = (seq: string, outcome: Outcome) => {
@@ -69,10 +71,11 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
   try {
     while (pending.size > 0 && !options.signal?.aborted) {
       await held.renewExpiring();
-      const lastPending = [...pending.keys()].reduce((max, seq) => (BigInt(seq) > max ? BigInt(seq) : max), -1n);
+      while (!pending.has(String(pendingSequences[pendingSequences.length - 1]))) pendingSequences.pop();
+      const lastPending = pendingSequences[pendingSequences.length - 1];
       // Ask for no more than the snapshot holds up to the last pending message: that way
       // messages beyond it (or sent during the run) are rarely even locked.
-      const ahead = peekedSequences.filter((seq) => seq > lastSeen && seq <= lastPending).length;
+      const ahead = countAfter(peekedSequences, lastSeen) - countAfter(peekedSequences, lastPending);
       const received = await bus.receive(source.queue, { subQueue: source.subQueue, maxMessages: Math.min(Math.max(ahead, 1), batchSize), maxWaitMs: 0 });
       if (received.length === 0) break;
       const toSettle: Pairing[] = [];
@@ -104,6 +107,18 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
   const interrupted = options.signal?.aborted === true;
   for (const seq of pending.keys()) outcomes.set(seq, { status: 'failed', error: interrupted ? INTERRUPTED : NOT_RECEIVED });
   return { outcomes, released: held.released, releaseErrors: held.releaseErrors, interrupted };
+}
+
+/** How many of the ascending `sorted` are greater than `value`. */
+function countAfter(sorted: readonly bigint[], value: bigint): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (sorted[mid] <= value) low = mid + 1;
+    else high = mid;
+  }
+  return sorted.length - low;
 }
 
 /** Sends the resubmissions (one send per work queue), then completes every original. */

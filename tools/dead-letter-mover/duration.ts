@@ -40,16 +40,3 @@ function isoDuration(text: string): number | undefined {
   // Weeks and days as fixed lengths (the luxon default for `as`), the same as the short form.
   return Math.round(duration.as('milliseconds'));
 }
-
-/** A duration for messages: `1h30m`, `7d`, `45s`, `250ms`. */
-export function formatDuration(ms: number): string {
-  if (ms < 1_000) return `${ms}ms`;
-  const parts: string[] = [];
-  let rest = Math.floor(ms / 1_000);
-  for (const [unit, size] of [['d', 86_400], ['h', 3_600], ['m', 60], ['s', 1]] as const) {
-    const count = Math.floor(rest / size);
-    rest -= count * size;
-    if (count > 0) parts.push(`${count}${unit}`);
-  }
-  return parts.join('');
-}

@@ -24,10 +24,6 @@ export class HeldMessages {
     private readonly clock: () => Date,
   ) {}
 
-  get count(): number {
-    return this.#held.length;
-  }
-
   /** Messages released so far. */
   get released(): number {
     return this.#released;

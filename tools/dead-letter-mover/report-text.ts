@@ -51,7 +51,8 @@ function messageLine(m: ListedMessage): string {
 
 export function formatReport(report: MoverReport): string[] {
   const { snapshot, planned, results } = report;
-  const range = snapshot.firstSequence === undefined ? '' : `, sequence ${snapshot.firstSequence}–${snapshot.lastSequence}`;
+  const { firstSequence: first, lastSequence: last } = snapshot;
+  const range = first === undefined ? '' : first === last ? `, sequence ${first}` : `, sequence ${first}–${last}`;
   const lines = [
     report.mode === 'dry-run' ? 'Dry run: nothing is changed (add --apply to act).' : 'Applied.',
     `Source:   ${report.source} on ${report.bus}`,

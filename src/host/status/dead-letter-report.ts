@@ -4,6 +4,10 @@ import type { QueueNames } from '../../config/settings';
 import { errorMessage } from '../../model/errors';
 import { queueRoles, type QueueRole } from '../../telemetry/gauges';
 
+const NO_ERROR = '(no error recorded)';
+/** Messages in the ignored queue carry no error: the processor skipped them as outdated. */
+const OUTDATED = 'outdated: the target already holds a newer change';
+
 /** One place messages wait for a person: a dead-letter subqueue, or a transitive/ignored queue. */
 export interface ParkedSource {
   queue: string;
@@ -64,7 +68,7 @@ export async function buildDeadLetterReport(
       const base = { queue, role, ...(subQueue ? { subQueue } : {}), count, ...(reportUrl ? { reportUrl } : {}) };
       try {
         const messages = await bus.peek(queue, { maxMessages: limit, ...(subQueue ? { subQueue } : {}) });
-        sources.push({ ...base, peeked: messages.length, groups: groupByReason(messages) });
+        sources.push({ ...base, peeked: messages.length, groups: groupByReason(messages, subQueue ? NO_ERROR : role === 'ignored' ? OUTDATED : NO_ERROR) });
       } catch (err) {
         sources.push({ ...base, peeked: 0, groups: [], problem: errorMessage(err) });
       }
@@ -73,17 +77,17 @@ export async function buildDeadLetterReport(
   return sources;
 }
 
-/** The error a parked message carries, as the mover's rules would match it. */
-export function parkedReason(message: Pick<BusMessage, 'applicationProperties' | 'deadLetterErrorDescription' | 'deadLetterReason'>): string {
+/** The error a parked message carries (as the mover's rules match it), else `fallback`. */
+export function parkedReason(message: Pick<BusMessage, 'applicationProperties' | 'deadLetterErrorDescription' | 'deadLetterReason'>, fallback = NO_ERROR): string {
   const recorded = message.applicationProperties[ERROR_PROPERTY.message];
   if (typeof recorded === 'string' && recorded !== '') return recorded;
-  return message.deadLetterErrorDescription || message.deadLetterReason || '(no error recorded)';
+  return message.deadLetterErrorDescription || message.deadLetterReason || fallback;
 }
 
-export function groupByReason(messages: readonly BusMessage[]): ParkedGroup[] {
+export function groupByReason(messages: readonly BusMessage[], fallback = NO_ERROR): ParkedGroup[] {
   const groups = new Map<string, { count: number; jobs: Set<string>; sampleMessageIds: string[] }>();
   for (const m of messages) {
-    const reason = parkedReason(m);
+    const reason = parkedReason(m, fallback);
     const group = groups.get(reason) ?? { count: 0, jobs: new Set<string>(), sampleMessageIds: [] };
     group.count++;
     const job = m.applicationProperties[MESSAGE_PROPERTY.jobName] ?? m.subject;

@@ -39,8 +39,9 @@ th,td{text-align:left;padding:4px 8px;border-bottom:1px solid #eaeef2;vertical-a
 td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
 .Succeeded,.Success{color:#1a7f37}.Failed{color:#cf222e}.Transitive{color:#9a6700}.Ignored{color:#57606a}
 .muted{color:#57606a}.problem{color:#cf222e}.charts{display:flex;flex-wrap:wrap;gap:24px}
-button{font:inherit;padding:2px 10px;cursor:pointer}#action-status{margin-left:auto}
-code{background:#eaeef2;padding:1px 4px;border-radius:4px}`;
+button{font:inherit;padding:2px 10px;cursor:pointer;white-space:nowrap}#action-status{margin-left:auto;font-weight:600}
+header .Succeeded{color:#7ee787}header .Failed{color:#ffaba8}
+code{background:#eaeef2;padding:1px 4px;border-radius:4px}td code{white-space:nowrap}pre{white-space:pre-wrap}`;
 
 /** The whole document; `script` is inlined (no external assets: the page works offline). */
 export function layout(title: string, nav: string, body: string, script = ''): string {

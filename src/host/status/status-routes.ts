@@ -1,7 +1,10 @@
-import type { HttpOutput, HttpRoute } from '../../http/http-types';
+import type { MessageBus } from '../../bus/message-bus';
+import type { Settings } from '../../config/settings';
+import { httpError, type HttpInput, type HttpOutput, type HttpRoute } from '../../http/http-types';
 import { buildStatus, type StatusSources, type StatusStats } from './build-status';
-import { renderDeadLetterPage, type MoverCommand } from './dead-letter-html';
-import { buildDeadLetterReport, type DeadLetterReportOptions } from './dead-letter-report';
+import { renderDeadLetterPage, renderMoverReportPage } from './dead-letter-html';
+import { buildDeadLetterReport } from './dead-letter-report';
+import { moverArguments, moverCommandLine, moverDryRunReport, type MoverReportResult, type MoverSource } from './mover-report';
 import { renderStatusPage } from './status-html';
 
 export interface StatusRoutesOptions {
@@ -9,27 +12,40 @@ export interface StatusRoutesOptions {
   refreshMs?: number;
   /** Messages peeked per dead-letter source. Default 200. */
   peekLimit?: number;
-  /** Link to the dead-letter mover's dry-run report of a source; none → the page shows {@link moverCommand}. */
-  deadLetterReportUrl?: DeadLetterReportOptions['reportUrl'];
-  /** The mover's dry-run command line for a source. Default {@link defaultMoverCommand}. */
-  moverCommand?: MoverCommand;
+  /** The configuration folder, passed to the mover as `--config` (parked messages need job priorities). */
+  configDir?: string;
+  /** Produces the mover's dry-run report. Default: {@link moverDryRunReport} on the host's bus. */
+  moverReport?: (source: MoverSource) => Promise<MoverReportResult>;
 }
 
-/** `dead-letter-mover --queue Q [--dead-letter]`: dry run is the mover's default. */
-export const defaultMoverCommand: MoverCommand = (queue, subQueue) => `npx dead-letter-mover --queue ${queue}${subQueue ? ' --dead-letter' : ''}`;
+export interface StatusRoutesContext {
+  runtime: StatusSources & { settings: Settings; bus: MessageBus };
+  stats: StatusStats;
+}
 
 const HTML_HEADERS = { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' };
 const JSON_HEADERS = { 'cache-control': 'no-store' };
 
+/** `/dead-letters/report?queue=Q&deadLetter=true`: the page of the mover's dry run of one source. */
+export function moverReportUrl(source: MoverSource): string {
+  return `/dead-letters/report?${new URLSearchParams({ queue: source.queue, deadLetter: String(source.deadLetter) })}`;
+}
+
 /**
  * The local host's status routes: `GET /` (page), `GET /api/status` (its JSON),
- * `GET /dead-letters` (page) and `GET /api/status/dead-letters` (its JSON). Read-only: the page's
- * "run now" buttons call the existing `POST /api/jobs/{name}/execute`.
+ * `GET /dead-letters` (page), `GET /api/status/dead-letters` (its JSON) and
+ * `GET /dead-letters/report` (the mover's dry run). Read-only: the page's "run now" buttons call
+ * the existing `POST /api/jobs/{name}/execute`.
  */
-export function statusRoutes(ctx: { runtime: StatusSources; stats: StatusStats }, options: StatusRoutesOptions = {}): HttpRoute[] {
+export function statusRoutes(ctx: StatusRoutesContext, options: StatusRoutesOptions = {}): HttpRoute[] {
   const { runtime, stats } = ctx;
+  const command = (source: MoverSource) => moverCommandLine(moverArguments(source, runtime.settings, options.configDir));
   const report = () =>
-    buildDeadLetterReport(runtime.bus, runtime.settings.queues, { peekLimit: options.peekLimit, reportUrl: options.deadLetterReportUrl });
+    buildDeadLetterReport(runtime.bus, runtime.settings.queues, {
+      peekLimit: options.peekLimit,
+      reportUrl: (queue, subQueue) => moverReportUrl({ queue, deadLetter: subQueue === 'deadLetter' }),
+    });
+  const moverReport = options.moverReport ?? ((source: MoverSource) => moverDryRunReport(runtime, source, options.configDir));
   return [
     {
       method: 'GET',
@@ -44,8 +60,30 @@ export function statusRoutes(ctx: { runtime: StatusSources; stats: StatusStats }
     {
       method: 'GET',
       route: '/dead-letters',
-      handler: async () => ({ status: 200, headers: HTML_HEADERS, body: renderDeadLetterPage(await report(), options.moverCommand ?? defaultMoverCommand) }),
+      handler: async () => ({
+        status: 200,
+        headers: HTML_HEADERS,
+        body: renderDeadLetterPage(await report(), (queue, subQueue) => command({ queue, deadLetter: subQueue === 'deadLetter' })),
+      }),
     },
     { method: 'GET', route: 'status/dead-letters', handler: async () => ({ status: 200, headers: JSON_HEADERS, body: { sources: await report() } }) },
+    {
+      method: 'GET',
+      route: '/dead-letters/report',
+      handler: async (input: HttpInput): Promise<HttpOutput> => {
+        const queue = input.query.get('queue') ?? '';
+        const deadLetter = input.query.get('deadLetter') ?? 'false';
+        if (!queueNames(runtime.settings).includes(queue)) return httpError(400, 'BadRequest', `query.queue: expected one of ${queueNames(runtime.settings).join(', ')}`);
+        if (deadLetter !== 'true' && deadLetter !== 'false') return httpError(400, 'BadRequest', 'query.deadLetter: expected true or false');
+        const source = { queue, deadLetter: deadLetter === 'true' };
+        const result = await moverReport(source);
+        return { status: 200, headers: HTML_HEADERS, body: renderMoverReportPage(source, command(source), result) };
+      },
+    },
   ];
+}
+
+function queueNames(settings: Pick<Settings, 'queues'>): string[] {
+  const q = settings.queues;
+  return [...Object.values(q.work), ...Object.values(q.transitive), q.ignored];
 }

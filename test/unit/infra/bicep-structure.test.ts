@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { AZURITE_DEFAULT_TABLE_PORT } from '../../../src/storage/azurite';
-import { arrayItems, matching, moduleCalls, objectEntries, outputs, params, stringLiteral, varLiteral } from './bicep-text';
-import { FUNCTION_APP, MAIN, ROOT, bicepFiles, bicepSource, localSettings, readRepoFile } from './infra-files';
+import { arrayItems, assertBalanced, moduleCalls, objectEntries, objectVarNames, outputs, params, resourceBodies, stringLiteral, varLiteral } from './bicep-text';
+import { FUNCTION_APP, MAIN, ROOT, bicepFiles, bicepSource, localSettings, mainModuleCall, readRepoFile } from './infra-files';
 
 /**
  * What can be checked of the Bicep without a compiler (`az bicep build --file infra/main.bicep`
@@ -34,12 +34,7 @@ function rolesOf(file: string, list: string): string[] {
 
 describe('Bicep structure (checked without the Bicep CLI)', () => {
   it.each(bicepFiles())('%s has balanced brackets', (file) => {
-    const src = bicepSource(file);
-    for (let i = 0; i < src.length; i += 1) {
-      if (src[i] === "'") i = src.indexOf("'", i + 1 + (src.startsWith("'''", i) ? 2 : 0)) + (src.startsWith("'''", i) ? 2 : 0);
-      else if ('{[('.includes(src[i])) i = matching(src, i);
-      else if ('}])'.includes(src[i])) throw new Error(`${file}: stray '${src[i]}' at offset ${i}`);
-    }
+    expect(() => assertBalanced(bicepSource(file))).not.toThrow();
   });
 
   it('every module exists, declares every parameter it is given, and is given every required one', () => {
@@ -70,6 +65,16 @@ describe('Bicep structure (checked without the Bicep CLI)', () => {
     const src = bicepSource(MAIN);
     const names = objectEntries(varLiteral(src, 'names'));
     expect([...src.matchAll(/\bnames\.(\w+)/g)].map((m) => m[1]).filter((name) => !names.has(name))).toEqual([]);
+  });
+
+  it('the Function App gets exactly the settings of main.bicep and its host settings', () => {
+    const [settings, ...more] = resourceBodies(bicepSource(FUNCTION_APP), 'Microsoft.Web/sites/config');
+    expect(more).toEqual([]);
+    expect(objectEntries(settings).get('properties')).toBe('union(appSettings, hostSettings)');
+    const settingVars = objectVarNames(bicepSource(MAIN), /Settings$/);
+    const passed = /^union\(([\w\s,]+)\)$/.exec(mainModuleCall(FUNCTION_APP).params.get('appSettings') ?? '')?.[1].split(',').map((v) => v.trim());
+    expect(passed?.sort()).toEqual([...settingVars, 'connectorSecretReferences'].sort());
+    expect(bicepSource(FUNCTION_APP)).not.toMatch(/appSettings:\s*\[/);
   });
 
   it('main.parameters.json fills only declared parameters, and every required one', () => {

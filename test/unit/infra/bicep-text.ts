@@ -62,6 +62,16 @@ export function matching(src: string, open: number): number {
   throw new Error(`bracket at offset ${open} is never closed`);
 }
 
+/** Checks that brackets pair up across a whole file; throws naming the first offset that does not. */
+export function assertBalanced(src: string): void {
+  for (let i = 0; i < src.length; i += 1) {
+    const c = src[i];
+    if (c === "'") i = (src.startsWith("'''", i) ? src.indexOf("'''", i + 3) + 2 : stringEnd(src, i) - 1);
+    else if (c in CLOSER) i = matching(src, i);
+    else if (c === '}' || c === ']' || c === ')') throw new Error(`stray '${c}' at offset ${i}`);
+  }
+}
+
 /** Splits the inside of an object or array into its entries (newline- or comma-separated). */
 function topLevelItems(body: string): string[] {
   const items: string[] = [];

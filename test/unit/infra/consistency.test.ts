@@ -6,7 +6,7 @@ import { RUNS_TABLE } from '../../../src/detect/run-log-store';
 import { WATERMARK_TABLE } from '../../../src/detect/watermark-service';
 import { APPLIED_HASHES_TABLE } from '../../../src/process/applied-hash-store';
 import { arrayItems, isoDurationMs, objectEntries, params, resourceBodies, stringLiteral, varLiteral } from './bicep-text';
-import { codeFacts, connectionOf, literalEnvReads, literalTableNames, type CodeFacts } from './code-settings';
+import { codeFacts, connectionOf, literalEnvReads, literalTableNames, type CodeFacts } from './code-facts';
 import { MAIN, ROOT, bicepAppSettings, bicepSource, emulatorQueues, localSettings, mainModuleCall, type DeclaredSetting } from './infra-files';
 
 /** Read by the platform or an SDK rather than by Highwater's code, and why each is declared. */
@@ -97,7 +97,7 @@ describe('app settings: code, Bicep and local.settings.example.json agree', () =
     expect(minus(facts.functionConnections, Object.keys(local))).toEqual([]);
     const identityBased = (c: string) => bicep.has(`${c}__fullyQualifiedNamespace`) || bicep.has(`${c}__accountName`);
     expect(sorted(facts.functionConnections).filter((c) => !identityBased(c))).toEqual([]);
-    expect(facts.unnamedServiceBusConnections).toEqual([]);
+    expect(facts.unresolvedConnections).toEqual([]);
   });
 
   it('the GetChanges timer defaults to the code\u2019s schedule in Azure and locally', () => {
@@ -109,7 +109,7 @@ describe('app settings: code, Bicep and local.settings.example.json agree', () =
 });
 
 describe('queues: Bicep, the emulator config and the code agree', () => {
-  const queueSettingKeys = Object.entries(SETTING_NAMES).filter(([key]) => key.startsWith('queue')).map(([, name]) => name);
+  const queueSettingKeys = Object.entries(SETTING_NAMES).filter(([key]) => key.startsWith('queue')).map(([, name]): string => name);
   const envOf = (entries: [string, string | undefined][]) => Object.fromEntries(entries.filter(([name]) => queueSettingKeys.includes(name)));
 
   it('the queue settings name the code\u2019s default queues, in Azure and locally', () => {

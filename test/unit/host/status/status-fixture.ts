@@ -1,9 +1,10 @@
-import type { BusMessage, QueueCounts } from '../../../../src/bus/message-bus';
-import { DEFAULT_QUEUES } from '../../../../src/config/settings';
+import os from 'node:os';
+import type { BusMessage, MessageBus, QueueCounts } from '../../../../src/bus/message-bus';
+import { DEFAULT_QUEUES, readSettings } from '../../../../src/config/settings';
 import type { JobRunResult } from '../../../../src/detect/job-run';
 import { JobService } from '../../../../src/detect/job-service';
 import { HostStats } from '../../../../src/host/host-stats';
-import type { StatusSources } from '../../../../src/host/status/build-status';
+import type { StatusRoutesContext } from '../../../../src/host/status/status-routes';
 import { JobActionType, type Job } from '../../../../src/model/job';
 import type { WatermarkRecord, WatermarkStore } from '../../../../src/model/watermark-record';
 import { InMemoryMetrics } from '../../../../src/telemetry/metrics';
@@ -68,6 +69,23 @@ const unusedWatermarkStore: WatermarkStore = {
   resetWatermark: () => Promise.reject(new Error('not used')),
 };
 
+/** The status pages only count and peek; anything else would be a bug. */
+const notUsed = () => Promise.reject(new Error('not used by the status pages'));
+const unusedBus: MessageBus = {
+  send: notUsed,
+  createBatch: notUsed,
+  sendBatch: notUsed,
+  receive: notUsed,
+  renewLock: notUsed,
+  complete: notUsed,
+  abandon: notUsed,
+  deadLetter: notUsed,
+  peek: notUsed,
+  counts: notUsed,
+  listQueues: notUsed,
+  close: notUsed,
+};
+
 /** Fakes for everything the status page reads; each part can be replaced per test. */
 export function statusFixture() {
   const jobs = [
@@ -97,8 +115,8 @@ export function statusFixture() {
   };
   const metrics = new InMemoryMetrics(1000, () => NOW);
   const stats = new HostStats(new Date('2026-06-01T09:00:00Z'));
-  const sources: StatusSources = {
-    settings: { queues: DEFAULT_QUEUES },
+  const sources: StatusRoutesContext['runtime'] = {
+    settings: { ...readSettings({}, os.tmpdir()), queues: DEFAULT_QUEUES },
     init: { ensureInitialized: async () => ({ jobs, connections: [], mappings: [] }) },
     watermarks: { getAllWatermarks: async () => new Map(watermarks) },
     jobs: new JobService({ jobs: () => jobs, watermarks: unusedWatermarkStore, timeZone: 'UTC' }),
@@ -110,6 +128,7 @@ export function statusFixture() {
           .slice(0, limit),
     },
     bus: {
+      ...unusedBus,
       counts: async (queue: string) => counts[queue] ?? { active: 0, scheduled: 0, deadLetter: 0 },
       peek: async (queue: string, options?: { subQueue?: string; maxMessages?: number }) =>
         (peeked[options?.subQueue ? `${queue}/${options.subQueue}` : queue] ?? []).slice(0, options?.maxMessages ?? 100),

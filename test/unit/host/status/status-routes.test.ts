@@ -2,7 +2,9 @@ import type { HttpInput, HttpRoute } from '../../../../src/http/http-types';
 import { groupByReason } from '../../../../src/host/status/dead-letter-report';
 import { formatSeconds } from '../../../../src/host/status/html';
 import type { StatusModel } from '../../../../src/host/status/status-model';
+import { moverCommandLine } from '../../../../src/host/status/mover-report';
 import { statusRoutes } from '../../../../src/host/status/status-routes';
+import { statusScript } from '../../../../src/host/status/status-script';
 import { busMessage, NOW, statusFixture } from './status-fixture';
 
 const input: HttpInput = { method: 'GET', params: {}, query: new URLSearchParams(), body: '', headers: {} };
@@ -17,7 +19,7 @@ describe('statusRoutes', () => {
   it('serves the page at / and its JSON at /api/status (route `status`), uncached', async () => {
     const f = statusFixture();
     const routes = statusRoutes({ runtime: f.sources, stats: f.stats });
-    expect(routes.map((r) => `${r.method} ${r.route}`)).toEqual(['GET /', 'GET status', 'GET /dead-letters', 'GET status/dead-letters']);
+    expect(routes.map((r) => `${r.method} ${r.route}`)).toEqual(['GET /', 'GET status', 'GET /dead-letters', 'GET status/dead-letters', 'GET /dead-letters/report']);
     const page = await route(routes, 'GET', '/').handler(input);
     expect(page.status).toBe(200);
     expect(page.headers).toEqual({ 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
@@ -47,30 +49,51 @@ describe('statusRoutes', () => {
     expect(html).toContain("fetch('/api/jobs/' + encodeURIComponent(job) + '/execute'");
   });
 
-  it('the dead-letter page groups parked messages by error and shows the mover command', async () => {
+  it('the dead-letter page groups parked messages by error, links to the mover’s dry run and shows its command', async () => {
     const f = statusFixture();
-    const html = String((await route(statusRoutes({ runtime: f.sources, stats: f.stats }), 'GET', '/dead-letters').handler(input)).body);
+    const routes = statusRoutes({ runtime: f.sources, stats: f.stats }, { configDir: '/srv/highwater config' });
+    const html = String((await route(routes, 'GET', '/dead-letters').handler(input)).body);
     expect(html).toContain('<section id="dl-sbqhigh" data-source="sbqhigh / dead-letter" data-count="2">');
     expect(html).toContain('customer 7: 400 invalid vat');
     expect(html).toContain('MaxDeliveryCountExceeded');
     expect(html).toContain('<section id="q-sbqtransitivenormal" data-source="sbqtransitivenormal" data-count="1">');
-    expect(html).toContain('<code>npx dead-letter-mover --queue sbqhigh --dead-letter</code>');
+    expect(html).toContain('<a class="report" href="/dead-letters/report?queue=sbqhigh&amp;deadLetter=true">');
+    expect(html).toContain('<a class="report" href="/dead-letters/report?queue=sbqtransitivenormal&amp;deadLetter=false">');
+    const dataDir = f.sources.settings.dataDir;
+    expect(html).toContain(`<code>npx dead-letter-mover --queue sbqhigh --dead-letter --data-dir ${dataDir} --config &#39;/srv/highwater config&#39;</code>`);
     expect(html).not.toContain('sbqnormal /');
+    const json = (await route(routes, 'GET', 'status/dead-letters').handler(input)).body as { sources: Array<{ queue: string; subQueue?: string; groups: unknown[] }> };
+    expect(json.sources.map((s) => [s.queue, s.subQueue, s.groups.length])).toEqual([
+      ['sbqhigh', 'deadLetter', 2],
+      ['sbqtransitivenormal', undefined, 1],
+    ]);
   });
 
-  it('links to the mover’s dry-run report when the host provides one', async () => {
+  it('the report route shows the mover’s dry-run output for a known queue only', async () => {
     const f = statusFixture();
+    const asked: unknown[] = [];
     const routes = statusRoutes(
       { runtime: f.sources, stats: f.stats },
-      { deadLetterReportUrl: (queue, sub) => `/api/dead-letters/${queue}/report?subQueue=${sub ?? ''}&dryRun=true` },
+      {
+        moverReport: async (source) => {
+          asked.push(source);
+          return { exitCode: 0, lines: ['Dry run: nothing is changed (add --apply to act).', '  2  <b>x</b>'] };
+        },
+      },
     );
-    const json = (await route(routes, 'GET', 'status/dead-letters').handler(input)).body as { sources: Array<{ queue: string; reportUrl?: string; groups: unknown[] }> };
-    expect(json.sources.map((s) => [s.queue, s.reportUrl, s.groups.length])).toEqual([
-      ['sbqhigh', '/api/dead-letters/sbqhigh/report?subQueue=deadLetter&dryRun=true', 2],
-      ['sbqtransitivenormal', '/api/dead-letters/sbqtransitivenormal/report?subQueue=&dryRun=true', 1],
-    ]);
-    const html = String((await route(routes, 'GET', '/dead-letters').handler(input)).body);
-    expect(html).toContain('<a class="report" href="/api/dead-letters/sbqhigh/report?subQueue=deadLetter&amp;dryRun=true">');
+    const report = route(routes, 'GET', '/dead-letters/report');
+    const ok = await report.handler({ ...input, query: new URLSearchParams('queue=sbqhigh&deadLetter=true') });
+    expect(asked).toEqual([{ queue: 'sbqhigh', deadLetter: true }]);
+    expect(String(ok.body)).toContain('<pre>Dry run: nothing is changed (add --apply to act).\n  2  &lt;b&gt;x&lt;/b&gt;</pre>');
+    expect(await report.handler({ ...input, query: new URLSearchParams('queue=--apply') })).toEqual({
+      status: 400,
+      body: { error: { code: 'BadRequest', message: 'query.queue: expected one of sbqhigh, sbqnormal, sbqlow, sbqtransitivehigh, sbqtransitivenormal, sbqtransitivelow, sbqignored' } },
+    });
+    expect(await report.handler({ ...input, query: new URLSearchParams('queue=sbqhigh&deadLetter=yes') })).toEqual({
+      status: 400,
+      body: { error: { code: 'BadRequest', message: 'query.deadLetter: expected true or false' } },
+    });
+    expect(asked).toHaveLength(1);
   });
 
   it('says when only part of a source was grouped', async () => {
@@ -93,6 +116,18 @@ describe('groupByReason', () => {
       { reason: '(no error recorded)', count: 1, jobs: [], sampleMessageIds: ['d'] },
       { reason: 'described', count: 1, jobs: ['j3'], sampleMessageIds: ['c'] },
     ]);
+  });
+});
+
+describe('the page script', () => {
+  it('is valid JavaScript', () => {
+    expect(() => new Function(statusScript(5_000))).not.toThrow();
+  });
+});
+
+describe('moverCommandLine', () => {
+  it('quotes arguments a shell would split', () => {
+    expect(moverCommandLine(['--queue', 'sbqhigh', '--config', "/a b/it's"])).toBe(`npx dead-letter-mover --queue sbqhigh --config '/a b/it'\\''s'`);
   });
 });
 

@@ -11,7 +11,8 @@ const EVENT = { ExecutionStarted: 0, TaskScheduled: 4, TaskCompleted: 5, TaskFai
 const ACTION = { CallActivity: 0, CallEntity: 7 };
 
 type Orchestrator = (context: OrchestrationContext) => Generator<Task, unknown, unknown>;
-type EntityFunction = (context: EntityContext<unknown>) => void;
+/** Any entity function, whatever its state type (called through the untyped entity runner). */
+type EntityFunction = (context: never) => void;
 
 export interface ReplayBackend {
   /** The app's activities by name; throw to fail the task. */
@@ -61,7 +62,7 @@ export async function runOrchestration(orchestrator: Orchestrator, input: unknow
     try {
       state = await engine(new DurableOrchestrationInput('instance-1', structuredClone(history), input), new DummyOrchestrationContext('orchestrator'));
     } catch (err) {
-      return { status: 'Failed', error: String((err as Error).message).split('\n\n$OutOfProcData$')[0], calls, episodes: episode };
+      return { status: 'Failed', error: failureMessage(err), calls, episodes: episode };
     }
     const actions = state.actions.flat();
     const replayed = JSON.stringify(actions.slice(0, known.length));
@@ -103,6 +104,15 @@ export async function runOrchestration(orchestrator: Orchestrator, input: unknow
   throw new Error('the orchestration did not finish within 10 000 episodes');
 }
 
+/** The engine reports a failed orchestration as `<…>\n\n$OutOfProcData$:<state JSON>`; the reason is the state's `error`. */
+function failureMessage(err: unknown): string {
+  const message = String((err as Error).message);
+  const marker = '$OutOfProcData$:';
+  const at = message.indexOf(marker);
+  if (at < 0) return message;
+  return String((JSON.parse(message.slice(at + marker.length)) as { error?: unknown }).error);
+}
+
 /** One operation through durable-functions' entity runner; the response as the extension sends it. */
 async function runEntityOperation(backend: ReplayBackend, schedulerId: string, operation: string, input: unknown, requestId: string) {
   const [, lowerName, key] = /^@([^@]+)@(.*)$/.exec(schedulerId) ?? [];
@@ -115,7 +125,7 @@ async function runEntityOperation(backend: ReplayBackend, schedulerId: string, o
     state: stored,
     batch: [{ name: operation, input: input === undefined ? undefined : JSON.stringify(input), id: requestId, signal: false }],
   };
-  const result = await createEntityFunction(backend.entities[name])(binding, new DummyEntityContext(name));
+  const result = await createEntityFunction(backend.entities[name] as (context: EntityContext<unknown>) => void)(binding, new DummyEntityContext(name));
   if (result.entityExists && result.entityState !== undefined) backend.entityStates.set(schedulerId, result.entityState);
   const [outcome] = result.results;
   return outcome.isError ? { result: JSON.stringify(outcome.result ?? 'entity operation failed'), exceptionType: 'Error' } : { result: outcome.result };

@@ -20,8 +20,8 @@ export interface CodeFacts {
   functionSettings: Set<string>;
   /** Connection names bound in functions/ (also in `connections`). */
   functionConnections: Set<string>;
-  /** Files of functions/ with a Service Bus trigger but no connection name found. */
-  unnamedServiceBusConnections: string[];
+  /** `connection:` bindings in functions/ whose name could not be resolved to a string. */
+  unresolvedConnections: string[];
 }
 
 const CONSTANT = /^export const ([A-Z][A-Z0-9_]*_(SETTINGS?|TABLES?))\b/gm;
@@ -53,8 +53,8 @@ export const connectionOf = (setting: string): string | undefined => /^(\w+?)__\
 
 /** Loads the facts (imports the modules that export the constants). */
 export async function codeFacts(): Promise<CodeFacts> {
-  const constants = await exportedConstants();
-  const settings = new Set<string>([...Object.values(SETTING_NAMES), ...constants.settings]);
+  const exported = await exportedConstants();
+  const settings = new Set<string>([...Object.values(SETTING_NAMES), ...exported.settings]);
   const connections = new Set<string>([...settings].map(connectionOf).filter((c): c is string => c !== undefined));
   // The code reads AzureWebJobsStorage as a connection string; the Functions host also reads it
   // as a connection, identity-based in Azure (AzureWebJobsStorage__accountName).
@@ -62,19 +62,25 @@ export async function codeFacts(): Promise<CodeFacts> {
   const functionFiles = tsFiles('functions');
   const functionSettings = new Set<string>();
   const functionConnections = new Set<string>();
-  const unnamedServiceBusConnections: string[] = [];
+  const unresolvedConnections: string[] = [];
+  // `connection:` takes a literal or a string constant declared somewhere under functions/.
+  const constants = new Map<string, string>();
+  const uses: { file: string; literal?: string; constant?: string }[] = [];
   for (const file of functionFiles) {
     const text = fs.readFileSync(file, 'utf8');
     for (const m of text.matchAll(/['"`]%(\w+)%['"`]/g)) functionSettings.add(m[1]);
-    const named = [...text.matchAll(/\bconnection\w*\s*[:=]\s*['"](\w+)['"]/gi)].map((m) => m[1]);
-    named.forEach((name) => functionConnections.add(name));
-    if (/\bserviceBusQueue\s*\(/.test(text) && named.length === 0 && !/\bconnection\w*\s*[:=]\s*[A-Z_]/i.test(text)) {
-      unnamedServiceBusConnections.push(path.relative(ROOT, file));
-    }
+    for (const m of text.matchAll(/\bconst\s+(\w+)\s*=\s*['"]([^'"]+)['"]/g)) constants.set(m[1], m[2]);
+    if (!/\bapp\.\w+\(/.test(text)) continue; // only binding registrations name connections
+    for (const m of text.matchAll(/\bconnection\s*:\s*(?:['"](\w+)['"]|(\w+))/g)) uses.push({ file: path.relative(ROOT, file), literal: m[1], constant: m[2] });
+  }
+  for (const use of uses) {
+    const name = use.literal ?? constants.get(use.constant ?? '');
+    if (name) functionConnections.add(name);
+    else unresolvedConnections.push(`${use.file}: connection ${use.constant}`);
   }
   functionSettings.forEach((name) => settings.add(name));
   functionConnections.forEach((name) => connections.add(name));
-  return { settings, connections, tables: new Set(constants.tables), functionFiles, functionSettings, functionConnections, unnamedServiceBusConnections };
+  return { settings, connections, tables: new Set(exported.tables), functionFiles, functionSettings, functionConnections, unresolvedConnections };
 }
 
 /** Files under src/ and functions/ that read `env.NAME` / `env['NAME']` by a literal name, with the names. */

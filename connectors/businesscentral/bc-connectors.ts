@@ -1,0 +1,47 @@
+import type { ConnectorContext } from '../base/connector-context';
+import type { ConnectorFactory } from '../base/registry';
+import { clockOf, openOdataConnection, type OdataTransportOverrides } from '../odata/odata-connection';
+import type { OdataHttpClient } from '../odata/odata-http';
+import { isGuid } from '../odata/odata-literals';
+import { OdataSource } from '../odata/odata-source';
+import { OdataTarget } from '../odata/odata-target';
+import { companyServiceRoot } from './bc-company';
+import { BC_SCOPE, businessCentralApiRoot, type BusinessCentralSettings, validateBusinessCentralSettings } from './bc-settings';
+
+/** A client on the connection's company, resolved on the first request. */
+function openCompany(ctx: ConnectorContext, overrides?: OdataTransportOverrides): { settings: BusinessCentralSettings; http: OdataHttpClient; label: string } {
+  const settings = ctx.connection.settings as unknown as BusinessCentralSettings;
+  const label = `businesscentral connection "${ctx.connection.name}"`;
+  const open = openOdataConnection(ctx, { type: 'businesscentral', defaultScope: BC_SCOPE, overrides });
+  const apiRoot = businessCentralApiRoot(settings);
+  const api = open(apiRoot);
+  return { settings, label, http: open(() => companyServiceRoot(api, settings.company, label)) };
+}
+
+/**
+ * `businesscentral`: Business Central API (v2.0 or custom); source (watermark
+ * `lastModifiedDateTime`, or change tracking with `watermark.field: "@odata.deltaLink"`) and
+ * target (records found by the mapped key, written at `id` with `If-Match: <ETag>`; bound actions
+ * such as `salesInvoices/Microsoft.NAV.post`). `overrides` replace the transport (tests).
+ */
+export function createBusinessCentralConnectorFactory(overrides?: OdataTransportOverrides): ConnectorFactory {
+  return {
+    type: 'businesscentral',
+    validateSettings: validateBusinessCentralSettings,
+    createSource: (ctx) => new OdataSource({ http: openCompany(ctx, overrides).http, now: clockOf(ctx), delta: { warn: ctx.warn } }),
+    createTarget: (ctx) => {
+      const { settings, http, label } = openCompany(ctx, overrides);
+      return new OdataTarget({
+        http,
+        label,
+        upsertMode: 'read-then-write',
+        entityKeys: settings.entityKeys,
+        defaultEntityKey: ['id'],
+        bareSingleKey: (_name, value) => isGuid(value),
+        versionField: settings.versionField ?? 'lastModifiedDateTime',
+      });
+    },
+  };
+}
+
+export const businessCentralConnectorFactory: ConnectorFactory = createBusinessCentralConnectorFactory();

@@ -1,0 +1,159 @@
+import type { BusMessage } from '../../../../src/bus/message-bus';
+import { busSettler } from '../../../../src/process/bus-settler';
+import type { ProcessResult } from '../../../../src/process/process-queue-message-service';
+import type { Runtime, RuntimeOptions } from '../../../../src/runtime/runtime';
+import { FakeClock } from '../../../support/fake-clock';
+import { FaultInjection, faultInjectingRegistry } from '../../../support/fault-injection';
+import { createSyncFixture, type SyncFixture } from '../../../support/sync-fixture';
+
+/** One delivery of one message and what the processor made of it. */
+export interface Delivery {
+  queue: string;
+  messageId: string;
+  sourceKey: string;
+  jobName: string;
+  deliveryCount: number;
+  result: ProcessResult;
+  /**
+   * Fake-clock sleeps requested while this delivery's round ran, in ms: with one message per
+   * round, exactly this delivery's backoff.
+   */
+  roundSleeps: number[];
+}
+
+/**
+ * Delivers the messages of a runtime on a fake clock, the way the queue processors would, and
+ * records every delivery. The fake clock is moved by exactly the backoff the processor asks for,
+ * so redelivery schedules cost no real time.
+ */
+export class MessageDriver {
+  readonly deliveries: Delivery[] = [];
+
+  constructor(
+    readonly runtime: Runtime,
+    readonly clock: FakeClock,
+  ) {}
+
+  get queues() {
+    return this.runtime.settings.queues;
+  }
+
+  /**
+   * Receives up to `maxMessages` from `queue` and processes them concurrently, as a processor
+   * with that concurrency would; the fake clock is moved until every one is settled. Returns []
+   * when the queue is empty.
+   */
+  async deliverRound(queue: string, maxMessages = 1): Promise<Delivery[]> {
+    const { bus, processor } = this.runtime;
+    const messages = await bus.receive(queue, { maxMessages });
+    if (messages.length === 0) return [];
+    const sleepsBefore = this.clock.sleeps.length;
+    let settled = 0;
+    const running = messages.map((message) => {
+      const done = processor.execute(message, busSettler(bus, message));
+      void done.finally(() => settled++).catch(() => undefined);
+      return done;
+    });
+    // Every message either asks for its backoff sleep or settles; then time can move.
+    const deadline = Date.now() + 10_000;
+    while (this.clock.sleeps.length - sleepsBefore + settled < messages.length) {
+      if (Date.now() > deadline) throw new Error('messages neither settled nor asked for a backoff sleep within 10 s');
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    // All sleeps were asked for at the same fake instant: moving by the longest fires them all.
+    await this.clock.advance(Math.max(0, ...this.clock.sleeps.slice(sleepsBefore)));
+    const results = await settledWithin(Promise.all(running), 10_000);
+    const roundSleeps = this.clock.sleeps.slice(sleepsBefore);
+    const deliveries = messages.map((message, i): Delivery => {
+      const props = message.applicationProperties;
+      return {
+        queue,
+        messageId: message.messageId,
+        sourceKey: String(props.SourceKey ?? ''),
+        jobName: String(props.JobName ?? results[i].jobName ?? ''),
+        deliveryCount: message.deliveryCount,
+        result: results[i],
+        roundSleeps,
+      };
+    });
+    this.deliveries.push(...deliveries);
+    return deliveries;
+  }
+
+  /**
+   * Delivers from every work queue (high, normal, low), `maxMessages` at a time, until all are
+   * empty. `afterRound` runs after each round (e.g. to end a fault).
+   */
+  async processAll(options: { maxMessages?: number; afterRound?: (round: Delivery[]) => void | Promise<void>; maxDeliveries?: number } = {}): Promise<Delivery[]> {
+    const start = this.deliveries.length;
+    const maxDeliveries = options.maxDeliveries ?? 100_000;
+    for (let got = true; got; ) {
+      got = false;
+      for (const queue of Object.values(this.queues.work)) {
+        const round = await this.deliverRound(queue, options.maxMessages);
+        if (round.length === 0) continue;
+        got = true;
+        await options.afterRound?.(round);
+        if (this.deliveries.length - start > maxDeliveries) throw new Error(`more than ${maxDeliveries} deliveries: a message loops`);
+      }
+    }
+    return this.deliveries.slice(start);
+  }
+
+  /** Every delivery of a source key's messages (of one job, when given), in order. */
+  deliveriesOf(sourceKey: string, jobName?: string): Delivery[] {
+    return this.deliveries.filter((d) => d.sourceKey === sourceKey && (jobName === undefined || d.jobName === jobName));
+  }
+
+  /** The dead-letter subqueue of a work queue, as peeked (nothing is received). */
+  deadLetters(queue: string): Promise<BusMessage[]> {
+    return this.runtime.bus.peek(queue, { subQueue: 'deadLetter', maxMessages: 100_000 });
+  }
+
+}
+
+/** The sync fixture (CRM/ERP SQLite + runtime on the local bus and Azurite) on a fake clock, with fault-injecting connectors. */
+export class FaultRig extends MessageDriver {
+  private constructor(
+    readonly f: SyncFixture,
+    clock: FakeClock,
+    readonly faults: FaultInjection,
+  ) {
+    super(f.runtime, clock);
+  }
+
+  static async start(options: Partial<RuntimeOptions> = {}): Promise<FaultRig> {
+    const clock = new FakeClock('2026-03-01T00:00:00Z');
+    const faults = new FaultInjection();
+    const f = await createSyncFixture({ clock, registry: faultInjectingRegistry(faults), ...options });
+    await f.runtime.init.ensureInitialized();
+    return new FaultRig(f, clock, faults);
+  }
+
+  close(): Promise<void> {
+    return this.f.close();
+  }
+}
+
+/** Outcome and disposition of each delivery, e.g. `Failed/abandoned`. */
+export function outcomes(deliveries: readonly Delivery[]): string[] {
+  return deliveries.map((d) => `${d.result.outcome}/${d.result.disposition}`);
+}
+
+/** `DeliveryCount² · 1000` for deliveries 2..n: the backoff schedule the processor should follow. */
+export function expectedBackoffs(lastDelivery: number): number[] {
+  return Array.from({ length: Math.max(0, lastDelivery - 1) }, (_, i) => (i + 2) ** 2 * 1000);
+}
+
+/** `work`, or a rejection after `ms` of real time (a message that waits for something never coming). */
+async function settledWithin<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`messages not settled within ${ms} ms after the backoff`)), ms);
+  });
+  try {
+    return await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

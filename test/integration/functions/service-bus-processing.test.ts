@@ -1,0 +1,134 @@
+import { randomUUID } from 'node:crypto';
+import { InvocationContext } from '@azure/functions';
+import { processHighQueueItems } from '../../../functions/ProcessHighQueueItems';
+import { processLowQueueItems } from '../../../functions/ProcessLowQueueItems';
+import { processNormalQueueItems } from '../../../functions/ProcessNormalQueueItems';
+import { setRuntimeFactory } from '../../../functions/runtime-instance';
+import type { BusMessage } from '../../../src/bus/message-bus';
+import { toOutgoingMessage } from '../../../src/bus/message-properties';
+import { JobActionType } from '../../../src/model/job';
+import { createQueueMessage } from '../../../src/model/queue-message';
+import { createSyncFixture, type SyncFixture } from '../../support/sync-fixture';
+import { bindHostMessage, type HostMessage, useSettlementEndpoint } from '../../unit/functions/support/sdk-binding';
+import { startFakeSettlementHost } from './support/fake-settlement-host';
+
+jest.mock('@azure/functions-core', () => ({ setProgrammingModel() {}, registerFunction: () => ({ dispose() {} }), registerHook: () => ({ dispose() {} }), log() {} }), {
+  virtual: true,
+});
+
+/** The message as the host would deliver it: what detection put on the bus, with a fresh lock. */
+function delivered(message: BusMessage, lockToken = randomUUID()): HostMessage {
+  return {
+    body: Buffer.from(message.body).toString('utf8'),
+    messageId: message.messageId,
+    subject: message.subject,
+    correlationId: message.correlationId,
+    contentType: message.contentType,
+    applicationProperties: message.applicationProperties as Record<string, string>,
+    deliveryCount: 1,
+    enqueuedTime: message.enqueuedTime,
+    sequenceNumber: Number(message.sequenceNumber),
+    timeToLiveMs: message.expiresAt.getTime() - message.enqueuedTime.getTime(),
+    lockToken,
+  };
+}
+
+function invocation(functionName: string) {
+  const logs: string[] = [];
+  const context = new InvocationContext({ functionName, logHandler: (level, ...args) => logs.push(`${level}: ${args.join(' ')}`) });
+  return { context, logs };
+}
+
+/**
+ * The Service Bus triggers end to end below the host: messages decoded by the real extension,
+ * processed by a real runtime (Azurite, local bus, SQLite), settled through the extension's real
+ * gRPC actions against a fake host Settlement service.
+ */
+describe('Service Bus triggers with SDK binding and explicit settlement', () => {
+  let f: SyncFixture;
+  let host: Awaited<ReturnType<typeof startFakeSettlementHost>>;
+  let restoreArgs: () => void;
+  beforeAll(async () => {
+    f = await createSyncFixture();
+    host = await startFakeSettlementHost();
+    restoreArgs = useSettlementEndpoint(host.port);
+    await setRuntimeFactory(async () => f.runtime);
+  });
+  afterAll(async () => {
+    restoreArgs();
+    await host.close();
+    await f.close();
+  });
+
+  it('applies a detected change and completes it; a second settlement of the same lock is refused', async () => {
+    f.crm.prepare('INSERT INTO accounts VALUES (?, ?, ?, ?, NULL)').run('S-1', 'Acme', ' Berlin ', '2026-01-01T10:00:00.000Z');
+    await f.runtime.detection.execute();
+    const [detected] = await f.runtime.bus.peek('sbqhigh');
+    const message = delivered(detected);
+    const { context, logs } = invocation('ProcessHighQueueItems');
+
+    await processHighQueueItems(bindHostMessage(message), context);
+
+    expect(host.settled).toEqual([{ action: 'complete', lockToken: message.lockToken }]);
+    expect(f.erp.prepare('SELECT name, city FROM customers WHERE crm_id = ?').get('S-1')).toEqual({ name: 'ACME', city: 'Berlin' });
+    expect(logs).toEqual([`information: message ${detected.messageId} (job crm-accounts): Success, completed`]);
+
+    // The extension logs each refused call to console.error before rejecting.
+    const consoleError = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+    try {
+      await expect(processHighQueueItems(bindHostMessage(message), invocation('ProcessHighQueueItems').context)).rejects.toThrow(/already settled/);
+    } finally {
+      consoleError.mockRestore();
+    }
+    // The processor treats the failed complete like any failure and tries to abandon: refused too.
+    expect(host.refused).toEqual([`complete ${message.lockToken}`, `abandon ${message.lockToken}`]);
+    expect(host.settled).toHaveLength(1);
+  });
+
+  it('dead-letters a message of an unknown job with reason, description and error properties', async () => {
+    const queueMessage = createQueueMessage({ jobName: 'nope', action: JobActionType.NewUpdate, sourceKey: 'X-1', targetKey: { id: 'X-1' }, changeTracker: '1', fields: {} });
+    const outgoing = toOutgoingMessage(queueMessage);
+    const message: HostMessage = {
+      body: String(outgoing.body),
+      messageId: outgoing.messageId ?? 'm',
+      contentType: outgoing.contentType,
+      applicationProperties: outgoing.applicationProperties as Record<string, string>,
+      deliveryCount: 1,
+      enqueuedTime: new Date('2026-03-01T08:00:00Z'),
+      sequenceNumber: 7,
+      lockToken: randomUUID(),
+    };
+    const { context, logs } = invocation('ProcessNormalQueueItems');
+
+    await processNormalQueueItems(bindHostMessage(message), context);
+
+    const settlement = host.settled.find((s) => s.lockToken === message.lockToken);
+    expect(settlement).toMatchObject({
+      action: 'deadletter',
+      reason: 'PermanentError',
+      description: 'unknown job "nope"',
+      properties: { ErrorMessage: 'unknown job "nope"', ErrorType: 'PermanentError', ErrorAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/) },
+    });
+    expect(logs).toEqual([`warning: message ${message.messageId} (job unknown): Failed, deadLettered: unknown job "nope"`]);
+  });
+
+  it('abandons with error properties and fails the invocation when the runtime cannot be created', async () => {
+    await setRuntimeFactory(() => Promise.reject(new Error('storage unreachable')));
+    try {
+      const message: HostMessage = { body: '{}', messageId: 'm-low', deliveryCount: 1, enqueuedTime: new Date(), sequenceNumber: 8, lockToken: randomUUID() };
+      await expect(processLowQueueItems(bindHostMessage(message), invocation('ProcessLowQueueItems').context)).rejects.toThrow('storage unreachable');
+      expect(host.settled.find((s) => s.lockToken === message.lockToken)).toMatchObject({
+        action: 'abandon',
+        properties: { ErrorMessage: 'storage unreachable', ErrorType: 'Error' },
+      });
+    } finally {
+      await setRuntimeFactory(async () => f.runtime);
+    }
+  });
+
+  it('refuses a trigger input that is not the SDK binding', async () => {
+    await expect(processHighQueueItems({ body: 'x' }, invocation('ProcessHighQueueItems').context)).rejects.toThrow(
+      "ProcessHighQueueItems: expected the Service Bus SDK binding's { messages, actions }",
+    );
+  });
+});

@@ -1,0 +1,70 @@
+import path from 'node:path';
+import * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
+import { decodePropertiesToModify } from '../../../../functions/support/service-bus-settler';
+
+/** The Settlement service the Functions host offers the Service Bus extension's actions (gRPC). */
+const PROTO = path.join(path.dirname(require.resolve('@azure/functions-extensions-servicebus/package.json')), 'dist/proto/settlement.proto');
+
+interface SettlementRequest {
+  locktoken: string;
+  propertiesToModify?: Buffer;
+  deadletterReason?: { value: string } | null;
+  deadletterErrorDescription?: { value: string } | null;
+}
+
+export interface HostSettlement {
+  action: 'complete' | 'abandon' | 'deadletter' | 'defer' | 'renewMessageLock';
+  lockToken: string;
+  properties?: Record<string, unknown>;
+  reason?: string;
+  description?: string;
+}
+
+/**
+ * A stand-in for the host's Settlement gRPC service, on the extension's own proto: records what
+ * the worker asked for (properties decoded from their AMQP map) and refuses, like the broker, to
+ * settle or renew a message that was already settled.
+ */
+export async function startFakeSettlementHost() {
+  const settled: HostSettlement[] = [];
+  const refused: string[] = [];
+  const done = new Set<string>();
+  const definition = protoLoader.loadSync(PROTO, { keepCase: false, longs: String, enums: String, defaults: true, oneofs: true, includeDirs: [path.dirname(PROTO)] });
+  const proto = grpc.loadPackageDefinition(definition) as unknown as { Settlement: { service: grpc.ServiceDefinition } };
+
+  const handler =
+    (action: HostSettlement['action']): grpc.handleUnaryCall<SettlementRequest, Record<string, never>> =>
+    (call, callback) => {
+      const request = call.request;
+      if (done.has(request.locktoken)) {
+        refused.push(`${action} ${request.locktoken}`);
+        return callback({ code: grpc.status.FAILED_PRECONDITION, details: `lock ${request.locktoken} lost: the message was already settled` });
+      }
+      const record: HostSettlement = { action, lockToken: request.locktoken };
+      if (request.propertiesToModify && request.propertiesToModify.length > 0) record.properties = decodePropertiesToModify(request.propertiesToModify);
+      if (request.deadletterReason) record.reason = request.deadletterReason.value;
+      if (request.deadletterErrorDescription) record.description = request.deadletterErrorDescription.value;
+      if (action !== 'renewMessageLock') done.add(request.locktoken);
+      settled.push(record);
+      callback(null, {});
+    };
+
+  const server = new grpc.Server();
+  server.addService(proto.Settlement.service, {
+    complete: handler('complete'),
+    abandon: handler('abandon'),
+    deadletter: handler('deadletter'),
+    defer: handler('defer'),
+    renewMessageLock: handler('renewMessageLock'),
+  });
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, bound) => (err ? reject(err) : resolve(bound))),
+  );
+  return {
+    port,
+    settled,
+    refused,
+    close: () => new Promise<void>((resolve) => server.tryShutdown(() => resolve())),
+  };
+}

@@ -1,0 +1,165 @@
+import type { RetrieveOptions, SourceConnector, SourcePage } from '../../../../connectors/base/source-connector';
+import { DEFAULT_QUEUES } from '../../../../src/config/settings';
+import { runGetChangesActivity, type GetChangesActivityDependencies } from '../../../../src/detect/durable/get-changes-activity';
+import { JobActionType, type Job } from '../../../../src/model/job';
+import type { Mapping } from '../../../../src/model/mapping';
+import { createQueueMessage, type QueueMessage } from '../../../../src/model/queue-message';
+import type { WatermarkValue } from '../../../../src/model/watermark-value';
+import { silentLogger } from '../../../../src/telemetry/logger';
+import { InMemoryMetrics } from '../../../../src/telemetry/metrics';
+
+const JOB: Job = {
+  name: 'crm-accounts',
+  order: 10,
+  schedule: '0 */5 * * * *',
+  enabled: true,
+  source: 'crm',
+  target: 'erp',
+  mapping: 'accounts',
+  priority: 'high',
+  watermark: { type: 'datetime', field: 'modified_at' },
+  filter: [],
+  action: JobActionType.NewUpdate,
+  skipOutdatedMessages: false,
+  skipUnchanged: false,
+  pageSize: 500,
+  lookbackSeconds: 0,
+};
+const MAPPING = { name: 'accounts', source: { entity: 'accounts', key: ['id'] }, target: { entity: 'customers', key: ['crm_id'] }, fields: [] } as unknown as Mapping;
+
+function change(n: number): QueueMessage {
+  return createQueueMessage({
+    jobName: JOB.name,
+    action: JobActionType.NewUpdate,
+    sourceKey: `A-${n}`,
+    targetKey: { crm_id: `A-${n}` },
+    changeTracker: `2026-01-0${n}T00:00:00.0000000Z`,
+    fields: { name: `n${n}` },
+  });
+}
+
+/** A source of `rows` changes, paged by the requested size; the cursor is the offset. */
+class ListSource implements SourceConnector {
+  readonly calls: Array<{ watermark: string | null; options?: RetrieveOptions }> = [];
+  closedIterators = 0;
+  constructor(private readonly rows: QueueMessage[]) {}
+  async *retrieveChanges(_m: Mapping, _j: Job, watermark: WatermarkValue, options?: RetrieveOptions): AsyncIterable<SourcePage> {
+    this.calls.push({ watermark: watermark.value, options });
+    const size = options?.pageSize ?? 500;
+    try {
+      for (let offset = Number(options?.cursor ?? 0); offset < this.rows.length; offset += size) {
+        const messages = this.rows.slice(offset, offset + size);
+        const next = offset + messages.length;
+        yield { messages, timeStamps: [], lastChangeTracker: messages.at(-1)?.changeTracker ?? null, rowCount: messages.length, cursor: String(next), hasMore: messages.length === size };
+      }
+    } finally {
+      this.closedIterators++;
+    }
+  }
+  async close() {}
+}
+
+function deps(source: SourceConnector, stored: string | null = null, overrides: Partial<GetChangesActivityDependencies> = {}) {
+  const sent: Array<[string, string]> = [];
+  const metrics = new InMemoryMetrics();
+  const watermarkReads: string[] = [];
+  const d: GetChangesActivityDependencies = {
+    config: { ensureInitialized: async () => undefined, getJob: (n) => (n === JOB.name ? JOB : undefined), getMapping: (n) => (n === MAPPING.name ? MAPPING : undefined) },
+    watermarks: {
+      getWatermarkByJobName: async (jobName) => {
+        watermarkReads.push(jobName);
+        return { jobName, watermark: stored, lastCronRun: null, persisted: stored !== null };
+      },
+    },
+    sources: { source: async (name) => (name === 'crm' ? source : Promise.reject(new Error(`no ${name}`))) },
+    sender: { sendMessage: async (queue, message) => void sent.push([queue, message.sourceKey]) },
+    queues: DEFAULT_QUEUES,
+    metrics,
+    log: silentLogger,
+    ...overrides,
+  };
+  return { d, sent, metrics, watermarkReads };
+}
+
+describe('GetChangesActivity logic', () => {
+  it('reads the first page of 3 from the stored watermark and sends each record to the job queue', async () => {
+    const source = new ListSource([1, 2, 3, 4].map(change));
+    const { d, sent, metrics, watermarkReads } = deps(source, '2025-12-31T00:00:00.0000000Z');
+    const result = await runGetChangesActivity(d, { jobName: 'crm-accounts', pageNumber: 0 });
+    expect(result).toEqual({
+      jobName: 'crm-accounts',
+      page: 0,
+      cursor: '3',
+      startWatermark: '2025-12-31T00:00:00.0000000Z',
+      watermark: '2026-01-03T00:00:00.0000000Z',
+      hasMoreRecord: true,
+      detected: 3,
+      sent: 3,
+    });
+    expect(sent).toEqual([['sbqhigh', 'A-1'], ['sbqhigh', 'A-2'], ['sbqhigh', 'A-3']]);
+    expect(source.calls).toEqual([{ watermark: '2025-12-31T00:00:00.0000000Z', options: { pageSize: 3, cursor: undefined } }]);
+    expect(source.closedIterators).toBe(1);
+    expect(watermarkReads).toEqual(['crm-accounts']);
+    expect(metrics.points.map((p) => [p.name, p.value, p.dimensions])).toEqual([['ChangesDetected', 3, { job: 'crm-accounts' }]]);
+  });
+
+  it('continues after the cursor from the run start watermark without reading storage again', async () => {
+    const source = new ListSource([1, 2, 3, 4].map(change));
+    const { d, sent, watermarkReads } = deps(source, '2025-12-31T00:00:00.0000000Z');
+    const result = await runGetChangesActivity(d, {
+      jobName: 'crm-accounts',
+      pageNumber: 1,
+      cursor: '3',
+      startWatermark: '2025-12-31T00:00:00.0000000Z',
+      watermark: '2026-01-03T00:00:00.0000000Z',
+    });
+    expect(result).toMatchObject({ page: 1, cursor: '4', watermark: '2026-01-04T00:00:00.0000000Z', hasMoreRecord: false, sent: 1 });
+    expect(source.calls[0]).toEqual({ watermark: '2025-12-31T00:00:00.0000000Z', options: { pageSize: 3, cursor: '3' } });
+    expect(sent).toEqual([['sbqhigh', 'A-4']]);
+    expect(watermarkReads).toEqual([]);
+  });
+
+  it('reports no more records when the source has nothing after the cursor', async () => {
+    const { d, sent } = deps(new ListSource([1, 2, 3].map(change)));
+    const result = await runGetChangesActivity(d, { jobName: 'crm-accounts', pageNumber: 1, cursor: '3', startWatermark: null, watermark: '2026-01-03T00:00:00.0000000Z' });
+    expect(result).toEqual({
+      jobName: 'crm-accounts',
+      page: 1,
+      cursor: '3',
+      startWatermark: '0001-01-01T00:00:00.0000000Z',
+      watermark: '2026-01-03T00:00:00.0000000Z',
+      hasMoreRecord: false,
+      detected: 0,
+      sent: 0,
+    });
+    expect(sent).toEqual([]);
+  });
+
+  it('counts but does not send changes a skipUnchanged job has already applied', async () => {
+    const rows = [1, 2].map(change);
+    const job = { ...JOB, skipUnchanged: true };
+    const { d, sent } = deps(new ListSource(rows), null, {
+      config: { ensureInitialized: async () => undefined, getJob: () => job, getMapping: () => MAPPING },
+      unchanged: { unchanged: async (_job, messages) => new Set(messages.filter((m) => m.sourceKey === 'A-1')) },
+    });
+    const result = await runGetChangesActivity(d, { jobName: 'crm-accounts', pageNumber: 0 });
+    expect(result).toMatchObject({ detected: 2, sent: 1, watermark: '2026-01-02T00:00:00.0000000Z' });
+    expect(sent).toEqual([['sbqhigh', 'A-2']]);
+  });
+
+  it('fails with a permanent error for an unknown job', async () => {
+    const { d } = deps(new ListSource([]));
+    await expect(runGetChangesActivity(d, { jobName: 'nope', pageNumber: 0 })).rejects.toMatchObject({ name: 'PermanentError', message: 'unknown job "nope"' });
+  });
+
+  it.each([
+    [null, 'GetChangesActivity input: expected an object'],
+    [{ pageNumber: 0 }, 'GetChangesActivity input.jobName: expected a job name'],
+    [{ jobName: 'crm-accounts', pageNumber: -1 }, 'GetChangesActivity input.pageNumber: expected an integer >= 0'],
+    [{ jobName: 'crm-accounts', pageNumber: 1, cursor: 3 }, 'GetChangesActivity input.cursor: expected a string'],
+    [{ jobName: 'crm-accounts', pageNumber: 1, watermark: 5 }, 'GetChangesActivity input.watermark: expected a string or null'],
+  ])('rejects the input %j', async (input, message) => {
+    const { d } = deps(new ListSource([]));
+    await expect(runGetChangesActivity(d, input)).rejects.toMatchObject({ name: 'PermanentError', message });
+  });
+});
