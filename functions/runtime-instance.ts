@@ -1,4 +1,6 @@
+import { readSettings } from '../src/config/settings';
 import { createRuntime, type Runtime } from '../src/runtime/runtime';
+import { createTelemetry } from '../src/telemetry/create-telemetry';
 
 /**
  * One runtime per worker process, created on first use and shared by every function: the
@@ -6,8 +8,30 @@ import { createRuntime, type Runtime } from '../src/runtime/runtime';
  * Concurrent first invocations wait for the same creation; a failed creation is not kept, so the
  * next invocation tries again (e.g. once the storage account is reachable).
  */
-let factory: () => Promise<Runtime> = () => createRuntime();
+let factory: () => Promise<Runtime> = createFunctionsRuntime;
 let pending: Promise<Runtime> | undefined;
+
+/**
+ * The runtime from the app settings, with Application Insights metrics and logs when
+ * `APPLICATIONINSIGHTS_CONNECTION_STRING` is set (in memory otherwise, e.g. under `func start`).
+ */
+export async function createFunctionsRuntime(env: NodeJS.ProcessEnv = process.env): Promise<Runtime> {
+  const settings = readSettings(env);
+  const telemetry = await createTelemetry(settings, env, { localFile: false });
+  try {
+    const runtime = await createRuntime({ settings, env, metrics: telemetry.metrics, log: telemetry.log });
+    return {
+      ...runtime,
+      async close() {
+        await runtime.close();
+        await telemetry.close();
+      },
+    };
+  } catch (err) {
+    await telemetry.close();
+    throw err;
+  }
+}
 
 export function getRuntime(): Promise<Runtime> {
   if (!pending) {
@@ -21,12 +45,12 @@ export function getRuntime(): Promise<Runtime> {
 }
 
 /**
- * Replaces how the runtime is created (tests, or a host that builds its own); the current
- * instance is closed first, if there is one.
+ * Replaces how the runtime is created (tests, or a host that owns its runtime). The shared
+ * instance is dropped, not closed: whoever supplied it closes it.
  */
-export async function setRuntimeFactory(create: () => Promise<Runtime>): Promise<void> {
-  await closeRuntime();
+export function setRuntimeFactory(create: () => Promise<Runtime>): void {
   factory = create;
+  pending = undefined;
 }
 
 /** Closes the shared runtime (worker shutdown); the next use creates a new one. */

@@ -7,7 +7,7 @@ import { loadConfigFolder } from '../../src/config/load-config';
 import { WatermarkValue } from '../../src/model/watermark-value';
 import { createRuntime } from '../../src/runtime/runtime';
 import { silentLogger } from '../../src/telemetry/logger';
-import { JOB, peakRssMb, RESULT_PREFIX, rssMb, TABLE, type BenchResult, type BenchTask } from './workload';
+import { heapMb, JOB, peakRssMb, RESULT_PREFIX, rssMb, TABLE, type BenchResult, type BenchTask } from './workload';
 
 /**
  * Child process: measures one stage over the prepared source (see {@link BenchTask}) and prints
@@ -97,6 +97,7 @@ async function main(): Promise<void> {
     changesPerSecond: Math.round(measured.changes / measured.seconds),
     startRssMb: measured.startRssMb,
     peakRssMb: peakRssMb(),
+    endHeapMb: heapMb(),
   };
   process.stdout.write(`${RESULT_PREFIX}${JSON.stringify(result)}\n`);
 }

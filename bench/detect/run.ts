@@ -76,7 +76,7 @@ async function main(): Promise<void> {
   console.log(`rows of ~${rowBytes} B, page size ${pageSize}, median of ${runs} run(s) per stage\n`);
   const azurite = await startAzurite({ port: 0 });
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'highwater-bench-detect-'));
-  const table: Array<{ rows: number; stage: string; perSecond: number; seconds: number; startRss: number; peakRss: number }> = [];
+  const table: Array<{ rows: number; stage: string; perSecond: number; seconds: number; startRss: number; peakRss: number; heap: number }> = [];
   try {
     const prepare = (rows: number) => {
       const dir = fs.mkdtempSync(path.join(root, `rows-${rows}-`));
@@ -102,11 +102,11 @@ async function main(): Promise<void> {
         for (let run = 0; run < runs; run++) {
           const result = await runChild(task(stage, rows, dir, run), profileDir);
           fs.rmSync(path.join(dir, `bus-${run}`), { recursive: true, force: true });
-          console.error(`${rows} ${stage} run ${run + 1}: ${result.changesPerSecond} changes/s, ${result.seconds} s, peak RSS ${result.peakRssMb} MB`);
+          console.error(`${rows} ${stage} run ${run + 1}: ${result.changesPerSecond} changes/s, ${result.seconds} s, peak RSS ${result.peakRssMb} MB, heap ${result.endHeapMb} MB`);
           results.push(result);
         }
         const m = (pick: (r: BenchResult) => number) => median(results.map(pick));
-        table.push({ rows, stage, perSecond: m((r) => r.changesPerSecond), seconds: m((r) => r.seconds), startRss: m((r) => r.startRssMb), peakRss: m((r) => r.peakRssMb) });
+        table.push({ rows, stage, perSecond: m((r) => r.changesPerSecond), seconds: m((r) => r.seconds), startRss: m((r) => r.startRssMb), peakRss: m((r) => r.peakRssMb), heap: m((r) => r.endHeapMb) });
       }
       fs.rmSync(dir, { recursive: true, force: true });
     }
@@ -114,9 +114,11 @@ async function main(): Promise<void> {
     await azurite.stop();
     fs.rmSync(root, { recursive: true, force: true });
   }
-  console.log('| source rows | stage | changes/s | seconds | RSS before run (MB) | peak RSS (MB) |');
-  console.log('|---:|---|---:|---:|---:|---:|');
-  for (const r of table) console.log(`| ${r.rows.toLocaleString('en-US')} | ${r.stage} | ${r.perSecond.toLocaleString('en-US')} | ${r.seconds} | ${r.startRss} | ${r.peakRss} |`);
+  console.log('| source rows | stage | changes/s | seconds | RSS before run (MB) | peak RSS (MB) | JS heap at end (MB) |');
+  console.log('|---:|---|---:|---:|---:|---:|---:|');
+  for (const r of table) {
+    console.log(`| ${r.rows.toLocaleString('en-US')} | ${r.stage} | ${r.perSecond.toLocaleString('en-US')} | ${r.seconds} | ${r.startRss} | ${r.peakRss} | ${r.heap} |`);
+  }
 }
 
 main().catch((err: unknown) => {

@@ -39,6 +39,8 @@ export interface BenchResult {
   /** RSS when everything was opened, just before the measured loop. */
   startRssMb: number;
   peakRssMb: number;
+  /** JS heap in use at the end (no forced GC): tells heap growth from native memory. */
+  endHeapMb: number;
 }
 
 /** A child prints exactly one line starting with this, followed by JSON. */
@@ -46,6 +48,10 @@ export const RESULT_PREFIX = 'BENCH_RESULT ';
 
 export function peakRssMb(): number {
   return Math.round((process.resourceUsage().maxRSS / 1024) * 10) / 10;
+}
+
+export function heapMb(): number {
+  return Math.round((process.memoryUsage().heapUsed / 1024 / 1024) * 10) / 10;
 }
 
 export function rssMb(): number {

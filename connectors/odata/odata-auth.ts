@@ -1,5 +1,6 @@
 import { ClientCertificateCredential, ClientSecretCredential, ManagedIdentityCredential } from '@azure/identity';
-import { classifyError, type ErrorRule } from '../base/error-classification';
+import { classifyError, type ErrorRule, stringCode } from '../base/error-classification';
+import { ConfigError } from '../../src/model/errors';
 import type { OdataAuthSettings } from './odata-settings';
 
 /** A bearer token for the service; implementations cache and refresh it. */
@@ -48,6 +49,7 @@ const TOKEN_ERROR_RULES: readonly ErrorRule[] = [
   { code: 'CredentialUnavailableError', kind: 'config', reason: 'no credential available (managed identity or certificate missing)' },
   { code: /^(400|401|403)$/, kind: 'config', reason: 'the token request was refused: check settings.auth and its secret' },
   { code: 'AuthenticationRequiredError', kind: 'config', reason: 'interactive authentication is not possible here' },
+  { code: /^(ENOENT|EACCES|EISDIR)$/, kind: 'config', reason: 'the certificate file cannot be read' },
   { code: 'AuthenticationError', kind: 'transient', reason: 'the token endpoint failed' },
 ];
 
@@ -55,7 +57,7 @@ function tokenErrorCode(err: unknown): string | undefined {
   if (!err || typeof err !== 'object') return undefined;
   const status = 'statusCode' in err ? err.statusCode : undefined;
   if (typeof status === 'number' && status >= 400 && status < 500) return String(status);
-  return 'name' in err ? String(err.name) : undefined;
+  return stringCode(err) ?? ('name' in err ? String(err.name) : undefined);
 }
 
 export interface IdentityOptions {
@@ -91,18 +93,21 @@ export function identityTokenProvider(options: IdentityOptions): AccessTokenProv
         return auth.clientId ? new ManagedIdentityCredential({ clientId: auth.clientId }) : new ManagedIdentityCredential();
     }
   };
+  const operation = `connection "${options.connectionName}": get an access token for ${options.scope}`;
   return new CachedTokenProvider(async () => {
+    if (!credential) {
+      try {
+        credential = create();
+      } catch (err) {
+        throw new ConfigError(`${operation}: settings.auth does not make a credential: ${options.redact(err instanceof Error ? err.message : String(err))}`);
+      }
+    }
     try {
-      credential ??= create();
       const token = await credential.getToken(options.scope);
       if (!token) throw Object.assign(new Error('the identity returned no token'), { name: 'CredentialUnavailableError' });
       return token;
     } catch (err) {
-      throw classifyError(err, TOKEN_ERROR_RULES, {
-        codeOf: tokenErrorCode,
-        operation: `connection "${options.connectionName}": get an access token for ${options.scope}`,
-        redact: options.redact,
-      });
+      throw classifyError(err, TOKEN_ERROR_RULES, { codeOf: tokenErrorCode, operation, redact: options.redact });
     }
   }, options.now);
 }

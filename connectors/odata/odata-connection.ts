@@ -1,5 +1,7 @@
 import type { ConnectorContext } from '../base/connector-context';
 import { readSecret, secretRedactor } from '../base/connector-context';
+import type { Connection } from '../../src/model/connection';
+import { ConcurrencyLimit } from './concurrency-limit';
 import { type AccessTokenProvider, identityTokenProvider } from './odata-auth';
 import { type FetchLike, OdataHttpClient } from './odata-http';
 import type { OdataAuthSettings, OdataCommonSettings } from './odata-settings';
@@ -34,12 +36,25 @@ export function sleepOf(ctx: ConnectorContext): ((ms: number) => Promise<void>) 
   return typeof clock?.sleep === 'function' ? (ms) => (clock.sleep as (ms: number) => Promise<void>)(ms) : undefined;
 }
 
+// One limit per connection object: the source and the target of a connection (opened apart by
+// the connector provider) share `maxConcurrency`; a reloaded configuration starts afresh.
+const LIMITS = new WeakMap<Connection, ConcurrencyLimit>();
+
+function sharedLimit(connection: Connection): ConcurrencyLimit {
+  let limit = LIMITS.get(connection);
+  if (!limit) {
+    limit = new ConcurrencyLimit(connection.maxConcurrency ?? 8);
+    LIMITS.set(connection, limit);
+  }
+  return limit;
+}
+
 /** Opens an HTTP client on a service root (a URL, or a function resolving it once). */
 export type OpenClient = (serviceRoot: string | (() => Promise<string>)) => OdataHttpClient;
 
 /**
  * HTTP clients of one connection: its settings, secrets read at the edge, one token provider,
- * `connection.maxConcurrency`, and redaction of the secret values from every message.
+ * one `connection.maxConcurrency` limit, and redaction of the secret values from every message.
  */
 export function openOdataConnection(ctx: ConnectorContext, options: OdataConnectionOptions): OpenClient {
   const settings = ctx.connection.settings as OdataCommonSettings;
@@ -62,7 +77,7 @@ export function openOdataConnection(ctx: ConnectorContext, options: OdataConnect
       tokens,
       fetch: options.overrides?.fetch,
       timeoutMs: settings.timeoutMs,
-      maxConcurrency: ctx.connection.maxConcurrency,
+      limit: sharedLimit(ctx.connection),
       maxRetries: settings.maxRetries,
       maxRetryWaitMs: settings.maxRetryWaitMs,
       now,

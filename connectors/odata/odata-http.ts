@@ -19,6 +19,8 @@ export interface OdataHttpOptions {
   timeoutMs?: number;
   /** Requests in flight at once (`connection.maxConcurrency`). Default 8. */
   maxConcurrency?: number;
+  /** A limit shared with other clients of the same connection; replaces `maxConcurrency`. */
+  limit?: ConcurrencyLimit;
   /** Retries of a throttled request with `retryThrottled`. Default 3. */
   maxRetries?: number;
   /** Longest wait before such a retry, ms. Default 120 000. */
@@ -70,7 +72,7 @@ export class OdataHttpClient {
   private root?: Promise<URL>;
 
   constructor(private readonly options: OdataHttpOptions) {
-    this.limit = new ConcurrencyLimit(options.maxConcurrency ?? 8);
+    this.limit = options.limit ?? new ConcurrencyLimit(options.maxConcurrency ?? 8);
   }
 
   /** The service root, resolved once (a failed resolution is retried next time). */

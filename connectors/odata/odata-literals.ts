@@ -65,7 +65,8 @@ export function watermarkLiteral(type: WatermarkType | undefined, canonical: str
  */
 export function keySegment(keys: ReadonlyArray<readonly [string, unknown]>, bareSingleKey: boolean, what: string): string {
   if (keys.length === 0) throw new ConfigError(`${what}: no key fields`);
-  const part = (value: unknown) => encodeURIComponent(literal(value, what));
+  // `@` and `:` may stand in a path segment; keeping them readable keeps e-mail keys and times legible.
+  const part = (value: unknown) => encodeURIComponent(literal(value, what)).replace(/%(40|3A)/g, (m) => decodeURIComponent(m));
   if (keys.length === 1 && bareSingleKey) return `(${part(keys[0][1])})`;
   return `(${keys.map(([name, value]) => `${identifier(name, what)}=${part(value)}`).join(',')})`;
 }

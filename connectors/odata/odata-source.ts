@@ -2,6 +2,7 @@ import { ConnectorBase, canonicalChangeTracker } from '../base/connector-base';
 import { type RelatedValueLookup, ResolverCache } from '../base/resolvers';
 import type { RetrieveOptions, SourceConnector, SourcePage } from '../base/source-connector';
 import { lookbackLowerBound } from '../sql/change-window';
+import { PermanentError } from '../../src/model/errors';
 import { type Job, JobActionType } from '../../src/model/job';
 import type { Mapping } from '../../src/model/mapping';
 import type { QueueMessage } from '../../src/model/queue-message';
@@ -61,7 +62,7 @@ export class OdataSource extends ConnectorBase implements SourceConnector, Relat
     let next: string;
     if (options.cursor) {
       const position = decodeCursor(options.cursor);
-      if (position.mode !== 'watermark') return yield* this.delta.retrieve(mapping, job, watermark, options);
+      if (position.mode !== 'watermark') throw new PermanentError(`job "${job.name}": the paging cursor is not one of a watermark run`);
       ({ upper, next } = position);
       if (next === '') return;
     } else {

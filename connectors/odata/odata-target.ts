@@ -17,8 +17,6 @@ export interface OdataTargetOptions extends Omit<LocatorOptions, 'http'> {
   upsertMode?: 'read-then-write' | 'patch';
   /** Target property for `getTargetVersion` when the mapping names none. */
   versionField?: string;
-  /** Turns a record (target key + mapped fields) into a request body (Dataverse binds lookups). Default: as is. */
-  toBody?: (record: Record<string, JsonValue>, mapping: Mapping) => Record<string, JsonValue>;
 }
 
 /**
@@ -41,21 +39,20 @@ export class OdataTarget implements TargetConnector {
     const record: Record<string, JsonValue> = { ...Object.fromEntries(target.keys), ...message.fields };
     const returning = (context.responseMapping ?? []).map((r) => identifier(r.from, `mapping "${mapping.name}": responseMapping.from`));
     const prefer = returning.length > 0 ? { Prefer: 'return=representation' } : undefined;
-    const body = (r: Record<string, JsonValue>) => this.options.toBody?.(r, mapping) ?? r;
     let written: OdataResponse;
     let path: string;
     if ((this.options.upsertMode ?? 'read-then-write') === 'patch') {
       path = this.locator.directPath(target);
-      written = await this.write('PATCH', path, body(record), prefer, `upsert ${path}`);
+      written = await this.write('PATCH', path, record, prefer, `upsert ${path}`);
     } else {
       const found = await this.locator.find(target);
       if (found) {
         path = found.path;
         const changes = { ...record };
         for (const key of this.locator.entityKey(target)) delete changes[key];
-        written = await this.write('PATCH', path, body(changes), { ...prefer, ...ifMatch(found) }, `update ${path}`);
+        written = await this.write('PATCH', path, changes, { ...prefer, ...ifMatch(found) }, `update ${path}`);
       } else {
-        written = await this.write('POST', target.set, body(record), prefer, `create in ${target.set}`);
+        written = await this.write('POST', target.set, record, prefer, `create in ${target.set}`);
         path = entityPathOf(written) ?? this.locator.directPath(target);
       }
     }
@@ -79,7 +76,9 @@ export class OdataTarget implements TargetConnector {
   async invokeAction(message: QueueMessage, job: Job): Promise<void> {
     if (!job.actionName) throw new ConfigError(`job "${job.name}": actionName is required for InvokeAction`);
     const parameters = { ...(message.actionParameters ?? message.fields) };
-    const [setName, action] = job.actionName.includes('/') ? job.actionName.split('/', 2) : [undefined, job.actionName];
+    const slash = job.actionName.indexOf('/');
+    const setName = slash < 0 ? undefined : job.actionName.slice(0, slash);
+    const action = slash < 0 ? job.actionName : job.actionName.slice(slash + 1);
     const name = qualifiedName(action, `job "${job.name}": actionName`);
     if (setName === undefined) {
       await this.write('POST', name, parameters, undefined, `invoke ${name}`);

@@ -14,6 +14,8 @@ export interface BatchingSender {
   addMessageOrSend(message: QueueMessage, priority: Priority): Promise<void>;
   /** Sends whatever is still batched. */
   flushBatch(): Promise<void>;
+  /** Messages the bus accepted so far, per queue (batched but unsent messages not counted). */
+  sentCounts(): Record<string, number>;
 }
 
 /** Tells whether a change's mapped fields equal what was last applied (`skipUnchanged` jobs). */

@@ -3,7 +3,9 @@ import type { Job } from '../model/job';
 import type { QueueMessage } from '../model/queue-message';
 import { WatermarkValue } from '../model/watermark-value';
 import { METRIC_NAMES } from '../telemetry/metrics';
-import type { DetectionDependencies } from './detection-dependencies';
+import type { SourceConnector } from '../../connectors/base/source-connector';
+import type { Mapping } from '../model/mapping';
+import type { BatchingSender, DetectionDependencies } from './detection-dependencies';
 import type { JobRunResult } from './job-run';
 
 export interface RunJobOptions {
@@ -77,9 +79,21 @@ export class ProcessJobsForRetrievalInOrderService {
     if (!mapping) throw new PermanentError(`job "${job.name}": unknown mapping "${job.mapping}"`);
     const source = await deps.sources.source(job.source);
     const sender = dryRun ? undefined : deps.newSender();
-    const queue = deps.queues.work[job.priority];
+    try {
+      await this.read(job, mapping, source, watermark, run, sender, limit);
+      await sender?.flushBatch();
+    } finally {
+      // What the bus accepted, not what was batched: a failed send leaves its batch unsent.
+      if (sender) run.sentByQueue = sender.sentCounts();
+    }
+  }
+
+  private async read(
+    job: Job, mapping: Mapping, source: SourceConnector, watermark: WatermarkValue, run: JobRunResult, sender: BatchingSender | undefined, limit: number,
+  ): Promise<void> {
+    const { deps } = this;
     for await (const page of source.retrieveChanges(mapping, job, watermark)) {
-      const unchanged = job.skipUnchanged && deps.unchanged && !dryRun ? await deps.unchanged.unchanged(job, page.messages) : new Set<QueueMessage>();
+      const unchanged = job.skipUnchanged && deps.unchanged && sender ? await deps.unchanged.unchanged(job, page.messages) : new Set<QueueMessage>();
       for (const stamp of page.timeStamps) {
         watermark.advance(stamp.changeTracker);
         run.timeStamps++;
@@ -91,7 +105,6 @@ export class ProcessJobsForRetrievalInOrderService {
           run.timeStamps++;
         } else if (sender) {
           await sender.addMessageOrSend(message, job.priority);
-          run.sentByQueue[queue] = (run.sentByQueue[queue] ?? 0) + 1;
         } else {
           run.preview?.push(message);
           if ((run.preview?.length ?? 0) >= limit) return;
@@ -99,7 +112,6 @@ export class ProcessJobsForRetrievalInOrderService {
         watermark.advance(message.changeTracker);
       }
     }
-    await sender?.flushBatch();
   }
 
   private async finish(job: Job, run: JobRunResult): Promise<void> {

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { TableRow, TableStore } from '../storage/table-store';
 import type { RunLog } from './detection-dependencies';
 import type { JobRunResult } from './job-run';
@@ -20,7 +21,8 @@ export class RunLogStore implements RunLog {
   ) {}
 
   async record(run: JobRunResult): Promise<void> {
-    const rowKey = String(MAX_TICKS - run.startedAt.getTime()).padStart(13, '0') + '-' + run.trigger;
+    // A random suffix keeps two runs started in the same millisecond apart.
+    const rowKey = `${String(MAX_TICKS - run.startedAt.getTime()).padStart(13, '0')}-${run.trigger}-${randomBytes(4).toString('hex')}`;
     await this.table.upsert({
       partitionKey: run.jobName,
       rowKey,

@@ -37,6 +37,7 @@ function compile(route: HttpRoute): CompiledRoute {
 export class LocalHttpServer {
   private readonly routes: CompiledRoute[];
   private readonly server: http.Server;
+  private origin = '';
 
   constructor(routes: HttpRoute[], private readonly log: Logger) {
     this.routes = routes.map(compile);
@@ -49,7 +50,8 @@ export class LocalHttpServer {
       this.server.once('error', reject);
       this.server.listen(port, '127.0.0.1', () => {
         this.server.off('error', reject);
-        resolve(`http://127.0.0.1:${(this.server.address() as AddressInfo).port}`);
+        this.origin = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+        resolve(this.origin);
       });
     });
   }
@@ -88,6 +90,12 @@ export class LocalHttpServer {
     if (!match) {
       const allowed = [...new Set(matches.map((x) => x.r.route.method))].join(', ');
       return { ...httpError(405, 'MethodNotAllowed', `${req.method} not allowed on ${url.pathname} (allowed: ${allowed})`), headers: { allow: allowed } };
+    }
+    // A page on another site must not make the browser run jobs on this host: browsers send
+    // Origin on cross-site POSTs; same-origin pages (the status page) and non-browser clients pass.
+    const origin = req.headers.origin;
+    if (req.method !== 'GET' && origin && origin !== this.origin && origin !== this.origin.replace('127.0.0.1', 'localhost')) {
+      return httpError(403, 'Forbidden', `cross-origin request from ${origin} refused`);
     }
     const body = await readBody(req);
     if (body === undefined) return httpError(413, 'PayloadTooLarge', `request body over ${MAX_BODY_BYTES} bytes`);

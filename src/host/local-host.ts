@@ -6,8 +6,12 @@ import type { Clock } from '../model/clock';
 import { systemClock } from '../model/clock';
 import { PRIORITIES, type Priority } from '../model/job';
 import { createRuntime, type Runtime } from '../runtime/runtime';
+import { createTelemetry } from '../telemetry/create-telemetry';
+import { startGaugeSampler } from '../telemetry/gauges';
+import { statusRoutes } from './status/status-routes';
 import { consoleLogger, type Logger } from '../telemetry/logger';
 import { DetectionScheduler } from './detection-scheduler';
+import { durableRoutes } from './durable-routes';
 import { HostStats } from './host-stats';
 import { LocalHttpServer } from './http-server';
 import { QueueProcessor } from './queue-processor';
@@ -26,7 +30,7 @@ export interface LocalHostOptions {
   noSchedule?: boolean;
   /** Processor concurrency per priority. Default {@link DEFAULT_CONCURRENCY}. */
   concurrency?: Partial<Record<Priority, number>>;
-  /** More routes, e.g. the status page. */
+  /** More routes (the status page's are always there). */
   extraRoutes?: (ctx: { runtime: Runtime; stats: HostStats }) => HttpRoute[];
   log?: Logger;
   clock?: Clock;
@@ -53,13 +57,24 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
   const log = options.log ?? consoleLogger;
   const clock = options.clock ?? systemClock;
   const stats = new HostStats(clock.now());
-  const runtime = await createRuntime({
-    settings,
-    configDir: path.resolve(options.configDir),
-    log,
-    clock,
-    onJobRun: (run) => stats.recordRun(run),
-  });
+  const configDir = path.resolve(options.configDir);
+  // Application Insights when its connection string is set, and always the local metrics the
+  // status page charts from.
+  const telemetry = await createTelemetry(settings, process.env, { keepLocal: true, log, clock });
+  let runtime: Runtime;
+  try {
+    runtime = await createRuntime({
+      settings,
+      configDir,
+      log: telemetry.log,
+      metrics: telemetry.metrics,
+      clock,
+      onJobRun: (run) => stats.recordRun(run),
+    });
+  } catch (err) {
+    await telemetry.close().catch(() => undefined);
+    throw err;
+  }
   const stopFns: Array<() => Promise<void>> = [];
   try {
     await runtime.init.ensureInitialized();
@@ -89,13 +104,33 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
       await Promise.all(PRIORITIES.map((p) => processors[p].stop()));
     });
 
+    let baseUrl = '';
+    const durable = durableRoutes(runtime, () => baseUrl);
+    stopFns.push(() => durable.driver.close());
     const routes: HttpRoute[] = [
+      ...durable.routes,
       { method: 'POST', route: 'jobs/{name}/execute', handler: (input) => executeJobHandler(runtime, input) },
       { method: 'GET', route: 'health', handler: async () => ({ status: 200, body: { status: 'ok', startedAt: stats.startedAt.toISOString() } }) },
+      // Earlier routes win: callers' routes can replace the status page's.
       ...(options.extraRoutes?.({ runtime, stats }) ?? []),
+      ...statusRoutes({ runtime, stats }, { configDir }),
     ];
+    const stopGauges = startGaugeSampler(
+      {
+        jobs: () => (runtime.init.isInitialized ? runtime.init.config.jobs : []),
+        watermarks: runtime.watermarks,
+        bus: runtime.bus,
+        queues: settings.queues,
+        metrics: runtime.metrics,
+        clock,
+        log,
+      },
+      15_000,
+    );
+    stopFns.push(async () => stopGauges());
     const server = new LocalHttpServer(routes, log);
     const url = await server.listen(options.port ?? 7071);
+    baseUrl = url;
     stopFns.unshift(() => server.close());
 
     if (!options.noSchedule) {
@@ -137,11 +172,13 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
         (stopping ??= (async () => {
           for (const fn of stopFns) await fn().catch((err) => log.warn(`stopping: ${String(err)}`));
           await runtime.close();
+          await telemetry.close();
         })()),
     };
   } catch (err) {
     for (const fn of stopFns) await fn().catch(() => undefined);
     await runtime.close().catch(() => undefined);
+    await telemetry.close().catch(() => undefined);
     throw err;
   }
 }

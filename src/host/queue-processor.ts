@@ -74,7 +74,7 @@ export class QueueProcessor {
   private async handle(message: ReceivedMessage): Promise<void> {
     const { bus, processor, log, onResult } = this.options;
     try {
-      const result = await processor.execute(message, busSettler(bus, message));
+      const result = await processor.execute(message, busSettler(bus, message), this.options.queue);
       onResult?.(result, message);
     } catch (err) {
       // Settlement failed (lock lost, bus down): the broker delivers the message again.

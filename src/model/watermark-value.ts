@@ -168,7 +168,34 @@ function checkYear(at: DateTime): DateTime {
   return at;
 }
 
+/** `yyyy-MM-ddTHH:mm:ss[.fraction]Z`: already UTC, so the canonical form needs no luxon. */
+const UTC_DATETIME = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d+))?Z$/;
+
+/**
+ * The canonical form of a UTC ISO string or a Date without luxon (hot path: every detected
+ * change is canonicalized, and its watermark advanced, once). Undefined when the value needs the
+ * general path (offsets, SQL form, out-of-range fields: luxon also gives the error message).
+ */
+function fastCanonicalDateTime(raw: unknown): string | undefined {
+  if (raw instanceof Date) {
+    const year = raw.getUTCFullYear();
+    if (!(year >= 1 && year <= 9999)) return undefined;
+    return `${raw.toISOString().slice(0, 23)}0000Z`;
+  }
+  if (typeof raw !== 'string') return undefined;
+  const match = UTC_DATETIME.exec(raw);
+  if (!match) return undefined;
+  const [, head, fraction = ''] = match;
+  if (head < '0001') return undefined;
+  // Date.parse rolls 24:00 or Feb 30 over (or rejects them): a round trip proves the fields valid.
+  const ms = Date.parse(`${head}Z`);
+  if (Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 19) !== head) return undefined;
+  return `${head}.${fraction.slice(0, FRACTION_DIGITS).padEnd(FRACTION_DIGITS, '0')}Z`;
+}
+
 function canonicalDateTime(raw: unknown): string {
+  const fast = fastCanonicalDateTime(raw);
+  if (fast !== undefined) return fast;
   let at: DateTime;
   let fraction: string;
   if (raw instanceof Date) {

@@ -3,6 +3,7 @@ import { errorKind, errorMessage, PermanentError } from '../model/errors';
 import { JobActionType, type Job } from '../model/job';
 import type { Mapping } from '../model/mapping';
 import { deserializeQueueMessage, type QueueMessage } from '../model/queue-message';
+import { messageLogContext, receivedLogContext } from '../telemetry/log-context';
 import { METRIC_NAMES, type ProcessOutcome } from '../telemetry/metrics';
 import { deliveryBackoffMs } from './backoff';
 import { startLockRenewal } from './lock-renewal';
@@ -20,6 +21,11 @@ export interface ProcessResult {
   error?: string;
 }
 
+/** Longest `Retry-After` waited for within one delivery; longer ones abandon (backoff on redelivery). */
+export const MAX_RETRY_AFTER_MS = 120_000;
+/** Attempts within one delivery when the target keeps throttling. */
+export const MAX_RETRY_AFTER_ATTEMPTS = 3;
+
 /** Default lock renewal interval: half the Service Bus default lock duration (60 s). */
 export const DEFAULT_LOCK_RENEWAL_MS = 30_000;
 
@@ -30,27 +36,30 @@ export const DEFAULT_LOCK_RENEWAL_MS = 30_000;
 export class ProcessQueueMessageService {
   constructor(private readonly deps: ProcessingDependencies) {}
 
-  async execute(received: BusMessage, settler: MessageSettler): Promise<ProcessResult> {
+  /**
+   * @param queue the queue the message came from (metric dimension and log context); default:
+   * the received message's own `queue` when it has one.
+   */
+  async execute(received: BusMessage, settler: MessageSettler, queue?: string): Promise<ProcessResult> {
     const { clock, log } = this.deps;
+    const source = queue ?? (received as { queue?: string }).queue ?? 'unknown';
     const started = clock.now().getTime();
     const stopRenewal = startLockRenewal(settler, clock, this.deps.lockRenewalMs ?? DEFAULT_LOCK_RENEWAL_MS, (err) =>
-      log.warn(`lock renewal failed for message ${received.messageId}: ${errorMessage(err)}`),
+      log.warn(`lock renewal failed for message ${received.messageId}: ${errorMessage(err)}`, receivedLogContext(received, source)),
     );
     let result: ProcessResult;
     try {
-      result = await this.process(received, settler);
+      result = await this.process(received, settler, source);
     } finally {
       stopRenewal();
     }
-    this.deps.metrics.track(METRIC_NAMES.messagesProcessed, 1, { job: result.jobName ?? 'unknown', outcome: result.outcome });
-    this.deps.metrics.track(METRIC_NAMES.processingDurationMs, clock.now().getTime() - started, {
-      job: result.jobName ?? 'unknown',
-      outcome: result.outcome,
-    });
+    const job = result.jobName ?? 'unknown';
+    this.deps.metrics.track(METRIC_NAMES.messagesProcessed, 1, { job, queue: source, outcome: result.outcome });
+    this.deps.metrics.track(METRIC_NAMES.processingDurationMs, clock.now().getTime() - started, { job, queue: source, outcome: result.outcome });
     return result;
   }
 
-  private async process(received: BusMessage, settler: MessageSettler): Promise<ProcessResult> {
+  private async process(received: BusMessage, settler: MessageSettler, queue: string): Promise<ProcessResult> {
     const { config } = this.deps;
     let message: QueueMessage;
     let job: Job;
@@ -65,24 +74,50 @@ export class ProcessQueueMessageService {
       if (!foundMapping) throw new PermanentError(`job "${job.name}": unknown mapping "${job.mapping}"`);
       mapping = foundMapping;
     } catch (err) {
-      return this.fail(received, settler, err, undefined);
+      return this.fail(received, settler, queue, err, undefined);
     }
 
     const wait = deliveryBackoffMs(received.deliveryCount);
     if (wait > 0) await this.deps.clock.sleep(wait);
 
+    let ignored: boolean;
     try {
-      const target = await this.deps.targets.target(job.target);
-      if (job.skipOutdatedMessages && (await isOutdated(target, message, mapping, job))) {
-        await this.deps.sender.sendMessage(this.deps.queues.ignored, message, copyProperties(received));
-        await settler.complete();
-        return { outcome: 'Ignored', disposition: 'ignored', jobName: job.name };
-      }
-      await this.apply(target, message, job, mapping);
-      await settler.complete();
-      return { outcome: 'Success', disposition: 'completed', jobName: job.name };
+      ignored = await this.honouringRetryAfter(async () => {
+        const target = await this.deps.targets.target(job.target);
+        if (job.skipOutdatedMessages && (await isOutdated(target, message, mapping, job))) {
+          await this.deps.sender.sendMessage(this.deps.queues.ignored, message, copyProperties(received));
+          return true;
+        }
+        await this.apply(target, message, job, mapping);
+        return false;
+      });
     } catch (err) {
-      return this.fail(received, settler, err, job, message);
+      return this.fail(received, settler, queue, err, job, message);
+    }
+    // Outside the try: a failed complete (lock lost) must not abandon or park the message — the
+    // broker delivers it again and the idempotent apply absorbs the repeat.
+    await settler.complete();
+    return ignored
+      ? { outcome: 'Ignored', disposition: 'ignored', jobName: job.name }
+      : { outcome: 'Success', disposition: 'completed', jobName: job.name };
+  }
+
+  /**
+   * Runs `work`; when it fails with a transient error that says when to come back (`Retry-After`
+   * of a 429/503), waits that long — the lock is renewed meanwhile — and tries again, so that
+   * throttling is a delay, not a failed delivery. Longer waits, or a third throttle, fail as usual.
+   */
+  private async honouringRetryAfter<T>(work: () => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await work();
+      } catch (err) {
+        const waitMs = (err as { retryAfterMs?: unknown }).retryAfterMs;
+        const honour = errorKind(err) === 'transient' && typeof waitMs === 'number' && waitMs >= 0 && waitMs <= MAX_RETRY_AFTER_MS;
+        if (!honour || attempt >= MAX_RETRY_AFTER_ATTEMPTS) throw err;
+        this.deps.log.info(`target asked to retry after ${waitMs} ms (attempt ${attempt})`);
+        await this.deps.clock.sleep(waitMs);
+      }
     }
   }
 
@@ -126,7 +161,14 @@ export class ProcessQueueMessageService {
   }
 
   /** Settles a failure by its kind: transitive → park, permanent → dead-letter, else retry. */
-  private async fail(received: BusMessage, settler: MessageSettler, err: unknown, job?: Job, message?: QueueMessage): Promise<ProcessResult> {
+  private async fail(
+    received: BusMessage,
+    settler: MessageSettler,
+    queue: string,
+    err: unknown,
+    job?: Job,
+    message?: QueueMessage,
+  ): Promise<ProcessResult> {
     const props = this.deps.errorProperties(err, this.deps.clock.now());
     const text = String(props.ErrorMessage ?? errorMessage(err));
     const jobName = job?.name;
@@ -147,7 +189,10 @@ export class ProcessQueueMessageService {
       await settler.deadLetter({ reason: String(props.ErrorType), description: text, propertiesToModify: props });
       return { outcome: 'Failed', disposition: 'deadLettered', jobName, error: text };
     }
-    this.deps.log.warn(`message ${received.messageId} (job ${jobName ?? 'unknown'}) failed, delivery ${received.deliveryCount}: ${text}`);
+    this.deps.log.warn(`message ${received.messageId} (job ${jobName ?? 'unknown'}) failed, delivery ${received.deliveryCount}: ${text}`, {
+      ...receivedLogContext(received, queue),
+      ...(message ? messageLogContext(message) : {}),
+    });
     await settler.abandon(props);
     return { outcome: 'Failed', disposition: 'abandoned', jobName, error: text };
   }

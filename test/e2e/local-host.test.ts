@@ -41,10 +41,10 @@ describe('local host on the demo', () => {
   const erp = () => new Database(path.join(dir, 'erp.db'), { readonly: true });
   const crm = () => new Database(path.join(dir, 'crm.db'), { readonly: true });
 
-  async function until<T>(probe: () => T | undefined, timeoutMs = 30_000): Promise<T> {
+  async function until<T>(probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const value = probe();
+      const value = await probe();
       if (value !== undefined) return value;
       if (Date.now() > deadline) throw new Error('timed out');
       await new Promise((r) => setTimeout(r, 200));
@@ -101,5 +101,18 @@ describe('local host on the demo', () => {
     expect(await bad.json()).toEqual({ error: { code: 'BadRequest', message: 'body.dryRun: expected a boolean' } });
     const wrongMethod = await fetch(`${host.url}/api/jobs/crm-accounts-to-erp/execute`);
     expect(wrongMethod.status).toBe(405);
+  });
+
+  it('runs the durable path through the local driver: 202, then a completed instance', async () => {
+    const start = await fetch(`${host.url}/api/orchestrators/GetChangesOrchestrator`, { method: 'POST', body: '{"jobs":["crm-contacts-to-erp"]}' });
+    expect(start.status).toBe(202);
+    const { id, statusQueryGetUri } = (await start.json()) as { id: string; statusQueryGetUri: string };
+    expect(start.headers.get('location')).toBe(statusQueryGetUri);
+    const status = await until(async () => {
+      const body = (await (await fetch(statusQueryGetUri)).json()) as { runtimeStatus: string; instanceId: string };
+      return body.runtimeStatus === 'Completed' || body.runtimeStatus === 'Failed' ? body : undefined;
+    }, 20_000);
+    expect(status).toMatchObject({ instanceId: id, runtimeStatus: 'Completed' });
+    expect((await fetch(`${host.url}/api/orchestrators/instances/nope`)).status).toBe(404);
   });
 });

@@ -1,10 +1,11 @@
 import { mkdirSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { BusError } from '../message-bus';
 import { DEFAULT_BUSY_TIMEOUT_MS, DEFAULT_FILE_NAME, type LocalBusOptions } from './options';
 import { ensureSchema } from './schema';
-import { toBusError } from './sqlite-errors';
+import { isBusy, toBusError } from './sqlite-errors';
 
 /*
  * WAL checkpoint every 4096 pages (16 MiB) instead of SQLite's 1000: pages rewritten by
@@ -40,9 +41,25 @@ export function databaseFile(options: LocalBusOptions): string {
 /**
  * Opens (creating if needed) the database in WAL mode with the bus schema, then runs `init` in
  * one immediate transaction and returns its result. Closes the connection on any failure.
+ *
+ * Processes opening a new file at the same moment can get SQLITE_BUSY from SQLite without its
+ * busy handler being consulted (seen with two receivers starting together); the whole open is
+ * then retried, with short pauses, for up to `busyTimeoutMs` (real time).
  * @throws BusError `Corrupt` (naming the file) or `Unavailable`.
  */
-export function openDatabase<T>(options: LocalBusOptions, init: (db: Database.Database, file: string) => T): T {
+export async function openDatabase<T>(options: LocalBusOptions, init: (db: Database.Database, file: string) => T): Promise<T> {
+  const deadline = performance.now() + (options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return openOnce(options, init);
+    } catch (err) {
+      if (!isBusy(err) || performance.now() >= deadline) throw err;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(20 * attempt, 200)));
+    }
+  }
+}
+
+function openOnce<T>(options: LocalBusOptions, init: (db: Database.Database, file: string) => T): T {
   const file = databaseFile(options);
   let db: Database.Database | undefined;
   try {

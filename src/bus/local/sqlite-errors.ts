@@ -43,3 +43,10 @@ export function toBusError(err: unknown, file: string): BusError {
   }
   return new BusError('Unavailable', `The local bus database ${file} failed: ${detail}`, { cause: err });
 }
+
+/** Whether `err` (raw or mapped) is SQLite's "busy": another connection held a lock too long. */
+export function isBusy(err: unknown): boolean {
+  const cause = isBusError(err) ? err.cause : err;
+  const code = sqliteCode(cause);
+  return code !== undefined && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'));
+}

@@ -64,7 +64,7 @@ export async function runHost(opts: HostCommandOptions): Promise<number> {
   if (opts.resetState && !settings.serviceBusConnectionString && !settings.serviceBusNamespace) {
     for (const suffix of ['', '-wal', '-shm']) rmSync(path.join(settings.dataDir, 'bus.sqlite') + suffix, { force: true });
   }
-  const host: LocalHost = await startLocalHost({ configDir, port: opts.port, settings, noSchedule: opts.once, log, extraRoutes: await statusRoutesIfAvailable() });
+  const host: LocalHost = await startLocalHost({ configDir, port: opts.port, settings, noSchedule: opts.once, log });
   log.info(`Highwater local host on ${host.url} — config ${path.relative(process.cwd(), configDir) || '.'}, tables: ${host.runtime.storage.description}, bus: ${describeBus(settings)}`);
   if (opts.resetState) {
     for (const job of host.runtime.init.config.jobs) await host.runtime.watermarks.updateWatermarkByJobName(job.name, null, null);
@@ -95,11 +95,6 @@ async function runOnce(host: LocalHost, opts: HostCommandOptions, began: number)
   console.log('\n' + formatSummary({ runs, stats: host.stats, depths, queues: runtime.settings.queues, seconds: (Date.now() - began) / 1000 }));
   if (!drained) console.error(`error: the work queues did not drain within ${opts.drainTimeout} s`);
   return runs.some((r) => r.outcome === 'Failed') || !drained ? 1 : 0;
-}
-
-/** The status page's routes, once that module exists in this build. */
-async function statusRoutesIfAvailable() {
-  return undefined;
 }
 
 /** The demo configuration folder shipped with the package. */

@@ -29,8 +29,8 @@ export interface MessageBusFixture {
   /** The bus's fake clock: time-dependent cases advance it instead of waiting. */
   clock?: FakeClockControl;
   /**
-   * Without `clock`: whether time-dependent cases may wait in real time (seconds each; Service
-   * Bus needs lock durations >= 5 s and duplicate windows >= 20 s). Default false: skipped.
+   * @deprecated Not read: how time passes is chosen by `runMessageBusContract(..., { time })`
+   * ('clock' | 'real' | 'skip'), since it must be known before the fixture exists.
    */
   realTime?: boolean;
   /** Deletes what the fixture created and closes the bus. */

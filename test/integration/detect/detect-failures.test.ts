@@ -79,6 +79,7 @@ describe.each(ENGINES)('detection failures on %s', (engine) => {
       rig.bus.arm(2); // batches of 200: rows 101-500 go out, then the bus is down
       const cut = await rig.run('cut');
       expect(cut).toMatchObject({ outcome: 'Failed', error: 'test fault: bus down after 2 batches', watermarkBefore: old, watermarkAfter: old });
+      expect(cut.sentByQueue).toEqual({ sbqnormal: 400 });
       expect(await rig.watermark('cut')).toMatchObject({ watermark: old, lastCronRun: loaded.startedAt });
       const delivered = await rig.take();
       expect(keys(delivered)).toEqual(newer.slice(0, 400).map((r) => r.id));

@@ -52,7 +52,7 @@ describe('Service Bus triggers with SDK binding and explicit settlement', () => 
     f = await createSyncFixture();
     host = await startFakeSettlementHost();
     restoreArgs = useSettlementEndpoint(host.port);
-    await setRuntimeFactory(async () => f.runtime);
+    setRuntimeFactory(async () => f.runtime);
   });
   afterAll(async () => {
     restoreArgs();
@@ -113,7 +113,7 @@ describe('Service Bus triggers with SDK binding and explicit settlement', () => 
   });
 
   it('abandons with error properties and fails the invocation when the runtime cannot be created', async () => {
-    await setRuntimeFactory(() => Promise.reject(new Error('storage unreachable')));
+    setRuntimeFactory(() => Promise.reject(new Error('storage unreachable')));
     try {
       const message: HostMessage = { body: '{}', messageId: 'm-low', deliveryCount: 1, enqueuedTime: new Date(), sequenceNumber: 8, lockToken: randomUUID() };
       await expect(processLowQueueItems(bindHostMessage(message), invocation('ProcessLowQueueItems').context)).rejects.toThrow('storage unreachable');
@@ -122,7 +122,7 @@ describe('Service Bus triggers with SDK binding and explicit settlement', () => 
         properties: { ErrorMessage: 'storage unreachable', ErrorType: 'Error' },
       });
     } finally {
-      await setRuntimeFactory(async () => f.runtime);
+      setRuntimeFactory(async () => f.runtime);
     }
   });
 

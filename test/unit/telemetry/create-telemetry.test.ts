@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadAppInsightsClient } from '../../../src/telemetry/app-insights-metrics';
@@ -106,5 +106,25 @@ describe('loadAppInsightsClient', () => {
     client.trackTrace({ message: 'hello', severity: 'Error', properties: { correlationId: 'c-2' } });
     expect(mockSdk.metrics.at(-1)).toEqual({ name: 'QueueDepth', value: 3, properties: { queue: 'sbqhigh', role: 'work', state: 'deadLetter' } });
     expect(mockSdk.traces.at(-1)).toEqual({ message: 'hello', severity: 'Error', properties: { correlationId: 'c-2' } });
+  });
+});
+
+describe('the SDK stays out of every other module', () => {
+  it('only app-insights-metrics.ts mentions applicationinsights, and only as a dynamic import', () => {
+    const root = path.resolve(__dirname, '../../..');
+    const files = (dir: string): string[] =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+        e.isDirectory() ? files(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : [],
+      );
+    const mentions = ['src', 'functions', 'connectors', 'tools']
+      .filter((d) => existsSync(path.join(root, d)))
+      .flatMap((d) => files(path.join(root, d)))
+      .flatMap((file) =>
+        readFileSync(file, 'utf8')
+          .split('\n')
+          .filter((line) => /['"]applicationinsights['"]/.test(line))
+          .map((line) => `${path.relative(root, file)}: ${line.trim()}`),
+      );
+    expect(mentions).toEqual(["src/telemetry/app-insights-metrics.ts: const sdk = await import('applicationinsights');"]);
   });
 });

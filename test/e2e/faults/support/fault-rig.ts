@@ -1,4 +1,4 @@
-import type { BusMessage } from '../../../../src/bus/message-bus';
+import type { ApplicationProperties, BusMessage } from '../../../../src/bus/message-bus';
 import { busSettler } from '../../../../src/process/bus-settler';
 import type { ProcessResult } from '../../../../src/process/process-queue-message-service';
 import type { Runtime, RuntimeOptions } from '../../../../src/runtime/runtime';
@@ -13,6 +13,8 @@ export interface Delivery {
   sourceKey: string;
   jobName: string;
   deliveryCount: number;
+  /** As received: on a redelivery they carry the previous failure's `ErrorMessage`, `ErrorType`, `ErrorAt`. */
+  applicationProperties: ApplicationProperties;
   result: ProcessResult;
   /**
    * Fake-clock sleeps requested while this delivery's round ran, in ms: with one message per
@@ -62,7 +64,7 @@ export class MessageDriver {
     }
     // All sleeps were asked for at the same fake instant: moving by the longest fires them all.
     await this.clock.advance(Math.max(0, ...this.clock.sleeps.slice(sleepsBefore)));
-    const results = await settledWithin(Promise.all(running), 10_000);
+    const results = await settledWithin(Promise.all(running), 10_000).catch((e) => { console.log('DEBUG', this.clock.now().toISOString(), this.clock.sleeps, messages.map((m) => m.deliveryCount), settled); throw e; });
     const roundSleeps = this.clock.sleeps.slice(sleepsBefore);
     const deliveries = messages.map((message, i): Delivery => {
       const props = message.applicationProperties;
@@ -72,6 +74,7 @@ export class MessageDriver {
         sourceKey: String(props.SourceKey ?? ''),
         jobName: String(props.JobName ?? results[i].jobName ?? ''),
         deliveryCount: message.deliveryCount,
+        applicationProperties: { ...props },
         result: results[i],
         roundSleeps,
       };

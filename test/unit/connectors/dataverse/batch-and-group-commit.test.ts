@@ -1,0 +1,64 @@
+import { buildBatch, GroupCommit, parseBatch } from '../../../../connectors/dataverse';
+
+describe('$batch multipart', () => {
+  it('builds independent requests and reads answers, change sets flattened', () => {
+    const text = buildBatch('batch_1', [{ method: 'PATCH', url: 'https://o/api/data/v9.2/accounts(1)', body: { name: 'a' } }, { method: 'DELETE', url: 'https://o/api/data/v9.2/accounts(2)' }]);
+    expect(text.split('\r\n')).toEqual([
+      '--batch_1', 'Content-Type: application/http', 'Content-Transfer-Encoding: binary', 'Content-ID: 1', '',
+      'PATCH https://o/api/data/v9.2/accounts(1) HTTP/1.1', 'Content-Type: application/json; type=entry', '', '{"name":"a"}',
+      '--batch_1', 'Content-Type: application/http', 'Content-Transfer-Encoding: binary', 'Content-ID: 2', '',
+      'DELETE https://o/api/data/v9.2/accounts(2) HTTP/1.1', '',
+      '--batch_1--', '',
+    ]);
+    const answer = [
+      '--batchresponse_a', 'Content-Type: multipart/mixed; boundary=changesetresponse_b', '',
+      '--changesetresponse_b', 'Content-Type: application/http', 'Content-Transfer-Encoding: binary', 'Content-ID: 1', '',
+      'HTTP/1.1 204 No Content', 'OData-Version: 4.0', '', '',
+      '--changesetresponse_b--',
+      '--batchresponse_a', 'Content-Type: application/http', 'Content-Transfer-Encoding: binary', '',
+      'HTTP/1.1 200 OK', 'Content-Type: application/json', '', '{"accountid":"x"}',
+      '--batchresponse_a--', '',
+    ].join('\n');
+    expect(parseBatch(answer, 'batchresponse_a')).toEqual([
+      { status: 204, statusText: 'No Content', headers: { 'odata-version': '4.0' }, body: '' },
+      { status: 200, statusText: 'OK', headers: { 'content-type': 'application/json' }, body: '{"accountid":"x"}' },
+    ]);
+    expect(() => parseBatch('--b\r\nContent-Type: application/http\r\n\r\nnonsense\r\n--b--', 'b')).toThrow('$batch: an answer part has no HTTP status line');
+  });
+});
+
+describe('GroupCommit', () => {
+  it('sends the first item alone and groups what queued meanwhile, each keeping its own outcome', async () => {
+    const sent: string[][] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const commit = new GroupCommit<string, string>({
+      sendOne: async (item) => {
+        sent.push([item]);
+        if (item === 'a') await gate;
+        return `${item}!`;
+      },
+      sendMany: async (items) => {
+        sent.push(items);
+        return items.map((item) => (item === 'c' ? { ok: false as const, error: new Error('c failed') } : { ok: true as const, value: `${item}!` }));
+      },
+      maxSize: 2,
+    });
+    const results = Promise.allSettled(['a', 'b', 'c', 'd'].map((item) => commit.submit(item)));
+    release();
+    expect((await results).map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message))).toEqual(['a!', 'b!', 'c failed', 'd!']);
+    expect(sent).toEqual([['a'], ['b', 'c'], ['d']]);
+  });
+
+  it('fails every item of a request that failed as a whole', async () => {
+    const commit = new GroupCommit<number, number>({
+      sendOne: async () => new Promise((r) => setImmediate(() => r(0))),
+      sendMany: async () => {
+        throw new Error('network down');
+      },
+      maxSize: 10,
+    });
+    const results = await Promise.allSettled([1, 2, 3].map((n) => commit.submit(n)));
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'rejected']);
+  });
+});

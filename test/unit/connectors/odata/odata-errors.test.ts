@@ -1,0 +1,67 @@
+import { classifyHttpFailure, parseRetryAfter } from '../../../../connectors/odata';
+import { classifyNetworkError, parseErrorBody } from '../../../../connectors/odata/odata-errors';
+
+const options = { operation: 'odata connection "c": upsert Books(ID=1)', redact: (t: string) => t.split('hunter2').join('***') };
+const classify = (method: string, status: number, message = 'boom', serviceCode?: string, retryAfterMs?: number) =>
+  classifyHttpFailure({ method, status, message, serviceCode, retryAfterMs }, options);
+
+describe('the OData error table', () => {
+  it.each([
+    ['GET', 429, 'TransientError', 'throttled by the service (retry after Retry-After)'],
+    ['PATCH', 503, 'TransientError', 'the service is unavailable (retry after Retry-After)'],
+    ['POST', 500, 'TransientError', 'server error'],
+    ['POST', 504, 'TransientError', 'server error'],
+    ['PATCH', 408, 'TransientError', 'the service timed out'],
+    ['PATCH', 400, 'PermanentError', 'the service rejected the request'],
+    ['POST', 422, 'PermanentError', 'the service rejected the request'],
+    ['POST', 413, 'PermanentError', 'the request is too large'],
+    ['GET', 404, 'ConfigError', 'the entity set or path does not exist'],
+    ['PATCH', 404, 'TransitiveError', 'a referenced record does not exist (yet)'],
+    ['POST', 404, 'TransitiveError', 'a referenced record does not exist (yet)'],
+    ['GET', 403, 'ConfigError', 'access denied: the identity lacks a permission'],
+    ['PATCH', 412, 'TransientError', 'the record changed since it was read (ETag)'],
+    ['POST', 409, 'TransientError', 'conflict with a concurrent change'],
+    ['PATCH', 428, 'ConfigError', 'the service requires If-Match: use upsertMode read-then-write'],
+    ['POST', 405, 'ConfigError', 'the service does not support this operation'],
+    ['GET', 418, 'PermanentError', 'the service refused the request'],
+  ])('%s %i is a %s', (method, status, name, reason) => {
+    const err = classify(method, status);
+    expect(err.name).toBe(name);
+    expect(err.message).toBe(`odata connection "c": upsert Books(ID=1): ${reason} (${method} ${status}): boom`);
+    expect(err.details).toEqual({ code: `${method} ${status}`, status, serviceCode: undefined });
+  });
+
+  it('keeps the service message out of 401 and secret values out of every message', () => {
+    expect(classify('GET', 401, 'token for tenant contoso rejected').message).toBe(
+      'odata connection "c": upsert Books(ID=1): authentication failed: check settings.auth and its secret (GET 401)',
+    );
+    expect(classify('POST', 400, "literal 'hunter2' is invalid", '0x80048d19').message).toBe(
+      "odata connection \"c\": upsert Books(ID=1): the service rejected the request (POST 400): literal '***' is invalid [0x80048d19]",
+    );
+  });
+
+  it('carries Retry-After as retryAfterMs', () => {
+    expect(classify('PATCH', 429, 'slow down', undefined, 37_000)).toMatchObject({ name: 'TransientError', retryAfterMs: 37_000 });
+    expect(parseRetryAfter('37', new Date())).toBe(37_000);
+    expect(parseRetryAfter('Wed, 21 Oct 2026 07:28:30 GMT', new Date('2026-10-21T07:28:00Z'))).toBe(30_000);
+    expect(parseRetryAfter('Wed, 21 Oct 2026 07:28:30 GMT', new Date('2026-10-21T08:00:00Z'))).toBe(0);
+    expect(parseRetryAfter('soon', new Date())).toBeUndefined();
+    expect(parseRetryAfter(null, new Date())).toBeUndefined();
+  });
+
+  it('reads OData error bodies and anything else', () => {
+    expect(parseErrorBody('{"error":{"code":"0x80044352","message":"Version stamp expired"}}', 'Bad Request')).toEqual({ message: 'Version stamp expired', serviceCode: '0x80044352' });
+    expect(parseErrorBody('<html>\n<body>Bad gateway</body></html>', 'Bad Gateway')).toEqual({ message: '<html> <body>Bad gateway</body></html>' });
+    expect(parseErrorBody('', 'Service Unavailable')).toEqual({ message: 'Service Unavailable' });
+  });
+
+  it('classifies network failures and timeouts as transient', () => {
+    const refused = Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), { code: 'ECONNREFUSED' }) });
+    expect(classifyNetworkError(refused, options)).toMatchObject({
+      name: 'TransientError',
+      message: 'odata connection "c": upsert Books(ID=1): the service is unreachable (ECONNREFUSED): connect ECONNREFUSED 127.0.0.1:9',
+    });
+    const timeout = Object.assign(new Error('The operation was aborted due to timeout'), { name: 'TimeoutError' });
+    expect(classifyNetworkError(timeout, options)).toMatchObject({ name: 'TransientError', message: expect.stringContaining('no answer within settings.timeoutMs (TimeoutError)') });
+  });
+});
