@@ -35,7 +35,10 @@ describe('target faults', () => {
     await detectAccounts();
     // The ERP is unavailable for 10 s (fake time): every statement gets SQLITE_BUSY meanwhile.
     rig.f.erp.exec('BEGIN EXCLUSIVE');
-    void rig.clock.sleep(10_000).then(() => rig.f.erp.exec('COMMIT'));
+    const stopOutage = rig.clock.every(10_000, () => {
+      stopOutage();
+      rig.f.erp.exec('COMMIT');
+    });
     const rounds: Delivery[][] = [];
     await rig.processAll({ maxMessages: ids.length, afterRound: (round) => void rounds.push(round) });
     // Deliveries 1 (t = 0 s) and 2 (t = 4 s) fail; delivery 3 (t = 13 s) finds the ERP back.

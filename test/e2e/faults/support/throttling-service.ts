@@ -8,13 +8,17 @@ export interface ServiceRequest {
   body: string;
   /** What the service answered. */
   status: number;
+  /** When it arrived, by the service's clock (ms since the epoch). */
+  at: number;
 }
 
 export interface ThrottlingServiceOptions {
   /** How many writes (POST/PATCH/DELETE) to answer 429 before accepting. Default 1. */
   throttledWrites?: number;
-  /** The `Retry-After` header sent with each 429, as the service would send it. Default `'7'` (seconds). */
-  retryAfter?: string;
+  /** The `Retry-After` header of each 429, from the time of the request: delta seconds or an HTTP date. Default `'7'`. */
+  retryAfter?: (now: Date) => string;
+  /** The service's clock (a test's fake clock). Default: the system time. */
+  now?: () => Date;
 }
 
 /**
@@ -56,6 +60,7 @@ export class ThrottlingService {
   }
 
   private answer(req: http.IncomingMessage, body: string, res: http.ServerResponse): void {
+    const at = (this.options.now?.() ?? new Date()).getTime();
     const method = req.method ?? 'GET';
     const path = decodeURIComponent(req.url ?? '/');
     const json = { 'content-type': 'application/json', 'odata-version': '4.0' };
@@ -66,12 +71,12 @@ export class ThrottlingService {
     } else if (this.throttledLeft > 0) {
       this.throttledLeft--;
       status = 429;
-      res.writeHead(status, { ...json, 'retry-after': this.options.retryAfter ?? '7' });
+      res.writeHead(status, { ...json, 'retry-after': this.options.retryAfter?.(new Date(at)) ?? '7' });
       res.end(JSON.stringify({ error: { code: 'TooManyRequests', message: 'Rate limit is exceeded. Try again later.' } }));
     } else {
       status = 204;
       res.writeHead(status, { 'odata-version': '4.0' }).end();
     }
-    this.requests.push({ method, path, body, status });
+    this.requests.push({ method, path, body, status, at });
   }
 }

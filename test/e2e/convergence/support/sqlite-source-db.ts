@@ -1,0 +1,82 @@
+import Database from 'better-sqlite3';
+import { sleep, type ItemValues, type SourceDb, type SourceState, type WriteOp } from './source-db';
+
+const SCHEMA = `
+  CREATE TABLE categories (id TEXT PRIMARY KEY, name TEXT NOT NULL, modified_at TEXT NOT NULL);
+  CREATE INDEX categories_changes ON categories (modified_at, id);
+  CREATE TABLE items (id TEXT PRIMARY KEY, category_id TEXT NOT NULL, name TEXT NOT NULL, qty INTEGER NOT NULL, note TEXT,
+    modified_at TEXT NOT NULL);
+  CREATE INDEX items_changes ON items (modified_at, id);
+  CREATE TABLE deleted_items (id TEXT PRIMARY KEY, deleted_at TEXT NOT NULL);
+  CREATE INDEX deleted_items_changes ON deleted_items (deleted_at, id);`;
+
+/**
+ * The SQLite source (WAL, so the host reads while the workload writes). Change timestamps come
+ * from the workload's clock, cut to `resolutionMs` (default 100): a coarse clock, so that
+ * independent transactions share timestamps too.
+ */
+export class SqliteSourceDb implements SourceDb {
+  readonly kind = 'sqlite' as const;
+  private readonly db: Database.Database;
+
+  constructor(
+    readonly file: string,
+    private readonly resolutionMs = 100,
+  ) {
+    this.db = new Database(file);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('busy_timeout = 10000');
+    if (!this.db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'items'").get()) this.db.exec(SCHEMA);
+  }
+
+  stamp(): string {
+    return new Date(Math.floor(Date.now() / this.resolutionMs) * this.resolutionMs).toISOString();
+  }
+
+  async write(op: WriteOp, at: string | undefined, lateMs: number): Promise<void> {
+    const stamp = at ?? this.stamp();
+    if (lateMs > 0) await sleep(lateMs);
+    const item = (row: { id: string } & ItemValues) => [row.category_id, row.name, row.qty, row.note, stamp, row.id];
+    this.db.transaction(() => {
+      switch (op.kind) {
+        case 'insertCategory':
+          this.db.prepare('INSERT INTO categories (id, name, modified_at) VALUES (?, ?, ?)').run(op.id, op.name, stamp);
+          return;
+        case 'insertItems': {
+          const insert = this.db.prepare('INSERT INTO items (category_id, name, qty, note, modified_at, id) VALUES (?, ?, ?, ?, ?, ?)');
+          for (const row of op.rows) insert.run(...item(row));
+          return;
+        }
+        case 'updateItems': {
+          const update = this.db.prepare('UPDATE items SET category_id = ?, name = ?, qty = ?, note = ?, modified_at = ? WHERE id = ?');
+          for (const row of op.rows) update.run(...item(row));
+          return;
+        }
+        case 'deleteItems': {
+          const remove = this.db.prepare('DELETE FROM items WHERE id = ?');
+          const tombstone = this.db.prepare('INSERT INTO deleted_items (id, deleted_at) VALUES (?, ?)');
+          for (const id of op.ids) {
+            remove.run(id);
+            tombstone.run(id, stamp);
+          }
+        }
+      }
+    })();
+  }
+
+  async readState(): Promise<SourceState> {
+    type Item = ItemValues & { id: string; modified_at: string };
+    const categories = this.db.prepare('SELECT id, name, modified_at FROM categories').all() as Array<{ id: string; name: string; modified_at: string }>;
+    const items = this.db.prepare('SELECT id, category_id, name, qty, note, modified_at FROM items').all() as Item[];
+    const tombstones = this.db.prepare('SELECT id, deleted_at FROM deleted_items').all() as Array<{ id: string; deleted_at: string }>;
+    return {
+      categories: new Map(categories.map(({ id, ...rest }) => [id, rest])),
+      items: new Map(items.map(({ id, ...rest }) => [id, rest])),
+      tombstones: new Map(tombstones.map((t) => [t.id, t.deleted_at])),
+    };
+  }
+
+  async close(): Promise<void> {
+    this.db.close();
+  }
+}

@@ -1,0 +1,122 @@
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { stringify } from 'yaml';
+
+/**
+ * The synced system of the convergence and crash suites: a source (SQLite file or PostgreSQL
+ * schema) with `categories`, `items` and the tombstone table `deleted_items`, a SQLite target,
+ * and the configuration the local host runs. Target items reference target categories (foreign
+ * key), so an item that arrives before its category is a TransitiveError: retried, then parked.
+ */
+
+export type SourceKind = 'sqlite' | 'postgres';
+
+/** Job names, also the `JobName` of their messages. */
+export const JOBS = { categories: 'sync-categories', items: 'sync-items', deletedItems: 'sync-deleted-items' } as const;
+
+export interface SyncConfigOptions {
+  source: SourceKind;
+  /** PostgreSQL only: the schema holding the source tables. */
+  pgSchema?: string;
+  /** Env var holding the PostgreSQL connection string (read by the host, never written to files). */
+  pgUrlSetting?: string;
+  /** Seconds re-read behind the watermark; must exceed the workload's longest late commit. */
+  lookbackSeconds: number;
+  /** Rows per source page; small, so that rows sharing one timestamp span pages. */
+  pageSize: number;
+  /** Job schedule (NCRONTAB). */
+  schedule: string;
+}
+
+export function syncConfig(o: SyncConfigOptions) {
+  const source =
+    o.source === 'sqlite'
+      ? { name: 'source', type: 'sqlite', settings: { file: './source.db' } }
+      : { name: 'source', type: 'postgres', settings: { schema: o.pgSchema }, secrets: { connectionString: o.pgUrlSetting } };
+  const job = (name: string, order: number, mapping: string, priority: string, field: string) => ({
+    name,
+    order,
+    schedule: o.schedule,
+    source: 'source',
+    target: 'target',
+    mapping,
+    priority,
+    watermark: { type: 'datetime', field },
+    pageSize: o.pageSize,
+    lookbackSeconds: o.lookbackSeconds,
+  });
+  return {
+    connections: [source, { name: 'target', type: 'sqlite', settings: { file: './target.db' } }],
+    mappings: [
+      {
+        name: 'categories',
+        source: { entity: 'categories', key: ['id'] },
+        target: { entity: 'categories', key: ['id'], versionField: 'modified_at' },
+        fields: [
+          { target: 'id', source: 'id' },
+          { target: 'title', source: 'name', operations: [{ op: 'trim' }] },
+          { target: 'modified_at', source: 'modified_at' },
+        ],
+      },
+      {
+        name: 'items',
+        source: { entity: 'items', key: ['id'] },
+        target: { entity: 'items', key: ['item_id'], versionField: 'modified_at' },
+        fields: [
+          { target: 'item_id', source: 'id' },
+          { target: 'category_id', source: 'category_id' },
+          { target: 'title', source: 'name', operations: [{ op: 'upper' }] },
+          { target: 'quantity', source: 'qty' },
+          { target: 'note', source: 'note', operations: [{ op: 'trim' }, { op: 'default', value: '-' }] },
+          { target: 'modified_at', source: 'modified_at' },
+        ],
+      },
+      {
+        name: 'deleted-items',
+        source: { entity: 'deleted_items', key: ['id'] },
+        target: { entity: 'items', key: ['item_id'] },
+        fields: [{ target: 'item_id', source: 'id' }],
+      },
+    ],
+    jobs: [
+      { ...job(JOBS.categories, 10, 'categories', 'high', 'modified_at'), skipOutdatedMessages: true },
+      { ...job(JOBS.items, 20, 'items', 'normal', 'modified_at'), skipOutdatedMessages: true, transitiveRetries: 2 },
+      { ...job(JOBS.deletedItems, 30, 'deleted-items', 'low', 'deleted_at'), action: 'Delete' },
+    ],
+  };
+}
+
+export function writeSyncConfig(dir: string, options: SyncConfigOptions): void {
+  const config = syncConfig(options);
+  for (const kind of ['connections', 'mappings', 'jobs'] as const) {
+    writeFileSync(path.join(dir, `${kind}.yaml`), stringify({ [kind]: config[kind] }));
+  }
+}
+
+/** Every write to target items/categories is logged by a trigger: how often each version was applied. */
+const TARGET_SCHEMA = `
+  CREATE TABLE categories (id TEXT PRIMARY KEY, title TEXT NOT NULL, modified_at TEXT);
+  CREATE TABLE items (item_id TEXT PRIMARY KEY, category_id TEXT NOT NULL REFERENCES categories (id),
+    title TEXT NOT NULL, quantity INTEGER NOT NULL, note TEXT, modified_at TEXT);
+  CREATE TABLE apply_log (seq INTEGER PRIMARY KEY AUTOINCREMENT, tbl TEXT NOT NULL, key TEXT NOT NULL, version TEXT, op TEXT NOT NULL);
+  CREATE TRIGGER categories_ins AFTER INSERT ON categories BEGIN
+    INSERT INTO apply_log (tbl, key, version, op) VALUES ('categories', NEW.id, NEW.modified_at, 'upsert'); END;
+  CREATE TRIGGER categories_upd AFTER UPDATE ON categories BEGIN
+    INSERT INTO apply_log (tbl, key, version, op) VALUES ('categories', NEW.id, NEW.modified_at, 'upsert'); END;
+  CREATE TRIGGER items_ins AFTER INSERT ON items BEGIN
+    INSERT INTO apply_log (tbl, key, version, op) VALUES ('items', NEW.item_id, NEW.modified_at, 'upsert'); END;
+  CREATE TRIGGER items_upd AFTER UPDATE ON items BEGIN
+    INSERT INTO apply_log (tbl, key, version, op) VALUES ('items', NEW.item_id, NEW.modified_at, 'upsert'); END;
+  CREATE TRIGGER items_del AFTER DELETE ON items BEGIN
+    INSERT INTO apply_log (tbl, key, version, op) VALUES ('items', OLD.item_id, OLD.modified_at, 'delete'); END;`;
+
+export function createTargetDatabase(file: string): void {
+  const db = new Database(file);
+  try {
+    db.pragma('journal_mode = WAL');
+    db.exec(TARGET_SCHEMA);
+  } finally {
+    db.close();
+  }
+}

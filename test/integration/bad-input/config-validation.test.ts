@@ -1,0 +1,107 @@
+import path from 'node:path';
+import { defaultConnectorRegistry } from '../../../connectors/default-registry';
+import { runCli } from '../../../src/cli/main';
+import { ConfigValidationError } from '../../../src/config/config-issue';
+import { loadConfigFolder } from '../../../src/config/load-config';
+import { startTestAzurite, type TestAzurite } from '../../support/azurite';
+import { CONFIG_CASES, type ConfigCase } from './support/config-corpus';
+import { caseRoot, writeCaseFolder } from './support/config-folder';
+import { captureCliOutput, type CliOutput } from './support/cli-output';
+import { storedState } from './support/stored-state';
+
+/**
+ * The bad-configuration corpus through every door: `loadConfigFolder` as the host loads it (with
+ * the connectors' settings checks), `highwater config validate` and `highwater config push`.
+ * Each must name the file, the property path and what is wrong — all issues, in file order —
+ * exit 1, and push must leave the tables exactly as they were.
+ */
+describe('invalid configurations', () => {
+  let azurite: TestAzurite;
+  let root: ReturnType<typeof caseRoot>;
+  const dirs = new Map<string, string>();
+  let baseline: Record<string, unknown>;
+  let output: CliOutput;
+  const saved = process.env.AzureWebJobsStorage;
+
+  beforeAll(async () => {
+    azurite = await startTestAzurite();
+    process.env.AzureWebJobsStorage = azurite.connectionString;
+    root = caseRoot();
+    for (const c of CONFIG_CASES) dirs.set(c.name, writeCaseFolder(root.root, c.name, c.files));
+    output = captureCliOutput();
+    // A valid configuration in the tables: what every failed push must leave untouched.
+    expect(await runCli(['config', 'push', '--config', writeCaseFolder(root.root, 'valid-base', {})])).toBe(0);
+    output.restore();
+    baseline = await storedState(azurite.connectionString);
+  });
+
+  afterAll(async () => {
+    if (saved === undefined) delete process.env.AzureWebJobsStorage;
+    else process.env.AzureWebJobsStorage = saved;
+    await azurite?.stop();
+    root?.remove();
+  });
+
+  /** The case's expected lines with `{dir}` resolved. */
+  const expectedLines = (c: ConfigCase) => c.expected.map((line) => line.replace('{dir}', dirs.get(c.name)!));
+  const title = (c: ConfigCase) => `${c.name}: ${c.expected.length} issue${c.expected.length === 1 ? '' : 's'}`;
+  const reported = CONFIG_CASES.filter((c) => !c.cliGap);
+  const gaps = CONFIG_CASES.filter((c) => c.cliGap);
+
+  it('holds at least 50 cases with distinct names', () => {
+    expect(CONFIG_CASES.length).toBeGreaterThanOrEqual(50);
+    expect(new Set(CONFIG_CASES.map((c) => c.name)).size).toBe(CONFIG_CASES.length);
+  });
+
+  describe('loadConfigFolder (as the host loads it)', () => {
+    it.each(CONFIG_CASES.map((c) => [title(c), c] as const))('%s', async (_title, c) => {
+      const options = { connectionTypes: defaultConnectorRegistry().connectionTypes() };
+      const err = await loadConfigFolder(dirs.get(c.name)!, options).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(ConfigValidationError);
+      expect((err as Error).message.split('\n')).toEqual(expectedLines(c));
+      expect((err as Error).message).not.toContain('hunter2');
+    });
+  });
+
+  async function cli(command: 'validate' | 'push', c: ConfigCase): Promise<void> {
+    output = captureCliOutput();
+    let code: number;
+    try {
+      code = await runCli(['config', command, '--config', dirs.get(c.name)!]);
+    } finally {
+      output.restore();
+    }
+    expect({ code, stdout: output.stdout, stderr: output.stderr }).toEqual({ code: 1, stdout: [], stderr: [`error: ${expectedLines(c).join('\n')}`] });
+  }
+
+  describe('highwater config validate', () => {
+    it.each(reported.map((c) => [title(c), c] as const))('%s', (_title, c) => cli('validate', c));
+    // KNOWN GAP (reported): the CLI validates without the connectors' settings checks. Flip to `it.each` once fixed.
+    it.failing.each(gaps.map((c) => [title(c), c] as const))('%s', (_title, c) => cli('validate', c));
+  });
+
+  describe('highwater config push', () => {
+    it.each(reported.map((c) => [title(c), c] as const))('%s', (_title, c) => cli('push', c));
+
+    it('left every table exactly as it was (same entities, same ETags)', async () => {
+      expect(await storedState(azurite.connectionString)).toEqual(baseline);
+    });
+
+    describe('cases the CLI does not catch yet', () => {
+      afterEach(async () => {
+        // A push that got through (the gap) is undone, so that the next case starts from the baseline.
+        const silenced = captureCliOutput();
+        await runCli(['config', 'push', '--config', path.join(root.root, 'valid-base')]);
+        silenced.restore();
+      });
+      // KNOWN GAP (reported): `config push` stores these; the host then refuses to start. Flip to `it.each` once fixed.
+      it.failing.each(gaps.map((c) => [title(c), c] as const))('%s', async (_title, c) => {
+        await cli('push', c);
+        expect(await storedState(azurite.connectionString)).toEqual(baseline);
+      });
+    });
+  });
+});
