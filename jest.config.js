@@ -7,4 +7,6 @@ module.exports = {
   testTimeout: 30000,
   // Integration suites start real servers (Azurite, SQLite files): keep their output readable.
   verbose: false,
+  // A suite that leaves a handle open must not hang CI after every test has passed.
+  forceExit: true,
 };

@@ -1,0 +1,216 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createBus } from '../../../../src/bus/create-bus';
+import type { MessageBus } from '../../../../src/bus/message-bus';
+import { readSettings, type Settings } from '../../../../src/config/settings';
+import { WatermarkService } from '../../../../src/detect/watermark-service';
+import { openTableStorage } from '../../../../src/storage/table-client-factory';
+import type { TableStorage } from '../../../../src/storage/table-store';
+import { startTestAzurite, type TestAzurite } from '../../../support/azurite';
+import { CRASH_MARKER_ENV, FAULT_ENV, SEND_LOG_ENV, type CrashPlan } from '../../crash/support/fault-hooks';
+import { TsChild, type ChildExit } from './child-process';
+import { PostgresSourceDb } from './postgres-source-db';
+import { sleep, type SourceDb } from './source-db';
+import { SqliteSourceDb } from './sqlite-source-db';
+import { createTargetDatabase, JOBS, writeSyncConfig, type SourceKind } from './sync-config';
+import { verifyConvergence, type Verdict } from './verify';
+
+export const PG_URL_SETTING = 'HIGHWATER_TEST_PG_URL';
+
+export interface SyncRigOptions {
+  source: SourceKind;
+  /** Names the temp folder and the PostgreSQL schema. */
+  label: string;
+  /** Seconds re-read behind the watermark. Default 5 (the workload commits up to 2 s late). */
+  lookbackSeconds?: number;
+  /** Rows per source page. Default 50. */
+  pageSize?: number;
+}
+
+/** What a child run ended with: how it exited and, when it killed itself, where. */
+export interface ChildOutcome extends ChildExit {
+  crashedAt?: string;
+}
+
+/** Every second: GetChanges and each job. "Two schedule periods" are two seconds. */
+export const SCHEDULE = '* * * * * *';
+export const SCHEDULE_PERIOD_MS = 1000;
+
+/**
+ * One synced system in a temp folder: the source (SQLite file or PostgreSQL schema), the SQLite
+ * target, the configuration, an in-memory Azurite (in this process, so it outlives killed hosts)
+ * and the local bus file. Hosts and movers run as child processes on it.
+ */
+export class SyncRig {
+  private children = 0;
+  private bus?: MessageBus;
+  private storage?: TableStorage;
+
+  private constructor(
+    readonly dir: string,
+    readonly db: SourceDb,
+    readonly settings: Settings,
+    private readonly azurite: TestAzurite,
+  ) {}
+
+  static async create(options: SyncRigOptions): Promise<SyncRig> {
+    const dir = mkdtempSync(path.join(os.tmpdir(), `hw-${options.label}-`));
+    const azurite = await startTestAzurite();
+    try {
+      const schema = `hw_${options.label.replace(/\W/g, '_')}_${process.pid}`;
+      const url = process.env[PG_URL_SETTING];
+      if (options.source === 'postgres' && !url) throw new Error(`${PG_URL_SETTING} is not set`);
+      const db = options.source === 'sqlite' ? new SqliteSourceDb(path.join(dir, 'source.db')) : await PostgresSourceDb.create(url as string, schema);
+      createTargetDatabase(path.join(dir, 'target.db'));
+      writeSyncConfig(dir, {
+        source: options.source,
+        pgSchema: schema,
+        pgUrlSetting: PG_URL_SETTING,
+        lookbackSeconds: options.lookbackSeconds ?? 5,
+        pageSize: options.pageSize ?? 50,
+        schedule: SCHEDULE,
+      });
+      const settings: Settings = { ...readSettings({}), storageConnectionString: azurite.connectionString, dataDir: path.join(dir, 'data'), getChangesSchedule: SCHEDULE };
+      return new SyncRig(dir, db, settings, azurite);
+    } catch (err) {
+      await azurite.stop();
+      rmSync(dir, { recursive: true, force: true });
+      throw err;
+    }
+  }
+
+  get sendLog(): string {
+    return path.join(this.dir, 'sends.log');
+  }
+
+  private childEnv(extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+    return {
+      AzureWebJobsStorage: this.settings.storageConnectionString,
+      HIGHWATER_DATA_DIR: this.settings.dataDir,
+      GetChangesSchedule: SCHEDULE,
+      [SEND_LOG_ENV]: this.sendLog,
+      ...extra,
+    };
+  }
+
+  /** Starts `highwater start` on the rig (optionally set to kill itself) and waits until it serves. */
+  async startHost(crash?: CrashPlan): Promise<{ child: TsChild; outcome: () => Promise<ChildOutcome> }> {
+    const n = ++this.children;
+    const marker = path.join(this.dir, `crash-${n}.txt`);
+    const env = this.childEnv({ [CRASH_MARKER_ENV]: marker, ...(crash ? { [FAULT_ENV]: JSON.stringify(crash) } : {}) });
+    const child = TsChild.start('test/e2e/convergence/support/host-child.ts', ['--config', this.dir], env, path.join(this.dir, `host-${n}.log`));
+    await child.waitFor(/Highwater local host on http:\/\/127\.0\.0\.1:\d+/, 60_000);
+    return { child, outcome: async () => ({ ...(await child.exited), crashedAt: readMarker(marker) }) };
+  }
+
+  /**
+   * Runs the dead-letter mover with `--apply` on `queue` as a child process; with `killAfter` it
+   * kills itself before its N-th completion (resubmission sent, original not yet removed).
+   */
+  startMover(queue: string, killAfter?: number): { child: TsChild; outcome: () => Promise<ChildOutcome> } {
+    const n = ++this.children;
+    const marker = path.join(this.dir, `crash-${n}.txt`);
+    const env = this.childEnv({ [CRASH_MARKER_ENV]: marker, ...(killAfter ? { HW_E2E_MOVER_KILL_AFTER: String(killAfter) } : {}) });
+    const args = ['--queue', queue, '--apply', '--data-dir', this.settings.dataDir];
+    const child = TsChild.start('test/e2e/crash/support/mover-child.ts', args, env, path.join(this.dir, `mover-${n}.log`));
+    return { child, outcome: async () => ({ ...(await child.exited), crashedAt: readMarker(marker) }) };
+  }
+
+  async openBus(): Promise<MessageBus> {
+    this.bus ??= await createBus(this.settings);
+    return this.bus;
+  }
+
+  private async watermarks(): Promise<WatermarkService> {
+    this.storage ??= await openTableStorage(this.settings);
+    return WatermarkService.open(this.storage);
+  }
+
+  /** Messages in the work queues (active, locked or scheduled). */
+  async pendingWork(): Promise<number> {
+    const bus = await this.openBus();
+    let pending = 0;
+    for (const queue of Object.values(this.settings.queues.work)) {
+      const counts = await bus.counts(queue);
+      pending += counts.active + counts.scheduled;
+    }
+    return pending;
+  }
+
+  /**
+   * After the workload stopped at `since` (with a host running): waits until every job has run
+   * twice more (a run that started at least one schedule period after `since`), then until the
+   * work queues are empty; then, as an operator would, requeues parked messages with the
+   * dead-letter mover and waits again. Returns how many parked messages the mover requeued.
+   */
+  async settle(since: Date, timeoutMs: number): Promise<{ requeued: number; seconds: number }> {
+    const started = Date.now();
+    const deadline = started + timeoutMs;
+    const watermarks = await this.watermarks();
+    const after = since.getTime() + SCHEDULE_PERIOD_MS;
+    const ranTwice = async () => {
+      const all = await watermarks.getAllWatermarks();
+      return Object.values(JOBS).every((job) => (all.get(job)?.lastCronRun?.getTime() ?? 0) >= after);
+    };
+    await this.until(ranTwice, deadline, 'two detection runs of every job after the workload stopped');
+    let requeued = 0;
+    for (let round = 0; ; round++) {
+      // Empty twice in a row: a message between receive and settle is still counted (locked).
+      let quiet = 0;
+      await this.until(async () => {
+        quiet = (await this.pendingWork()) === 0 ? quiet + 1 : 0;
+        return quiet >= 2;
+      }, deadline, 'empty work queues');
+      const parked = await this.parkedQueues();
+      if (parked.length === 0 || round === 3) return { requeued, seconds: (Date.now() - started) / 1000 };
+      for (const { queue, count } of parked) {
+        const mover = this.startMover(queue);
+        const outcome = await mover.outcome();
+        if (outcome.code !== 0) throw new Error(`dead-letter mover on ${queue} exited with ${outcome.code} (see ${this.dir})`);
+        requeued += count;
+      }
+    }
+  }
+
+  /** Transitive queues holding messages. */
+  async parkedQueues(): Promise<Array<{ queue: string; count: number }>> {
+    const bus = await this.openBus();
+    const parked = [];
+    for (const queue of Object.values(this.settings.queues.transitive)) {
+      const { active } = await bus.counts(queue);
+      if (active > 0) parked.push({ queue, count: active });
+    }
+    return parked;
+  }
+
+  async verify(): Promise<Verdict> {
+    return verifyConvergence({
+      source: await this.db.readState(),
+      targetFile: path.join(this.dir, 'target.db'),
+      bus: await this.openBus(),
+      queues: this.settings.queues,
+      sendLog: this.sendLog,
+    });
+  }
+
+  private async until(probe: () => Promise<boolean>, deadline: number, what: string): Promise<void> {
+    while (!(await probe())) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} (rig ${this.dir})`);
+      await sleep(250);
+    }
+  }
+
+  /** Closes everything; keeps the folder (logs, databases) when `keep` is set, for a failed run. */
+  async close(keep = false): Promise<void> {
+    await this.bus?.close().catch(() => undefined);
+    await this.storage?.close().catch(() => undefined);
+    await this.db.close().catch(() => undefined);
+    await this.azurite.stop();
+    if (!keep) rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+function readMarker(file: string): string | undefined {
+  return existsSync(file) ? readFileSync(file, 'utf8') : undefined;
+}

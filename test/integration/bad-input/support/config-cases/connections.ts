@@ -1,0 +1,94 @@
+import { connections, type ConfigCase } from '../config-folder';
+
+/** Invalid connections, including literal secrets and settings only the connector knows are wrong. */
+export const CONNECTION_CASES: ConfigCase[] = [
+  {
+    name: 'connection-without-name',
+    files: { 'connections.yaml': connections((c) => delete c.name) },
+    expected: [
+      'connections.yaml: connections[0].name: required',
+      'jobs.yaml: jobs[0].source: unknown connection "crm" (known: erp)',
+      'jobs.yaml: jobs[1].target: unknown connection "crm" (known: erp)',
+    ],
+  },
+  {
+    name: 'connection-name-padded',
+    files: { 'connections.yaml': connections((c) => (c.name = 'crm ')) },
+    expected: [
+      'connections.yaml: connections[0].name: must not start or end with whitespace',
+      'jobs.yaml: jobs[0].source: unknown connection "crm" (known: crm , erp)',
+      'jobs.yaml: jobs[1].target: unknown connection "crm" (known: crm , erp)',
+    ],
+  },
+  {
+    name: 'connection-duplicate-name',
+    files: { 'connections.yaml': connections((c) => (c.name = 'crm'), 1) },
+    expected: [
+      'connections.yaml: connections[1].name: duplicate connection name "crm" (also connections[0])',
+      'jobs.yaml: jobs[0].target: unknown connection "erp" (known: crm)',
+      'jobs.yaml: jobs[1].source: unknown connection "erp" (known: crm)',
+    ],
+  },
+  {
+    name: 'connection-unknown-property',
+    files: { 'connections.yaml': connections((c) => (c.setting = { file: 'x' })) },
+    expected: ['connections.yaml: connections[0].setting: unknown property'],
+  },
+  {
+    name: 'connection-literal-password',
+    files: { 'connections.yaml': connections((c) => (c.settings = { file: './crm.db', password: 'hunter2' })) },
+    expected: [
+      'connections.yaml: connections[0].settings.password: literal secret not allowed; reference an app setting in secrets.password instead',
+      'connections.yaml: connections[0].settings.password: secrets are never stored in settings; name the app setting that holds it in secrets.password',
+    ],
+    cliGap: true,
+  },
+  {
+    name: 'connection-account-key-in-string',
+    files: { 'connections.yaml': connections((c) => (c.settings = { file: './crm.db', note: 'DefaultEndpointsProtocol=https;AccountName=a;AccountKey=abc123==' })) },
+    expected: [
+      'connections.yaml: connections[0].settings.note: literal secret not allowed (the value contains AccountKey=); reference an app setting in secrets.note instead',
+      'connections.yaml: connections[0].settings.note: unknown setting of connector type sqlite (known: file, busyTimeoutMs, versionField)',
+    ],
+    cliGap: true,
+  },
+  {
+    name: 'connection-secret-is-a-value',
+    files: { 'connections.yaml': connections((c) => (c.secrets = { password: 'hunter2!' })) },
+    expected: [
+      'connections.yaml: connections[0].secrets.password: must be the name of an app setting / environment variable (letters, digits and _, not starting with a digit), not the secret itself',
+    ],
+  },
+  {
+    name: 'connection-max-concurrency-zero',
+    files: { 'connections.yaml': connections((c) => (c.maxConcurrency = 0)) },
+    expected: ['connections.yaml: connections[0].maxConcurrency: must be greater than 0'],
+  },
+  {
+    name: 'connection-unknown-type',
+    files: { 'connections.yaml': connections((c) => (c.type = 'mysql')) },
+    expected: ['connections.yaml: connections[0].type: unknown connection type "mysql" (known: businesscentral, dataverse, odata, postgres, sqlite)'],
+    cliGap: true,
+  },
+  {
+    name: 'connection-sqlite-without-file',
+    files: { 'connections.yaml': connections((c) => (c.settings = {})) },
+    expected: ['connections.yaml: connections[0].settings.file: is required: the SQLite database file (relative to the configuration folder)'],
+    cliGap: true,
+  },
+  {
+    name: 'connection-sqlite-setting-typo',
+    files: { 'connections.yaml': connections((c) => (c.settings = { fiel: './crm.db' })) },
+    expected: [
+      'connections.yaml: connections[0].settings.file: is required: the SQLite database file (relative to the configuration folder)',
+      'connections.yaml: connections[0].settings.fiel: unknown setting of connector type sqlite (known: file, busyTimeoutMs, versionField)',
+    ],
+    cliGap: true,
+  },
+  {
+    name: 'connection-sqlite-busy-timeout-text',
+    files: { 'connections.yaml': connections((c) => (c.settings = { file: './crm.db', busyTimeoutMs: 'soon' })) },
+    expected: ['connections.yaml: connections[0].settings.busyTimeoutMs: must be an integer from 0 to 600000'],
+    cliGap: true,
+  },
+];
