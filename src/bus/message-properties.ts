@@ -20,6 +20,8 @@ export const ERROR_PROPERTY = {
   message: 'ErrorMessage',
   type: 'ErrorType',
   at: 'ErrorAt',
+  /** Set when the target said when to come back (`Retry-After`): the redelivery waits until then. */
+  retryNotBefore: 'RetryNotBefore',
 } as const;
 
 /** Time to live of every message: `P14D`, as the queues are configured. */

@@ -2,11 +2,13 @@
 import { Command, CommanderError } from 'commander';
 import { registerCommands } from './commands';
 import { reportCliError } from './cli-error';
+import { packageVersion } from './package-root';
 
 /** Builds the `highwater` program; exported so tests can run it in-process. */
 export function buildProgram(): Command {
   const program = new Command('highwater')
     .description('Highwater: change detection, priority queues and reliable apply between business systems')
+    .version(packageVersion(), '-V, --version', 'print the version')
     .showHelpAfterError()
     .exitOverride();
   registerCommands(program);

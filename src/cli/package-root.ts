@@ -12,3 +12,8 @@ export function packageRoot(): string {
     dir = parent;
   }
 }
+
+/** Highwater's version, from its package.json. */
+export function packageVersion(): string {
+  return (JSON.parse(readFileSync(path.join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
+}

@@ -68,6 +68,11 @@ export class LocalHttpServer {
     try {
       output = await this.dispatch(req);
     } catch (err) {
+      if (req.destroyed || res.destroyed) {
+        // The client hung up mid-request: nothing to answer, nothing wrong with the host.
+        this.log.warn(`HTTP ${req.method} ${req.url}: client went away (${errorMessage(err)})`);
+        return;
+      }
       this.log.error(`HTTP ${req.method} ${req.url} failed: ${errorMessage(err)}`);
       output = httpError(500, 'InternalError', errorMessage(err));
     }

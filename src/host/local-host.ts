@@ -1,4 +1,5 @@
 import path from 'node:path';
+import type { ConnectorRegistry } from '../../connectors/base/registry';
 import { readSettings, type Settings } from '../config/settings';
 import { executeJobHandler } from '../http/execute-job-handler';
 import type { HttpRoute } from '../http/http-types';
@@ -34,6 +35,8 @@ export interface LocalHostOptions {
   extraRoutes?: (ctx: { runtime: Runtime; stats: HostStats }) => HttpRoute[];
   log?: Logger;
   clock?: Clock;
+  /** Connector types. Default: every connector Highwater ships (tests wrap them to inject faults). */
+  registry?: ConnectorRegistry;
 }
 
 export interface LocalHost {
@@ -69,6 +72,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
       log: telemetry.log,
       metrics: telemetry.metrics,
       clock,
+      registry: options.registry,
       onJobRun: (run) => stats.recordRun(run),
     });
   } catch (err) {

@@ -64,7 +64,9 @@ export function deserializeQueueMessage(body: string | Uint8Array): QueueMessage
   try {
     parsed = JSON.parse(text);
   } catch (err) {
-    throw new PermanentError(`malformed message body: not JSON (${(err as Error).message})`);
+    // The parser quotes the body itself in its message: keep only the reason (no raw bytes in properties).
+    const reason = (err as Error).message.replace(/, "[\s\S]*"(\.\.\.)? is not valid JSON$/, '');
+    throw new PermanentError(`malformed message body: not JSON (${reason})`);
   }
   if (!isPlainObject(parsed)) throw new PermanentError('malformed message body: expected a JSON object');
   const problems: string[] = [];

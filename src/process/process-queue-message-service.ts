@@ -10,6 +10,7 @@ import { startLockRenewal } from './lock-renewal';
 import type { MessageSettler } from './message-settler';
 import { buildResponseMessage } from './response-message';
 import { isOutdated } from './outdated';
+import { ERROR_PROPERTY } from '../bus/message-properties';
 import type { ProcessingDependencies } from './processing-dependencies';
 
 /** What happened to one message; `Failed` covers both abandon and dead-letter. */
@@ -23,6 +24,8 @@ export interface ProcessResult {
 
 /** Longest `Retry-After` waited for within one delivery; longer ones abandon (backoff on redelivery). */
 export const MAX_RETRY_AFTER_MS = 120_000;
+/** Longest wait for a `RetryNotBefore` on redelivery (the Functions timeout is 30 min). */
+export const MAX_REDELIVERY_WAIT_MS = 20 * 60_000;
 /** Attempts within one delivery when the target keeps throttling. */
 export const MAX_RETRY_AFTER_ATTEMPTS = 3;
 
@@ -77,7 +80,7 @@ export class ProcessQueueMessageService {
       return this.fail(received, settler, queue, err, undefined);
     }
 
-    const wait = deliveryBackoffMs(received.deliveryCount);
+    const wait = redeliveryWaitMs(received, this.deps.clock.now());
     if (wait > 0) await this.deps.clock.sleep(wait);
 
     let ignored: boolean;
@@ -189,6 +192,11 @@ export class ProcessQueueMessageService {
       await settler.deadLetter({ reason: String(props.ErrorType), description: text, propertiesToModify: props });
       return { outcome: 'Failed', disposition: 'deadLettered', jobName, error: text };
     }
+    const retryAfterMs = (err as { retryAfterMs?: unknown } | undefined)?.retryAfterMs;
+    if (typeof retryAfterMs === 'number' && retryAfterMs > 0) {
+      // The redelivery waits for what the target asked, not only DeliveryCount² seconds.
+      props[ERROR_PROPERTY.retryNotBefore] = new Date(this.deps.clock.now().getTime() + retryAfterMs).toISOString();
+    }
     this.deps.log.warn(`message ${received.messageId} (job ${jobName ?? 'unknown'}) failed, delivery ${received.deliveryCount}: ${text}`, {
       ...receivedLogContext(received, queue),
       ...(message ? messageLogContext(message) : {}),
@@ -196,6 +204,18 @@ export class ProcessQueueMessageService {
     await settler.abandon(props);
     return { outcome: 'Failed', disposition: 'abandoned', jobName, error: text };
   }
+}
+
+/**
+ * How long a delivery waits before it is applied: `DeliveryCount² · 1000 ms` on redelivery, or
+ * until `RetryNotBefore` (a target's `Retry-After` from the previous delivery) when that is later —
+ * at most {@link MAX_REDELIVERY_WAIT_MS}, within the function timeout.
+ */
+export function redeliveryWaitMs(received: Pick<BusMessage, 'deliveryCount' | 'applicationProperties'>, now: Date): number {
+  const backoff = deliveryBackoffMs(received.deliveryCount);
+  const notBefore = Date.parse(String(received.applicationProperties[ERROR_PROPERTY.retryNotBefore] ?? ''));
+  const asked = Number.isFinite(notBefore) ? notBefore - now.getTime() : 0;
+  return Math.min(Math.max(backoff, asked), Math.max(backoff, MAX_REDELIVERY_WAIT_MS));
 }
 
 /** Application properties carried over when a message is copied to a side queue. */

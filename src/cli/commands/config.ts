@@ -8,6 +8,7 @@ import type { HighwaterConfig } from '../../model/config';
 import { readSettings, type Settings } from '../../config/settings';
 import { openTableStorage } from '../../storage/table-client-factory';
 import type { TableStorage } from '../../storage/table-store';
+import { defaultConnectorRegistry } from '../../../connectors/default-registry';
 
 /** What the storage-backed commands (`config`, `watermark`) need from their surroundings. */
 export interface StorageCommandDeps {
@@ -46,7 +47,8 @@ export interface ConfigCommandDeps extends StorageCommandDeps {
 /** Config folder used when `--config` is not given. */
 export const DEFAULT_CONFIG_DIR = 'config';
 
-const defaultDeps: ConfigCommandDeps = { ...defaultStorageCommandDeps, validateOptions: {} };
+// The connectors' own settings checks run too: what `validate` passes, the host can start on.
+const defaultDeps: ConfigCommandDeps = { ...defaultStorageCommandDeps, validateOptions: { connectionTypes: defaultConnectorRegistry().connectionTypes() } };
 
 function counts(config: HighwaterConfig): string {
   const n = (count: number, what: string) => `${count} ${what}${count === 1 ? '' : 's'}`;

@@ -21,7 +21,8 @@ describe('crash: the local host and the dead-letter mover killed with SIGKILL', 
   const seed = runSeed();
   it(`converges and loses nothing over ${ROUNDS} rounds (seed ${seed})`, async () => {
     const random = new SeededRandom(seed);
-    const rig = await SyncRig.create({ source: 'sqlite', label: `crash-${seed}` });
+    // Items whose category is missing are parked at once: the mover rounds have work.
+    const rig = await SyncRig.create({ source: 'sqlite', label: `crash-${seed}`, transitiveRetries: 0 });
     let keep = false;
     const rounds: RoundRecord[] = [];
     try {

@@ -61,8 +61,8 @@ describe('target faults', () => {
   });
 
   it('a poison message is retried maxDeliveryCount times, then dead-lettered with ErrorMessage; others pass', async () => {
-    const poison = Array.from({ length: bySoak(1, 20) }, (_, i) => `A-POISON-${i + 1}`);
-    const fine = Array.from({ length: bySoak(2, 200) }, (_, i) => `A-FINE-${i + 1}`);
+    const poison = Array.from({ length: bySoak(1, 20) }, (_, i) => `A-POISON-${String(i + 1).padStart(3, '0')}`);
+    const fine = Array.from({ length: bySoak(2, 200) }, (_, i) => `A-FINE-${String(i + 1).padStart(3, '0')}`);
     for (const id of [...poison, ...fine].sort()) accounts().run(id, id, 'x', nextStamp());
     await detectAccounts();
     rig.faults.plan = {
@@ -90,8 +90,8 @@ describe('target faults', () => {
 
   it('a permanently invalid row is dead-lettered at its first delivery, without backoff; its neighbours pass', async () => {
     rig.faults.plan = { ...rig.faults.plan, beforeTargetCall: undefined };
-    const bad = Array.from({ length: bySoak(1, 25) }, (_, i) => `A-INVALID-${i + 1}`);
-    const good = Array.from({ length: bySoak(2, 100) }, (_, i) => `A-VALID-${i + 1}`);
+    const bad = Array.from({ length: bySoak(1, 25) }, (_, i) => `A-INVALID-${String(i + 1).padStart(3, '0')}`);
+    const good = Array.from({ length: bySoak(2, 100) }, (_, i) => `A-VALID-${String(i + 1).padStart(3, '0')}`);
     for (const id of [...bad, ...good].sort()) accounts().run(id, bad.includes(id) ? null : id, 'x', nextStamp());
     await detectAccounts();
     await rig.processAll();

@@ -121,6 +121,16 @@ describe('throttled target (429 with Retry-After)', () => {
     });
   });
 
+  // A Retry-After longer than one delivery waits for (120 s) is carried to the redelivery as
+  // RetryNotBefore, which then waits for it instead of DeliveryCount² alone (4 s here).
+  it('a Retry-After too long to hold the message for still delays the redelivery', async () => {
+    await syncOneAccount({ throttledWrites: 1, retryAfter: () => '600' }, async (service, driver) => {
+      await driver.processAll();
+      expect(retryGaps(service)).toHaveLength(1);
+      expect(retryGaps(service)[0]).toBeGreaterThanOrEqual(600);
+    });
+  });
+
   it('a service that never stops throttling: dead-lettered after maxDeliveryCount with ErrorMessage', async () => {
     await syncOneAccount({ throttledWrites: Number.MAX_SAFE_INTEGER, retryAfter: () => '1' }, async (service, driver) => {
       const deliveries = await driver.processAll();

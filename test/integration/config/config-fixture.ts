@@ -15,7 +15,7 @@ export function fixtureConfig(): FixtureConfig {
   return {
     connections: [
       { name: 'crm', type: 'sqlite', settings: { file: 'crm.db' } },
-      { name: 'erp', type: 'postgres', settings: { host: 'localhost', database: 'erp' }, secrets: { password: 'ERP_PASSWORD' } },
+      { name: 'erp', type: 'postgres', settings: { host: 'localhost', database: 'erp', user: 'sync' }, secrets: { password: 'ERP_PASSWORD' } },
     ],
     mappings: [
       {

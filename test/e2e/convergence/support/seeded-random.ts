@@ -59,3 +59,8 @@ export function runSeed(env: NodeJS.ProcessEnv = process.env): number {
   }
   return Math.floor(Math.random() * 2 ** 31);
 }
+
+/** `n` seeds: the first is {@link runSeed} (so `HIGHWATER_SEED` replays it), the others fresh. */
+export function runSeeds(n: number, env: NodeJS.ProcessEnv = process.env): number[] {
+  return Array.from({ length: n }, (_, i) => runSeed(i === 0 ? env : {}));
+}

@@ -27,6 +27,8 @@ export interface SyncConfigOptions {
   pageSize: number;
   /** Job schedule (NCRONTAB). */
   schedule: string;
+  /** Items job: deliveries retried before a missing category parks an item. */
+  transitiveRetries: number;
 }
 
 export function syncConfig(o: SyncConfigOptions) {
@@ -81,7 +83,7 @@ export function syncConfig(o: SyncConfigOptions) {
     ],
     jobs: [
       { ...job(JOBS.categories, 10, 'categories', 'high', 'modified_at'), skipOutdatedMessages: true },
-      { ...job(JOBS.items, 20, 'items', 'normal', 'modified_at'), skipOutdatedMessages: true, transitiveRetries: 2 },
+      { ...job(JOBS.items, 20, 'items', 'normal', 'modified_at'), skipOutdatedMessages: true, transitiveRetries: o.transitiveRetries },
       { ...job(JOBS.deletedItems, 30, 'deleted-items', 'low', 'deleted_at'), action: 'Delete' },
     ],
   };

@@ -26,6 +26,8 @@ export interface SyncRigOptions {
   lookbackSeconds?: number;
   /** Rows per source page. Default 50. */
   pageSize?: number;
+  /** Items job: retries before an item whose category is missing is parked. Default 2 (4 s, 9 s). */
+  transitiveRetries?: number;
 }
 
 /** What a child run ended with: how it exited and, when it killed itself, where. */
@@ -70,6 +72,7 @@ export class SyncRig {
         lookbackSeconds: options.lookbackSeconds ?? 5,
         pageSize: options.pageSize ?? 50,
         schedule: SCHEDULE,
+        transitiveRetries: options.transitiveRetries ?? 2,
       });
       const settings: Settings = { ...readSettings({}), storageConnectionString: azurite.connectionString, dataDir: path.join(dir, 'data'), getChangesSchedule: SCHEDULE };
       return new SyncRig(dir, db, settings, azurite);

@@ -10,12 +10,18 @@ export interface WorkloadOptions {
   maxLateMs?: number;
   /** Rows of a bulk update (all with one timestamp): uniform in [min, max]. Default [40, 150]. */
   bulkRows?: [number, number];
+  /** Share of transactions that insert items of a category written only later. Default 0.03. */
+  orphanShare?: number;
+  /** How much later that category is written, ms: uniform in [min, max]. Default [500, 3000]. */
+  orphanDelayMs?: [number, number];
 }
 
 export interface WorkloadStats {
   transactions: number;
   late: number;
   inserted: number;
+  /** Items inserted before their category existed (parked or retried at the target). */
+  orphans: number;
   updated: number;
   deleted: number;
   bulkUpdates: number;
@@ -27,7 +33,8 @@ const WORDS = ['alpha', 'Beta', 'gamma', 'Delta', 'straße', 'Øresund', 'omega'
 /**
  * A seeded random workload on the source: item inserts, updates, deletes (with tombstones),
  * bulk updates of many rows sharing one timestamp, new categories that new items refer to at
- * once, and a share of transactions committed late. It runs while the host detects, so rows
+ * once, items written before their category ("orphans" until it arrives), and a share of
+ * transactions committed late. It runs while the host detects, so rows
  * change during detection runs.
  *
  * Rows a transaction touches are reserved until it commits, so no two transactions change one
@@ -36,7 +43,7 @@ const WORDS = ['alpha', 'Beta', 'gamma', 'Delta', 'straße', 'Øresund', 'omega'
  * generated (see docs/reliability.md).
  */
 export class Workload {
-  readonly stats: WorkloadStats = { transactions: 0, late: 0, inserted: 0, updated: 0, deleted: 0, bulkUpdates: 0, categories: 0 };
+  readonly stats: WorkloadStats = { transactions: 0, late: 0, inserted: 0, orphans: 0, updated: 0, deleted: 0, bulkUpdates: 0, categories: 0 };
   private readonly categories: string[] = [];
   /** Live item id → the stamp of its last write (SQLite), '' when the server stamps. */
   private readonly items = new Map<string, string>();
@@ -63,6 +70,11 @@ export class Workload {
     const end = Date.now() + durationMs;
     const [pauseMin, pauseMax] = this.options.pauseMs ?? [20, 80];
     while (Date.now() < end && !signal?.aborted && this.failure === undefined) {
+      if (this.random.chance(this.options.orphanShare ?? 0.03) && this.categories.length > 0) {
+        this.track(this.orphans());
+        await sleep(this.random.int(pauseMin, pauseMax));
+        continue;
+      }
       const op = this.nextOp();
       if (op) {
         const late = this.random.chance(this.options.lateShare ?? 0.15) ? this.random.int(200, this.options.maxLateMs ?? 2000) : 0;
@@ -93,14 +105,25 @@ export class Workload {
     return this.deletes(this.random.int(1, 2));
   }
 
-  private newCategory(): WriteOp {
+  /** Items of a category that is written only `orphanDelayMs` later (it is not offered to other writes before). */
+  private async orphans(): Promise<void> {
+    const category = this.newCategory();
+    const items = this.newItems(this.random.int(1, 3), category.id);
+    this.stats.orphans += items.rows.length;
+    await this.transaction(items, 0);
+    const [min, max] = this.options.orphanDelayMs ?? [500, 3000];
+    await sleep(this.random.int(min, max));
+    await this.transaction(category, 0);
+  }
+
+  private newCategory(): WriteOp & { kind: 'insertCategory' } {
     const id = `C-${String(this.nextCategory++).padStart(4, '0')}`;
     return { kind: 'insertCategory', id, name: `  ${this.random.pick(WORDS)} ${id} ` };
   }
 
-  private values(): ItemValues {
+  private values(category?: string): ItemValues {
     // New items often refer to the newest category, which may not have reached the target yet.
-    const category = this.random.chance(0.3) ? this.categories[this.categories.length - 1] : this.random.pick(this.categories);
+    category ??= this.random.chance(0.3) ? this.categories[this.categories.length - 1] : this.random.pick(this.categories);
     const note = this.random.next();
     return {
       category_id: category,
@@ -110,8 +133,8 @@ export class Workload {
     };
   }
 
-  private newItems(n: number): WriteOp {
-    const rows = Array.from({ length: n }, () => ({ id: `I-${String(this.nextItem++).padStart(6, '0')}`, ...this.values() }));
+  private newItems(n: number, category?: string): WriteOp & { kind: 'insertItems' } {
+    const rows = Array.from({ length: n }, () => ({ id: `I-${String(this.nextItem++).padStart(6, '0')}`, ...this.values(category) }));
     return { kind: 'insertItems', rows };
   }
 

@@ -115,7 +115,6 @@ export class MessageDriver {
   deadLetters(queue: string): Promise<BusMessage[]> {
     return this.runtime.bus.peek(queue, { subQueue: 'deadLetter', maxMessages: 100_000 });
   }
-
 }
 
 /** The sync fixture (CRM/ERP SQLite + runtime on the local bus and Azurite) on a fake clock, with fault-injecting connectors. */

@@ -14,7 +14,7 @@ const JOBS = 'crm-accounts, crm-contacts, crm-deleted-accounts, erp-numbers';
 export const HIGHWATER_CASES: CliCase[] = [
   { argv: ['nope'], exitCode: 2, error: "error: unknown command 'nope'" },
   { argv: ['--bogus'], exitCode: 2, error: "error: unknown option '--bogus'" },
-  { argv: ['--version'], exitCode: 2, error: "error: unknown option '--version'" },
+  { argv: ['--versoin'], exitCode: 2, error: "error: unknown option '--versoin'" },
   { argv: ['config', 'valdate'], exitCode: 2, error: "error: unknown command 'valdate'" },
   { argv: ['config', 'validate', '--config'], exitCode: 2, error: "error: option '--config <dir>' argument missing" },
   { argv: ['config', 'validate', '--confg', '{config}'], exitCode: 2, error: "error: unknown option '--confg'" },

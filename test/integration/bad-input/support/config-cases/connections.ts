@@ -41,7 +41,6 @@ export const CONNECTION_CASES: ConfigCase[] = [
       'connections.yaml: connections[0].settings.password: literal secret not allowed; reference an app setting in secrets.password instead',
       'connections.yaml: connections[0].settings.password: secrets are never stored in settings; name the app setting that holds it in secrets.password',
     ],
-    cliGap: true,
   },
   {
     name: 'connection-account-key-in-string',
@@ -50,7 +49,6 @@ export const CONNECTION_CASES: ConfigCase[] = [
       'connections.yaml: connections[0].settings.note: literal secret not allowed (the value contains AccountKey=); reference an app setting in secrets.note instead',
       'connections.yaml: connections[0].settings.note: unknown setting of connector type sqlite (known: file, busyTimeoutMs, versionField)',
     ],
-    cliGap: true,
   },
   {
     name: 'connection-secret-is-a-value',
@@ -68,13 +66,11 @@ export const CONNECTION_CASES: ConfigCase[] = [
     name: 'connection-unknown-type',
     files: { 'connections.yaml': connections((c) => (c.type = 'mysql')) },
     expected: ['connections.yaml: connections[0].type: unknown connection type "mysql" (known: businesscentral, dataverse, odata, postgres, sqlite)'],
-    cliGap: true,
   },
   {
     name: 'connection-sqlite-without-file',
     files: { 'connections.yaml': connections((c) => (c.settings = {})) },
     expected: ['connections.yaml: connections[0].settings.file: is required: the SQLite database file (relative to the configuration folder)'],
-    cliGap: true,
   },
   {
     name: 'connection-sqlite-setting-typo',
@@ -83,12 +79,10 @@ export const CONNECTION_CASES: ConfigCase[] = [
       'connections.yaml: connections[0].settings.file: is required: the SQLite database file (relative to the configuration folder)',
       'connections.yaml: connections[0].settings.fiel: unknown setting of connector type sqlite (known: file, busyTimeoutMs, versionField)',
     ],
-    cliGap: true,
   },
   {
     name: 'connection-sqlite-busy-timeout-text',
     files: { 'connections.yaml': connections((c) => (c.settings = { file: './crm.db', busyTimeoutMs: 'soon' })) },
     expected: ['connections.yaml: connections[0].settings.busyTimeoutMs: must be an integer from 0 to 600000'],
-    cliGap: true,
   },
 ];

@@ -1,0 +1,117 @@
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import Database from 'better-sqlite3';
+import { readSettings } from '../../src/config/settings';
+import { startLocalHost } from '../../src/host/local-host';
+import { silentLogger } from '../../src/telemetry/logger';
+import { heapMb, peakRssMb, RESULT_PREFIX, textColumns } from '../detect/workload';
+import { JOB, mapRow, SOURCE_TABLE, TARGET_TABLE, targetColumns, type E2eResult, type E2eTask } from './workload';
+
+/**
+ * Child process: measures one stage (see {@link E2eTask}) and prints one result line. Both stages
+ * end by counting the target's rows, so a fast wrong run cannot report.
+ */
+type Measured = Omit<E2eResult, 'stage' | 'rows' | 'rowsPerSecond' | 'peakRssMb' | 'endHeapMb'>;
+
+const PAGE = 1000;
+
+/** The physical limit: keyset-paged reads of 1,000 rows, each page upserted in one transaction. */
+function direct(task: E2eTask): Measured {
+  const source = new Database(path.join(task.configDir, 'source.db'), { readonly: true, fileMustExist: true });
+  const target = new Database(path.join(task.configDir, 'target.db'), { fileMustExist: true });
+  try {
+    const start = performance.now();
+    const first = source.prepare(`SELECT id, modified_at, ${textColumns().join(', ')} FROM ${SOURCE_TABLE} ORDER BY id LIMIT ${PAGE}`);
+    const next = source.prepare(`SELECT id, modified_at, ${textColumns().join(', ')} FROM ${SOURCE_TABLE} WHERE id > ? ORDER BY id LIMIT ${PAGE}`);
+    const [key, ...rest] = targetColumns();
+    const upsert = target.prepare(
+      `INSERT INTO ${TARGET_TABLE} (${targetColumns().join(', ')}) VALUES (${targetColumns().map(() => '?').join(', ')}) ` +
+        `ON CONFLICT (${key}) DO UPDATE SET ${rest.map((c) => `${c} = excluded.${c}`).join(', ')}`,
+    );
+    const write = target.transaction((rows: Array<Record<string, string>>) => {
+      for (const row of rows) upsert.run(...mapRow(row));
+    });
+    let rows = first.all() as Array<Record<string, string>>;
+    while (rows.length > 0) {
+      write(rows);
+      rows = rows.length < PAGE ? [] : (next.all(rows[rows.length - 1].id) as typeof rows);
+    }
+    return { seconds: (performance.now() - start) / 1000 };
+  } finally {
+    source.close();
+    target.close();
+  }
+}
+
+/** The local host's real services: one detection run while the processors apply what arrives. */
+async function endToEnd(task: E2eTask): Promise<Measured> {
+  const settings = { ...readSettings({}), storageConnectionString: task.storageConnectionString, dataDir: task.dataDir };
+  const host = await startLocalHost({ configDir: task.configDir, port: 0, settings, noSchedule: true, log: silentLogger });
+  try {
+    const job = host.runtime.init.getJob(JOB);
+    if (!job) throw new Error(`job ${JOB} is not configured`);
+    // Azurite outlives the children: every run starts from an empty watermark (a full load).
+    await host.runtime.watermarks.resetWatermark(JOB);
+    let firstApplied = 0;
+    let lastApplied = 0;
+    // Watches the host's own count (in memory): polling the queue counts would cost the bus a scan each time.
+    const applied = new Promise<void>((resolve) => {
+      const watch = setInterval(() => {
+        const done = host.stats.processedCount();
+        if (done > 0 && firstApplied === 0) firstApplied = performance.now();
+        if (done >= task.rows) {
+          lastApplied = performance.now();
+          clearInterval(watch);
+          resolve();
+        }
+      }, 5);
+    });
+    const start = performance.now();
+    const run = await host.runtime.detection.runJob(job);
+    const detected = performance.now();
+    if (run.outcome !== 'Succeeded') throw new Error(`detection failed: ${run.error}`);
+    await applied;
+    const end = performance.now();
+    if (!(await host.drained({ timeoutMs: 60_000, pollMs: 20 }))) throw new Error('the work queue did not drain');
+    const failed = [...host.stats.dispositions].filter(([d]) => d !== 'completed');
+    if (failed.length > 0) throw new Error(`not every message was applied: ${JSON.stringify(failed)}`);
+    return {
+      seconds: (end - start) / 1000,
+      detectionPerSecond: Math.round(run.detected / ((detected - start) / 1000)),
+      processingPerSecond: Math.round(task.rows / ((lastApplied - firstApplied) / 1000)),
+    };
+  } finally {
+    await host.stop();
+  }
+}
+
+function targetRows(task: E2eTask): number {
+  const db = new Database(path.join(task.configDir, 'target.db'), { readonly: true });
+  try {
+    return (db.prepare(`SELECT count(*) AS n FROM ${TARGET_TABLE}`).get() as { n: number }).n;
+  } finally {
+    db.close();
+  }
+}
+
+async function main(): Promise<void> {
+  const task = JSON.parse(process.argv[2] ?? '') as E2eTask;
+  const measured = task.stage === 'direct' ? direct(task) : await endToEnd(task);
+  const rows = targetRows(task);
+  if (rows !== task.rows) throw new Error(`${task.stage}: the target holds ${rows} rows, expected ${task.rows}`);
+  const result: E2eResult = {
+    stage: task.stage,
+    rows: task.rows,
+    rowsPerSecond: Math.round(task.rows / measured.seconds),
+    ...measured,
+    seconds: Math.round(measured.seconds * 100) / 100,
+    peakRssMb: peakRssMb(),
+    endHeapMb: heapMb(),
+  };
+  process.stdout.write(`${RESULT_PREFIX}${JSON.stringify(result)}\n`);
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exitCode = 1;
+});

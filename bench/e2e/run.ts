@@ -1,0 +1,130 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { startAzurite } from '../../src/storage/azurite';
+import { RESULT_PREFIX } from '../detect/workload';
+import { createTarget, generateUuidSource, writeE2eConfig, type E2eResult, type E2eTask } from './workload';
+
+/**
+ * The end-to-end benchmark: SQLite source → local bus → SQLite target through the local host's
+ * real services (one detection run, the queue processors applying concurrently), for 10k, 100k
+ * and 1M rows of ~1 KB with random UUID keys; and, in the same run, the physical limit: a direct
+ * copy of the same rows between the same databases in one process (keyset-paged reads, 1,000-row
+ * upsert transactions). Each measurement runs in its own child process (its own peak RSS), on a
+ * fresh target. Run without a build:
+ *
+ *   node -r ./test/support/swc-register.js bench/e2e/run.ts [--sizes 10000,100000,1000000]
+ *     [--row-bytes 1024] [--runs 1] [--stages direct,e2e] [--profile DIR]
+ */
+const STAGES: ReadonlyArray<E2eTask['stage']> = ['direct', 'e2e'];
+const REGISTER = path.resolve(__dirname, '../../test/support/swc-register.js');
+
+function flag(name: string): string | undefined {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+
+function positive(name: string, fallback: number): number {
+  const value = flag(name) === undefined ? fallback : Number(flag(name));
+  if (!Number.isSafeInteger(value) || value <= 0) throw new Error(`--${name} must be a positive integer`);
+  return value;
+}
+
+function runChild(task: E2eTask, profileDir?: string): Promise<E2eResult> {
+  const profile = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...profile, '-r', REGISTER, path.join(__dirname, 'e2e.bench.ts'), JSON.stringify(task)], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const line = out.split('\n').find((l) => l.startsWith(RESULT_PREFIX));
+      if (code !== 0 || !line) return reject(new Error(`${task.stage} ${task.rows} exited with ${code}: ${out.trim().slice(-2000)}`));
+      resolve(JSON.parse(line.slice(RESULT_PREFIX.length)) as E2eResult);
+    });
+  });
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+const fmt = (n: number | undefined) => (n === undefined ? '' : n.toLocaleString('en-US'));
+
+async function main(): Promise<void> {
+  const sizes = (flag('sizes') ?? '10000,100000,1000000').split(',').map(Number);
+  if (sizes.some((n) => !Number.isSafeInteger(n) || n <= 0)) throw new Error('--sizes must be positive integers');
+  const rowBytes = positive('row-bytes', 1024);
+  const runs = positive('runs', 1);
+  const stages = (flag('stages') ?? STAGES.join(',')).split(',') as Array<E2eTask['stage']>;
+  for (const s of stages) if (!STAGES.includes(s)) throw new Error(`--stages: unknown stage ${s} (known: ${STAGES.join(', ')})`);
+  const profileDir = flag('profile') ? path.resolve(flag('profile') as string) : undefined;
+  if (profileDir) fs.mkdirSync(profileDir, { recursive: true });
+
+  console.log(`node ${process.version}, ${os.cpus().length} cores, load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  console.log(`rows of ~${rowBytes} B with UUID keys, median of ${runs} run(s) per stage\n`);
+  const azurite = await startAzurite({ port: 0 });
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'highwater-bench-e2e-'));
+  const table: Array<{ rows: number; stage: string; results: E2eResult[] }> = [];
+  try {
+    const prepare = (rows: number) => {
+      const dir = fs.mkdtempSync(path.join(root, `rows-${rows}-`));
+      const start = performance.now();
+      generateUuidSource(dir, rows, rowBytes);
+      writeE2eConfig(dir);
+      const mb = fs.statSync(path.join(dir, 'source.db')).size / 1024 / 1024;
+      console.error(`generated ${rows} rows (${mb.toFixed(0)} MB) in ${((performance.now() - start) / 1000).toFixed(1)} s`);
+      return dir;
+    };
+    const measure = async (stage: E2eTask['stage'], rows: number, dir: string, run: number, profile?: string) => {
+      createTarget(dir);
+      const dataDir = path.join(dir, `bus-${run}`);
+      try {
+        return await runChild({ stage, rows, configDir: dir, dataDir, storageConnectionString: azurite.connectionString }, profile);
+      } finally {
+        fs.rmSync(dataDir, { recursive: true, force: true });
+      }
+    };
+    // Warm-up: compiles the sources into the register hook's cache, so measured children carry no compiler.
+    const warm = prepare(2000);
+    for (const stage of stages) await measure(stage, 2000, warm, 0);
+    fs.rmSync(warm, { recursive: true, force: true });
+
+    for (const rows of sizes) {
+      const dir = prepare(rows);
+      for (const stage of stages) {
+        const results: E2eResult[] = [];
+        for (let run = 0; run < runs; run++) {
+          const r = await measure(stage, rows, dir, run, profileDir);
+          console.error(`${rows} ${stage} run ${run + 1}: ${r.rowsPerSecond} rows/s, ${r.seconds} s, peak RSS ${r.peakRssMb} MB` +
+            (r.detectionPerSecond ? `, detection ${r.detectionPerSecond}/s, processing ${r.processingPerSecond}/s` : ''));
+          results.push(r);
+        }
+        table.push({ rows, stage, results });
+      }
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  } finally {
+    await azurite.stop();
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+  console.log('| rows | stage | rows/s end to end | seconds | detection/s | processing/s | peak RSS MB | JS heap at end MB | e2e / direct |');
+  console.log('|---:|---|---:|---:|---:|---:|---:|---:|---:|');
+  for (const { rows, stage, results } of table) {
+    const m = (pick: (r: E2eResult) => number | undefined) => (results[0] && pick(results[0]) !== undefined ? median(results.map((r) => pick(r) ?? 0)) : undefined);
+    const direct = table.find((t) => t.rows === rows && t.stage === 'direct');
+    const ratio = stage === 'e2e' && direct ? `${((100 * (m((r) => r.rowsPerSecond) ?? 0)) / median(direct.results.map((r) => r.rowsPerSecond))).toFixed(0)}%` : '';
+    console.log(`| ${fmt(rows)} | ${stage} | ${fmt(m((r) => r.rowsPerSecond))} | ${m((r) => r.seconds)} | ${fmt(m((r) => r.detectionPerSecond))} | ${fmt(m((r) => r.processingPerSecond))} | ${m((r) => r.peakRssMb)} | ${m((r) => r.endHeapMb)} | ${ratio} |`);
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exitCode = 1;
+});
