@@ -1,4 +1,3 @@
-import path from 'node:path';
 import { defaultConnectorRegistry } from '../../../connectors/default-registry';
 import { runCli } from '../../../src/cli/main';
 import { ConfigValidationError } from '../../../src/config/config-issue';
