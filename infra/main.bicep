@@ -88,8 +88,9 @@ var names = {
 }
 
 // The tables of src/config/config-store.ts (CONFIG_TABLES), src/detect/watermark-service.ts,
-// src/detect/run-log-store.ts and src/process/applied-hash-store.ts. The code creates missing
-// tables too; declaring them keeps the account's contents visible and reviewable.
+// src/detect/run-log-store.ts, src/process/applied-hash-store.ts and src/process/deletion-store.ts.
+// The code creates missing tables too; declaring them keeps the account's contents visible and
+// reviewable.
 var tableNames = [
   'connections'
   'mappings'
@@ -97,6 +98,7 @@ var tableNames = [
   'watermark'
   'runs'
   'appliedhashes'
+  'deletions'
 ]
 
 // ARCHITECTURE §7: the app setting naming each queue, and the queue (the code's defaults in

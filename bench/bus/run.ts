@@ -46,6 +46,11 @@ function runChild(config: Config, workload: Workload): Promise<BenchResult | str
   });
 }
 
+/** The 1, 5 and 15 minute load averages: figures from a busy machine are not comparable. */
+function loadAverage(): string {
+  return os.loadavg().map((l) => l.toFixed(2)).join(' ');
+}
+
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
@@ -66,7 +71,7 @@ async function main(): Promise<void> {
     { label: `local bus, prefetch ${prefetch}`, worker: 'local-bus.bench.ts', workload: { ...base, prefetch } },
     { label: 'BullMQ', worker: 'bullmq.bench.ts', workload: { ...base, prefetch: 1 } },
   ];
-  console.log(`node ${process.version}, ${os.cpus().length} cores, load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  console.log(`node ${process.version}, ${os.cpus().length} cores, load ${loadAverage()}`);
   console.log(`${base.messages} messages of ${base.bodyBytes} B, ${base.concurrency} receivers, median of ${runs} runs\n`);
   const skipped = new Map<string, string>();
   for (const config of configs) {
@@ -79,7 +84,7 @@ async function main(): Promise<void> {
       const result = await runChild(config, config.workload);
       if (typeof result === 'string') throw new Error(`${config.label} skipped mid-run: ${result}`);
       results.get(config.label)?.push(result);
-      console.error(`run ${run + 1} ${config.label}: ${result.totalPerSecond} msgs/s, ${result.peakRssMb} MB`);
+      console.error(`run ${run + 1} ${config.label}: ${result.totalPerSecond} msgs/s, ${result.peakRssMb} MB, load ${loadAverage()}`);
     }
   }
   const rows = configs.map((c) => {
@@ -93,6 +98,7 @@ async function main(): Promise<void> {
     if (skipped.has(row.label)) console.log(`| ${row.label} | skipped: ${skipped.get(row.label)} | | | |`);
     else console.log(`| ${row.label} | ${row.send} | ${row.consume} | ${row.total} | ${row.rss} |`);
   }
+  console.log(`\nload at the end ${loadAverage()}`);
   const bull = rows.find((r) => r.label === 'BullMQ');
   if (bull && !skipped.has('BullMQ')) {
     for (const row of rows.filter((r) => r !== bull)) {

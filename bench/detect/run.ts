@@ -56,6 +56,11 @@ function runChild(task: BenchTask, profileDir?: string): Promise<BenchResult> {
   });
 }
 
+/** The 1, 5 and 15 minute load averages: figures from a busy machine are not comparable. */
+function loadAverage(): string {
+  return os.loadavg().map((l) => l.toFixed(2)).join(' ');
+}
+
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
@@ -72,7 +77,7 @@ async function main(): Promise<void> {
   const profileDir = flag('profile') ? path.resolve(flag('profile') as string) : undefined;
   if (profileDir) fs.mkdirSync(profileDir, { recursive: true });
 
-  console.log(`node ${process.version}, ${os.cpus().length} cores, load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  console.log(`node ${process.version}, ${os.cpus().length} cores, load ${loadAverage()}`);
   console.log(`rows of ~${rowBytes} B, page size ${pageSize}, median of ${runs} run(s) per stage\n`);
   const azurite = await startAzurite({ port: 0 });
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'highwater-bench-detect-'));
@@ -102,7 +107,7 @@ async function main(): Promise<void> {
         for (let run = 0; run < runs; run++) {
           const result = await runChild(task(stage, rows, dir, run), profileDir);
           fs.rmSync(path.join(dir, `bus-${run}`), { recursive: true, force: true });
-          console.error(`${rows} ${stage} run ${run + 1}: ${result.changesPerSecond} changes/s, ${result.seconds} s, peak RSS ${result.peakRssMb} MB, heap ${result.endHeapMb} MB`);
+          console.error(`${rows} ${stage} run ${run + 1}: ${result.changesPerSecond} changes/s, ${result.seconds} s, peak RSS ${result.peakRssMb} MB, heap ${result.endHeapMb} MB, load ${loadAverage()}`);
           results.push(result);
         }
         const m = (pick: (r: BenchResult) => number) => median(results.map(pick));
@@ -114,6 +119,7 @@ async function main(): Promise<void> {
     await azurite.stop();
     fs.rmSync(root, { recursive: true, force: true });
   }
+  console.log(`load at the end ${loadAverage()}\n`);
   console.log('| source rows | stage | changes/s | seconds | RSS before run (MB) | peak RSS (MB) | JS heap at end (MB) |');
   console.log('|---:|---|---:|---:|---:|---:|---:|');
   for (const r of table) {

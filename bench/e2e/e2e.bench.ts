@@ -4,25 +4,31 @@ import Database from 'better-sqlite3';
 import { readSettings } from '../../src/config/settings';
 import { startLocalHost } from '../../src/host/local-host';
 import { silentLogger } from '../../src/telemetry/logger';
-import { heapMb, peakRssMb, RESULT_PREFIX, textColumns } from '../detect/workload';
+import { heapMb, peakRssMb, RESULT_PREFIX, rssMb, textColumns } from '../detect/workload';
 import { JOB, mapRow, SOURCE_TABLE, TARGET_TABLE, targetColumns, type E2eResult, type E2eTask } from './workload';
 
 /**
  * Child process: measures one stage (see {@link E2eTask}) and prints one result line. Both stages
  * end by counting the target's rows, so a fast wrong run cannot report.
  */
-type Measured = Omit<E2eResult, 'stage' | 'rows' | 'rowsPerSecond' | 'peakRssMb' | 'endHeapMb'>;
+type Measured = Omit<E2eResult, 'stage' | 'rows' | 'rowsPerSecond' | 'peakRssMb' | 'peakHeapMb' | 'endHeapMb'>;
 
 const PAGE = 1000;
 
-/** The physical limit: keyset-paged reads of 1,000 rows, each page upserted in one transaction. */
+/**
+ * The physical limit: the same rows in the same order as detection reads them (keyset pages of
+ * 1,000 by `(modified_at, id)`, so the UUID keys arrive at the target in random order), each page
+ * upserted in one transaction.
+ */
 function direct(task: E2eTask): Measured {
   const source = new Database(path.join(task.configDir, 'source.db'), { readonly: true, fileMustExist: true });
   const target = new Database(path.join(task.configDir, 'target.db'), { fileMustExist: true });
   try {
+    const startRssMb = rssMb();
     const start = performance.now();
-    const first = source.prepare(`SELECT id, modified_at, ${textColumns().join(', ')} FROM ${SOURCE_TABLE} ORDER BY id LIMIT ${PAGE}`);
-    const next = source.prepare(`SELECT id, modified_at, ${textColumns().join(', ')} FROM ${SOURCE_TABLE} WHERE id > ? ORDER BY id LIMIT ${PAGE}`);
+    const columns = `id, modified_at, ${textColumns().join(', ')}`;
+    const first = source.prepare(`SELECT ${columns} FROM ${SOURCE_TABLE} ORDER BY modified_at, id LIMIT ${PAGE}`);
+    const next = source.prepare(`SELECT ${columns} FROM ${SOURCE_TABLE} WHERE (modified_at, id) > (?, ?) ORDER BY modified_at, id LIMIT ${PAGE}`);
     const [key, ...rest] = targetColumns();
     const upsert = target.prepare(
       `INSERT INTO ${TARGET_TABLE} (${targetColumns().join(', ')}) VALUES (${targetColumns().map(() => '?').join(', ')}) ` +
@@ -34,9 +40,10 @@ function direct(task: E2eTask): Measured {
     let rows = first.all() as Array<Record<string, string>>;
     while (rows.length > 0) {
       write(rows);
-      rows = rows.length < PAGE ? [] : (next.all(rows[rows.length - 1].id) as typeof rows);
+      const last = rows[rows.length - 1];
+      rows = rows.length < PAGE ? [] : (next.all(last.modified_at, last.id) as typeof rows);
     }
-    return { seconds: (performance.now() - start) / 1000 };
+    return { seconds: (performance.now() - start) / 1000, startRssMb };
   } finally {
     source.close();
     target.close();
@@ -52,6 +59,7 @@ async function endToEnd(task: E2eTask): Promise<Measured> {
     if (!job) throw new Error(`job ${JOB} is not configured`);
     // Azurite outlives the children: every run starts from an empty watermark (a full load).
     await host.runtime.watermarks.resetWatermark(JOB);
+    const startRssMb = rssMb();
     let firstApplied = 0;
     let lastApplied = 0;
     // Watches the host's own count (in memory): polling the queue counts would cost the bus a scan each time.
@@ -77,6 +85,7 @@ async function endToEnd(task: E2eTask): Promise<Measured> {
     if (failed.length > 0) throw new Error(`not every message was applied: ${JSON.stringify(failed)}`);
     return {
       seconds: (end - start) / 1000,
+      startRssMb,
       detectionPerSecond: Math.round(run.detected / ((detected - start) / 1000)),
       processingPerSecond: Math.round(task.rows / ((lastApplied - firstApplied) / 1000)),
     };
@@ -96,7 +105,12 @@ function targetRows(task: E2eTask): number {
 
 async function main(): Promise<void> {
   const task = JSON.parse(process.argv[2] ?? '') as E2eTask;
+  let peakHeap = 0;
+  // The direct copy is synchronous: this sampler only runs for the e2e stage (and at the end).
+  const sampler = setInterval(() => (peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed)), 100);
   const measured = task.stage === 'direct' ? direct(task) : await endToEnd(task);
+  clearInterval(sampler);
+  peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed);
   const rows = targetRows(task);
   if (rows !== task.rows) throw new Error(`${task.stage}: the target holds ${rows} rows, expected ${task.rows}`);
   const result: E2eResult = {
@@ -106,6 +120,7 @@ async function main(): Promise<void> {
     ...measured,
     seconds: Math.round(measured.seconds * 100) / 100,
     peakRssMb: peakRssMb(),
+    peakHeapMb: Math.round((peakHeap / 1024 / 1024) * 10) / 10,
     endHeapMb: heapMb(),
   };
   process.stdout.write(`${RESULT_PREFIX}${JSON.stringify(result)}\n`);

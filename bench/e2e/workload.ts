@@ -40,7 +40,11 @@ export interface E2eResult {
   detectionPerSecond?: number;
   /** e2e: messages/s applied, from the first to the last one. */
   processingPerSecond?: number;
+  /** RSS when everything was opened (e2e: the host started), just before the measured run. */
+  startRssMb: number;
   peakRssMb: number;
+  /** Largest JS heap in use seen (sampled every 100 ms): tells heap growth from native memory. */
+  peakHeapMb: number;
   endHeapMb: number;
 }
 

@@ -49,7 +49,7 @@ export abstract class ConnectorBase {
     );
     const fields: Record<string, JsonValue> = {};
     for (const fieldMapping of mapping.fields) {
-      const where = `mapping "${mapping.name}": field "${fieldMapping.target}"`;
+      const where = whereOf(mapping, fieldMapping);
       let value: unknown = fieldMapping.constant ?? null;
       if (fieldMapping.source !== undefined) {
         if (!(fieldMapping.source in row) && !ctx.missingFieldsAreNull) {
@@ -57,7 +57,7 @@ export abstract class ConnectorBase {
         }
         value = row[fieldMapping.source];
       }
-      value = applyOperations(value, fieldMapping.operations ?? [], row, where);
+      if (fieldMapping.operations?.length) value = applyOperations(value, fieldMapping.operations, row, where);
       if (fieldMapping.resolver) {
         if (!ctx.lookup) throw new ConfigError(`${where}: this source connector does not support resolvers`);
         value = await resolveValue(value, fieldMapping.resolver, ctx.lookup, where);
@@ -81,6 +81,18 @@ export abstract class ConnectorBase {
       detectedAt: ctx.now().toISOString(),
     });
   }
+}
+
+/** Field mapping → the prefix of its error messages, built once per mapping instead of per row. */
+const WHERE = new WeakMap<object, string>();
+
+function whereOf(mapping: Mapping, fieldMapping: Mapping['fields'][number]): string {
+  let where = WHERE.get(fieldMapping);
+  if (where === undefined) {
+    where = `mapping "${mapping.name}": field "${fieldMapping.target}"`;
+    WHERE.set(fieldMapping, where);
+  }
+  return where;
 }
 
 /**

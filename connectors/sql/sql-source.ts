@@ -54,6 +54,9 @@ export class SqlSource extends ConnectorBase implements SourceConnector, Related
     }
 
     const lookup = new ResolverCache(this);
+    // Rows of one bulk update share their watermark value: its canonical form is computed once.
+    let lastRaw: unknown;
+    let lastCanonical: string | null = null;
     for (;;) {
       const { sql, params } = buildChangeQuery(dialect, {
         entity, watermark: column, keys, filter: job.filter, softDelete: job.softDelete,
@@ -66,7 +69,12 @@ export class SqlSource extends ConnectorBase implements SourceConnector, Related
       for (const row of rows) {
         const deleted = Number(row[DELETED_FLAG]) === 1;
         delete row[DELETED_FLAG];
-        lastChangeTracker = canonicalChangeTracker(row, job);
+        const raw = row[job.watermark.field];
+        if (lastCanonical === null || raw !== lastRaw || typeof raw === 'object') {
+          lastCanonical = canonicalChangeTracker(row, job);
+          lastRaw = raw;
+        }
+        lastChangeTracker = lastCanonical;
         messages.push(
           await ConnectorBase.serialize(row, mapping, job, {
             now: this.now,

@@ -27,6 +27,8 @@ export class ServiceBusService {
   readonly #open = new Map<string, MessageBatch>();
   readonly #sent = new Map<string, number>();
   #tail: Promise<unknown> = Promise.resolve();
+  /** Calls queued on `#tail` and not yet settled. */
+  #busy = 0;
 
   constructor(options: ServiceBusServiceOptions) {
     this.#bus = options.bus;
@@ -45,19 +47,36 @@ export class ServiceBusService {
    * @throws BusError from the bus when a send fails (the batch stays open: nothing is lost).
    */
   addMessageOrSend(message: QueueMessage, priority: Priority): Promise<void> {
-    return this.serialized(async () => {
-      const queue = this.#queues.work[priority];
-      if (queue === undefined) throw new RangeError(`priority: expected high, normal or low, got ${JSON.stringify(priority)}`);
-      const outgoing = toOutgoingMessage(message);
-      let batch = await this.openBatch(queue);
-      if (batch.count >= this.#maxPerBatch) batch = await this.sendOpenBatch(queue, batch);
-      if (batch.tryAdd(outgoing)) return;
-      if (batch.count > 0) {
-        batch = await this.sendOpenBatch(queue, batch);
-        if (batch.tryAdd(outgoing)) return;
+    // Fast path, once per detected change: nothing queued before this call and room in the open
+    // batch, so adding now is what the serialized path would do, without its promise chain.
+    const queue = this.#queues.work[priority];
+    const open = queue === undefined || this.#busy > 0 ? undefined : this.#open.get(queue);
+    if (open !== undefined && open.count < this.#maxPerBatch) {
+      let outgoing: OutgoingMessage;
+      try {
+        outgoing = toOutgoingMessage(message);
+        if (open.tryAdd(outgoing)) return Promise.resolve();
+      } catch (err) {
+        return Promise.reject(err);
       }
-      throw tooLarge(message, outgoing, queue, batch.maxSizeInBytes);
-    });
+      return this.serialized(() => this.add(message, outgoing, priority));
+    }
+    return this.serialized(() => this.add(message, undefined, priority));
+  }
+
+  /** The serialized path of {@link addMessageOrSend}; `converted` when the fast path made it. */
+  private async add(message: QueueMessage, converted: OutgoingMessage | undefined, priority: Priority): Promise<void> {
+    const queue = this.#queues.work[priority];
+    if (queue === undefined) throw new RangeError(`priority: expected high, normal or low, got ${JSON.stringify(priority)}`);
+    const outgoing = converted ?? toOutgoingMessage(message);
+    let batch = await this.openBatch(queue);
+    if (batch.count >= this.#maxPerBatch) batch = await this.sendOpenBatch(queue, batch);
+    if (batch.tryAdd(outgoing)) return;
+    if (batch.count > 0) {
+      batch = await this.sendOpenBatch(queue, batch);
+      if (batch.tryAdd(outgoing)) return;
+    }
+    throw tooLarge(message, outgoing, queue, batch.maxSizeInBytes);
   }
 
   /** Sends every open batch (all priorities). */
@@ -72,12 +91,13 @@ export class ServiceBusService {
 
   /**
    * Sends one message now (side queues, responses); `extraProperties` are added to its
-   * application properties (e.g. the error properties).
+   * application properties (e.g. the error properties). `messageId` replaces the change's own id
+   * (copies to side queues, see `sideQueueCopyId`).
    * @throws PermanentError when the message exceeds the queue's size limit.
    */
-  sendMessage(queue: string, message: QueueMessage, extraProperties?: ApplicationProperties): Promise<void> {
+  sendMessage(queue: string, message: QueueMessage, extraProperties?: ApplicationProperties, messageId?: string): Promise<void> {
     return this.serialized(async () => {
-      const outgoing = toOutgoingMessage(message, extraProperties);
+      const outgoing = { ...toOutgoingMessage(message, extraProperties), ...(messageId === undefined ? {} : { messageId }) };
       try {
         await this.#bus.send(queue, [outgoing]);
       } catch (err) {
@@ -124,8 +144,12 @@ export class ServiceBusService {
   }
 
   private serialized<T>(work: () => Promise<T>): Promise<T> {
+    this.#busy++;
     const result = this.#tail.then(work);
-    this.#tail = result.catch(() => undefined);
+    const settled = () => {
+      this.#busy--;
+    };
+    this.#tail = result.then(settled, settled);
     return result;
   }
 }

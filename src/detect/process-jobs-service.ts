@@ -92,10 +92,18 @@ export class ProcessJobsForRetrievalInOrderService {
     job: Job, mapping: Mapping, source: SourceConnector, watermark: WatermarkValue, run: JobRunResult, sender: BatchingSender | undefined, limit: number,
   ): Promise<void> {
     const { deps } = this;
+    // Advancing to the tracker just advanced to is a no-op (and an exact string compare is far
+    // cheaper than re-canonicalizing): rows of one bulk update share their change tracker.
+    let advancedTo: string | undefined;
+    const advance = (changeTracker: string) => {
+      if (changeTracker === advancedTo) return;
+      watermark.advance(changeTracker);
+      advancedTo = changeTracker;
+    };
     for await (const page of source.retrieveChanges(mapping, job, watermark)) {
       const unchanged = job.skipUnchanged && deps.unchanged && sender ? await deps.unchanged.unchanged(job, page.messages) : new Set<QueueMessage>();
       for (const stamp of page.timeStamps) {
-        watermark.advance(stamp.changeTracker);
+        advance(stamp.changeTracker);
         run.timeStamps++;
         run.detected++;
       }
@@ -109,7 +117,7 @@ export class ProcessJobsForRetrievalInOrderService {
           run.preview?.push(message);
           if ((run.preview?.length ?? 0) >= limit) return;
         }
-        watermark.advance(message.changeTracker);
+        advance(message.changeTracker);
       }
     }
   }

@@ -1,4 +1,5 @@
 import type { ApplicationProperties, BusMessage } from '../bus/message-bus';
+import { sideQueueCopyId } from '../bus/message-properties';
 import { errorKind, errorMessage, PermanentError } from '../model/errors';
 import { JobActionType, type Job } from '../model/job';
 import type { Mapping } from '../model/mapping';
@@ -87,8 +88,8 @@ export class ProcessQueueMessageService {
     try {
       ignored = await this.honouringRetryAfter(async () => {
         const target = await this.deps.targets.target(job.target);
-        if (job.skipOutdatedMessages && (await isOutdated(target, message, mapping, job))) {
-          await this.deps.sender.sendMessage(this.deps.queues.ignored, message, copyProperties(received));
+        if (job.skipOutdatedMessages && ((await isOutdated(target, message, mapping, job)) || (await this.deletedAfter(job, mapping, message)))) {
+          await this.deps.sender.sendMessage(this.deps.queues.ignored, message, copyProperties(received), sideQueueCopyId(received, queue));
           return true;
         }
         await this.apply(target, message, job, mapping);
@@ -133,11 +134,19 @@ export class ProcessQueueMessageService {
     switch (message.action) {
       case JobActionType.NewUpdate: {
         const result = await target.upsert(message, mapping, { responseMapping: mapping.responseMapping, job });
+        if (await this.deletedAfter(job, mapping, message)) {
+          // A newer delete of this record was processed while this upsert was: the delete wins.
+          this.deps.log.info(`job "${job.name}": ${message.sourceKey} was deleted by a newer change while it was upserted: deleting it again`);
+          await target.delete(message, mapping);
+          return;
+        }
         await this.sendResponse(message, job, mapping, result.returned);
         await this.deps.appliedHashes?.recordApplied(job, message);
         return;
       }
       case JobActionType.Delete:
+        // Recorded first: an upsert checked after this point sees it, one checked before is undone by its own re-check.
+        await this.deps.deletions?.recordDeleted(job, mapping, message);
         await target.delete(message, mapping);
         await this.deps.appliedHashes?.forget(job, message);
         return;
@@ -145,6 +154,12 @@ export class ProcessQueueMessageService {
         await target.invokeAction(message, job);
         return;
     }
+  }
+
+  /** Skip-outdated upserts only: whether a newer delete of the message's record was recorded. */
+  private async deletedAfter(job: Job, mapping: Mapping, message: QueueMessage): Promise<boolean> {
+    if (!job.skipOutdatedMessages || message.action !== JobActionType.NewUpdate || !this.deps.deletions) return false;
+    return this.deps.deletions.deletedAfter(job, mapping, message);
   }
 
   private async sendResponse(message: QueueMessage, job: Job, mapping: Mapping, returned: QueueMessage['fields'] | undefined) {
@@ -183,7 +198,12 @@ export class ProcessQueueMessageService {
     }
     if (kind === 'transitive' && job && message) {
       // The copy is sent before the original is settled: a crash in between duplicates, never loses.
-      await this.deps.sender.sendMessage(this.deps.queues.transitive[job.priority], message, { ...copyProperties(received), ...props });
+      await this.deps.sender.sendMessage(
+        this.deps.queues.transitive[job.priority],
+        message,
+        { ...copyProperties(received), ...props },
+        sideQueueCopyId(received, queue),
+      );
       await settler.complete();
       return { outcome: 'Transitive', disposition: 'transitive', jobName, error: text };
     }

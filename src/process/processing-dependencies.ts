@@ -7,6 +7,7 @@ import type { QueueMessage } from '../model/queue-message';
 import type { Metrics } from '../telemetry/metrics';
 import type { TargetConnector } from '../../connectors/base/target-connector';
 import type { Logger } from '../telemetry/logger';
+import type { DeletionGuard } from './deletion-store';
 
 /** The configuration as the processor sees it (InitializationService provides it). */
 export interface ConfigLookup {
@@ -20,9 +21,9 @@ export interface TargetProvider {
   target(connectionName: string): Promise<TargetConnector>;
 }
 
-/** Sends single messages (side queues, response messages). */
+/** Sends single messages (side queues, response messages); `messageId` replaces the change's own id. */
 export interface SingleSender {
-  sendMessage(queue: string, message: QueueMessage, properties?: ApplicationProperties): Promise<void>;
+  sendMessage(queue: string, message: QueueMessage, properties?: ApplicationProperties, messageId?: string): Promise<void>;
 }
 
 /** Remembers what was applied per record, for `skipUnchanged` jobs. */
@@ -42,6 +43,8 @@ export interface ProcessingDependencies {
   /** Builds `ErrorMessage`/`ErrorType`/`ErrorAt` (scrubbed of secrets, capped). */
   errorProperties(err: unknown, now: Date): ApplicationProperties;
   appliedHashes?: AppliedHashRecorder;
+  /** Applied deletions: an upsert older than a delete of its record is outdated (skip-outdated jobs). Default: none. */
+  deletions?: DeletionGuard;
   /** Lock renewal interval in ms. Default 30 000. */
   lockRenewalMs?: number;
 }

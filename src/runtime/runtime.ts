@@ -15,6 +15,7 @@ import type { JobRunResult } from '../detect/job-run';
 import { WatermarkService } from '../detect/watermark-service';
 import { systemClock, type Clock } from '../model/clock';
 import { APPLIED_HASHES_TABLE, AppliedHashStore } from '../process/applied-hash-store';
+import { DELETIONS_TABLE, DeletionStore } from '../process/deletion-store';
 import { ProcessQueueMessageService } from '../process/process-queue-message-service';
 import { openTableStorage } from '../storage/table-client-factory';
 import type { TableStorage } from '../storage/table-store';
@@ -99,6 +100,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     const sender = new ServiceBusService({ bus, queues: settings.queues });
     const runLog = new RunLogStore(await storage.table(RUNS_TABLE));
     const appliedHashes = new AppliedHashStore(await storage.table(APPLIED_HASHES_TABLE), clock);
+    const deletions = new DeletionStore(await storage.table(DELETIONS_TABLE));
     const busForSenders = bus;
     const detection = new ProcessJobsForRetrievalInOrderService({
       config: lookup,
@@ -131,6 +133,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       log,
       errorProperties,
       appliedHashes,
+      deletions,
       lockRenewalMs: options.lockRenewalMs,
     });
     const ownedBus = options.bus ? undefined : bus;

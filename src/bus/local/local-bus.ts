@@ -15,7 +15,7 @@ import {
 } from '../message-bus';
 import { lockLostError, lockRefOf, messagesArgument, peekArguments, receiveArguments } from './bus-arguments';
 import { LocalBatch } from './local-batch';
-import { decodeReceived, decodeRow, encodeMessage, type EncodedMessage } from './message-codec';
+import { decodeReceived, decodeRow, encodeMessage, storedBytes, type EncodedMessage } from './message-codec';
 import { DuplicateIndex } from './duplicate-index';
 import { MessageStore } from './message-store';
 import { openDatabase, validateBusOptions } from './open-database';
@@ -31,6 +31,7 @@ import { QueueCatalog, type QueueInfo } from './queue-catalog';
 import { QueueNotifier } from './queue-notifier';
 import { toBusError } from './sqlite-errors';
 import { TransactionBatcher } from './transaction-batcher';
+import { WalCheckpointer } from './wal-checkpointer';
 
 /**
  * The embedded, durable message bus: one SQLite file in WAL mode with Service Bus semantics
@@ -52,6 +53,7 @@ export class LocalBus implements MessageBus {
   private readonly store: MessageStore;
   private readonly duplicates: DuplicateIndex;
   private readonly batcher: TransactionBatcher;
+  private readonly checkpointer: WalCheckpointer;
   private readonly notifier: QueueNotifier;
   private readonly clock: () => number | Date;
   private readonly pollIntervalMs: number;
@@ -66,7 +68,8 @@ export class LocalBus implements MessageBus {
     this.catalog = new QueueCatalog(db, file);
     this.store = new MessageStore(db, file);
     this.duplicates = new DuplicateIndex(db);
-    this.batcher = new TransactionBatcher(db, file);
+    this.checkpointer = new WalCheckpointer(file, options.synchronous ?? 'NORMAL');
+    this.batcher = new TransactionBatcher(db, file, (bytes) => this.checkpointer.wrote(bytes));
     this.notifier = new QueueNotifier(file);
     this.clock = options.clock ?? Date.now;
     this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
@@ -207,6 +210,7 @@ export class LocalBus implements MessageBus {
     this.closed = true;
     this.dropContents(this.store.completed());
     this.batcher.flush();
+    await this.checkpointer.close();
     this.notifier.close();
     this.db.close();
   }
@@ -218,7 +222,10 @@ export class LocalBus implements MessageBus {
       const now = this.now();
       if (dedup) this.duplicates.join(this.batcher, now);
       const isNew = dedup ? (id: string) => this.duplicates.remember(info.id, id, now, window) : () => true;
-      if (this.store.insert(info, messages, now, isNew) > 0) this.batcher.afterCommit(() => this.notifier.notify(info.name, false));
+      const stored = this.store.insert(info, messages, now, isNew);
+      if (dedup) this.duplicates.append();
+      if (stored > 0) this.batcher.afterCommit(() => this.notifier.notify(info.name, false));
+      this.batcher.wrote(storedBytes(messages));
     });
   }
 

@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { BusError, type ApplicationProperties, type QueueCounts } from '../message-bus';
+import { BulkInsert } from './bulk-insert';
 import { mergeProps, type ContentRow, type EncodedMessage, type StateRow } from './message-codec';
 import type { QueueInfo } from './queue-catalog';
-import { prepareStatements, type Statements } from './store-statements';
+import { prepareStatements, type CandidateRow, type Statements } from './store-statements';
 
 /** Reasons and descriptions Service Bus itself uses, so that rules written for Azure match here. */
 export const MAX_DELIVERY_REASON = 'MaxDeliveryCountExceeded';
@@ -50,26 +51,39 @@ export class MessageStore {
   /** Completed messages whose contents rows are still to be deleted. */
   private completedSeqs: number[] = [];
 
+  private readonly states: BulkInsert;
+  private readonly contents: BulkInsert;
+
   constructor(
     db: Database.Database,
     private readonly file: string,
   ) {
     this.s = prepareStatements(db);
+    this.states = new BulkInsert(db, 'messages', ['seq', 'queue_id', 'avail_at', 'expires_at', 'scheduled_at', 'props']);
+    this.contents = new BulkInsert(db, 'contents', ['seq', 'message_id', 'enqueued_at', 'subject', 'correlation_id', 'content_type', 'body']);
   }
 
-  /** Stores the messages that `isNew` accepts (duplicate detection); returns how many. */
+  /**
+   * Stores the messages that `isNew` accepts (duplicate detection); returns how many. Inside the
+   * write transaction, so the sequence numbers after the last one ever used (`sqlite_sequence`
+   * of AUTOINCREMENT) are this call's to assign, which lets the rows go in bulk.
+   */
   insert(queue: QueueInfo, messages: readonly EncodedMessage[], now: number, isNew: (messageId: string) => boolean): number {
     const o = queue.options;
-    let stored = 0;
+    const states: unknown[] = [];
+    const contents: unknown[] = [];
+    let seq = this.s.lastSeq.get() ?? 0;
     for (const m of messages) {
       if (!isNew(m.messageId)) continue;
       const enqueuedAt = Math.max(now, m.scheduledAt ?? now);
       const ttl = Math.min(m.timeToLiveMs ?? o.defaultTimeToLiveMs, o.defaultTimeToLiveMs);
-      const seq = this.s.insertState.run(queue.id, enqueuedAt, enqueuedAt + ttl, m.scheduledAt ?? null, m.props).lastInsertRowid;
-      this.s.insertContent.run(seq, m.messageId, enqueuedAt, m.subject, m.correlationId, m.contentType, m.body);
-      stored++;
+      seq++;
+      states.push(seq, queue.id, enqueuedAt, enqueuedAt + ttl, m.scheduledAt ?? null, m.props);
+      contents.push(seq, m.messageId, enqueuedAt, m.subject, m.correlationId, m.contentType, m.body);
     }
-    return stored;
+    this.states.run(states);
+    this.contents.run(contents);
+    return contents.length / 7;
   }
 
   /**
@@ -81,30 +95,37 @@ export class MessageStore {
   claim(queue: QueueInfo, dead: boolean, max: number, now: number): StoredMessage[] {
     const o = queue.options;
     const until = now + o.lockDurationMs;
-    const params = {
-      token: '',
-      until,
-      queue: queue.id,
-      dead: dead ? 1 : 0,
-      after: 0,
-      now,
-      // The dead-letter subqueue neither expires nor counts deliveries against a maximum.
-      expiresAfter: dead ? -Number.MAX_SAFE_INTEGER : now,
-      maxCount: dead ? Number.MAX_SAFE_INTEGER : o.maxDeliveryCount,
-    };
+    const deadFlag = dead ? 1 : 0;
+    // The dead-letter subqueue neither expires nor counts deliveries against a maximum.
+    const expiresAfter = dead ? -Number.MAX_SAFE_INTEGER : now;
+    const maxCount = dead ? Number.MAX_SAFE_INTEGER : o.maxDeliveryCount;
     const claimed: StoredMessage[] = [];
+    let after = 0;
     while (claimed.length < max) {
-      params.token = this.tokens.next();
-      const state = this.s.lockNext.get(params);
-      if (state) {
-        claimed.push({ state, content: this.contentOf(state.seq) });
-        params.after = state.seq;
+      const row = this.s.candidate.get(queue.id, deadFlag, after, now);
+      if (row === undefined) break;
+      const [seq, rowDead, expiresAt, scheduledAt, deliveryCount, props, dlReason, dlDescription] = row;
+      after = seq;
+      if (expiresAt <= expiresAfter || deliveryCount >= maxCount) {
+        this.retire(queue, seq, expiresAt, now);
         continue;
       }
-      const seq = this.s.next.get(queue.id, params.dead, params.after, now);
-      if (seq === undefined) break;
-      this.retire(queue, seq, now);
-      params.after = seq;
+      const content = contentOf(row, this.file);
+      const token = this.tokens.next();
+      this.s.lock.run(token, until, until, seq);
+      const state: StateRow = {
+        seq,
+        dead: rowDead,
+        expires_at: expiresAt,
+        scheduled_at: scheduledAt,
+        lock_token: token,
+        locked_until: until,
+        delivery_count: deliveryCount + 1,
+        props,
+        dl_reason: dlReason,
+        dl_description: dlDescription,
+      };
+      claimed.push({ state, content });
     }
     return claimed;
   }
@@ -196,10 +217,8 @@ export class MessageStore {
   }
 
   /** Moves out an available message that expired or used up its deliveries. */
-  private retire(queue: QueueInfo, seq: number, now: number): void {
+  private retire(queue: QueueInfo, seq: number, expiresAt: number, now: number): void {
     const o = queue.options;
-    const expiresAt = this.s.expiresAt.get(seq);
-    if (expiresAt === undefined) return;
     if (expiresAt > now) {
       this.s.toDeadLetter.run(now, MAX_DELIVERY_REASON, maxDeliveryDescription(o.maxDeliveryCount), null, seq);
     } else if (o.deadLetteringOnMessageExpiration) {
@@ -209,11 +228,14 @@ export class MessageStore {
       this.s.dropContent.run(seq);
     }
   }
+}
 
-  private contentOf(seq: number): ContentRow {
-    const content = this.s.content.get(seq);
-    // Contents are written with the state and dropped only after it: a gap means damage.
-    if (!content) throw new BusError('Corrupt', `The local bus database ${this.file} is corrupt: message ${seq} has no contents`);
-    return content;
+/** The contents half of a candidate row. @throws BusError `Corrupt` when it is missing. */
+function contentOf(row: CandidateRow, file: string): ContentRow {
+  const [seq, , , , , , , , messageId, enqueuedAt, subject, correlationId, contentType, body] = row;
+  // Contents are written with the state and dropped only after it: a gap means damage.
+  if (messageId === null || enqueuedAt === null || body === null) {
+    throw new BusError('Corrupt', `The local bus database ${file} is corrupt: message ${seq} has no contents`);
   }
+  return { message_id: messageId, enqueued_at: enqueuedAt, subject, correlation_id: correlationId, content_type: contentType, body };
 }

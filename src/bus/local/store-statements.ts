@@ -5,43 +5,56 @@ import type { ContentRow, StateRow } from './message-codec';
 type Text = string | null;
 
 /**
+ * A receivable message's state (before locking) and contents, from one read; the contents
+ * columns are null when its contents row is missing.
+ */
+export type CandidateRow = [
+  seq: number,
+  dead: number,
+  expiresAt: number,
+  scheduledAt: number | null,
+  deliveryCount: number,
+  props: Text,
+  dlReason: Text,
+  dlDescription: Text,
+  messageId: Text,
+  enqueuedAt: number | null,
+  subject: Text,
+  correlationId: Text,
+  contentType: Text,
+  body: Buffer | null,
+];
+
+/**
  * Every SQL statement of the message store, prepared once per connection. Limits are literals
  * on purpose: with a bound `LIMIT ?` SQLite 3.53 scanned the FIFO index several times slower.
  */
 export function prepareStatements(db: Database.Database) {
   return {
-    insertState: db.prepare<[number, number, number, number | null, Text]>(
-      'INSERT INTO messages (queue_id, avail_at, expires_at, scheduled_at, props) VALUES (?, ?, ?, ?, ?)',
-    ),
-    insertContent: db.prepare<[number | bigint, string, number, Text, Text, Text, Buffer]>(
-      `INSERT INTO contents (seq, message_id, enqueued_at, subject, correlation_id, content_type, body)
-       VALUES (?, ?, ?, ?, ?, ?, ?)`,
-    ),
-    content: db.prepare<[number], ContentRow>(
-      'SELECT message_id, enqueued_at, subject, correlation_id, content_type, body FROM contents WHERE seq = ?',
-    ),
+    // The last sequence number ever used (AUTOINCREMENT keeps it here, beyond deleted rows).
+    lastSeq: db.prepare<[], number>("SELECT seq FROM sqlite_sequence WHERE name = 'messages'").pluck(),
     dropContent: db.prepare<[number]>('DELETE FROM contents WHERE seq = ?'),
     dropContentRange: db.prepare<[number, number]>('DELETE FROM contents WHERE seq BETWEEN ? AND ?'),
     dropOrphanContents: db.prepare<[]>('DELETE FROM contents WHERE seq NOT IN (SELECT seq FROM messages)'),
-    next: db
-      .prepare<[number, number, number, number], number>(
-        `SELECT seq FROM messages WHERE queue_id = ? AND dead = ? AND seq > ? AND avail_at <= ?
-         ORDER BY seq LIMIT 1`,
+    // The next receivable message with its contents, as an array (`raw`: no object with 14 keys
+    // per message). LEFT JOIN: a missing contents row is damage, reported, never skipped. Read,
+    // then locked by primary key: measured 30% cheaper than one UPDATE … WHERE seq = (subquery)
+    // RETURNING plus a second read for the contents.
+    candidate: db
+      .prepare<[number, number, number, number], CandidateRow>(
+        `SELECT m.seq, m.dead, m.expires_at, m.scheduled_at, m.delivery_count, m.props, m.dl_reason, m.dl_description,
+                c.message_id, c.enqueued_at, c.subject, c.correlation_id, c.content_type, c.body
+         FROM messages m LEFT JOIN contents c ON c.seq = m.seq
+         WHERE m.queue_id = ? AND m.dead = ? AND m.seq > ? AND m.avail_at <= ?
+         ORDER BY m.seq LIMIT 1`,
       )
-      .pluck(),
+      .raw(),
+    lock: db.prepare<[string, number, number, number]>(
+      'UPDATE messages SET lock_token = ?, locked_until = ?, avail_at = ?, delivery_count = delivery_count + 1 WHERE seq = ?',
+    ),
     anyAvailable: db.prepare<[number, number, number], { one: number }>(
       'SELECT 1 AS one FROM messages WHERE queue_id = ? AND dead = ? AND avail_at <= ? LIMIT 1',
     ),
-    // The next receivable message, locked in one statement; no row when it must be retired
-    // (expired, or out of deliveries) or when there is none: `next` tells which.
-    lockNext: db.prepare<[{ token: string; until: number; queue: number; dead: number; after: number; now: number; expiresAfter: number; maxCount: number }], StateRow>(
-      `UPDATE messages SET lock_token = @token, locked_until = @until, avail_at = @until, delivery_count = delivery_count + 1
-       WHERE seq = (SELECT seq FROM messages WHERE queue_id = @queue AND dead = @dead AND seq > @after AND avail_at <= @now
-                    ORDER BY seq LIMIT 1)
-         AND expires_at > @expiresAfter AND delivery_count < @maxCount
-       RETURNING *`,
-    ),
-    expiresAt: db.prepare<[number], number>('SELECT expires_at FROM messages WHERE seq = ?').pluck(),
     toDeadLetter: db.prepare<[number, string, Text, Text, number]>(
       `UPDATE messages SET dead = 1, lock_token = NULL, locked_until = NULL, avail_at = ?,
          dl_reason = ?, dl_description = ?, props = coalesce(?, props) WHERE seq = ?`,

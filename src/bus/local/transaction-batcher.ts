@@ -2,6 +2,9 @@ import type Database from 'better-sqlite3';
 import { isBusError } from '../message-bus';
 import { toBusError } from './sqlite-errors';
 
+/** Pages a transaction rewrites besides the rows it adds (table, index and tree pages). */
+const PAGES_PER_TRANSACTION = 3;
+
 interface PendingOp {
   run: () => unknown;
   resolve: (value: unknown) => void;
@@ -29,9 +32,13 @@ export class TransactionBatcher {
   private readonly commit: Database.Statement;
   private readonly rollbackStatement: Database.Statement;
 
+  private written = 0;
+
   constructor(
     private readonly db: Database.Database,
     private readonly file: string,
+    /** Called after each COMMIT with an estimate of the bytes it wrote to the WAL. */
+    private readonly onCommit: (bytes: number) => void = () => undefined,
   ) {
     // Prepared once: `db.exec` would parse these three on every transaction.
     this.begin = db.prepare('BEGIN IMMEDIATE');
@@ -53,6 +60,11 @@ export class TransactionBatcher {
   /** Inside an operation: runs `fn` once the transaction has committed (e.g. to wake receivers). */
   afterCommit(fn: () => void): void {
     this.committed.push(fn);
+  }
+
+  /** Inside an operation: counts `bytes` of row data written (for the checkpointer's estimate). */
+  wrote(bytes: number): void {
+    this.written += bytes;
   }
 
   /** Inside an operation: runs `fn` if the transaction rolls back (to undo in-memory state). */
@@ -81,6 +93,7 @@ export class TransactionBatcher {
       }
       this.commit.run();
     } catch (err) {
+      this.written = 0;
       if (this.db.inTransaction) this.rollback();
       this.committed = [];
       for (const undo of this.rolledBack) undo();
@@ -89,6 +102,8 @@ export class TransactionBatcher {
       for (const op of ops) op.reject(busError);
       return;
     }
+    this.onCommit(PAGES_PER_TRANSACTION * 4096 + this.written);
+    this.written = 0;
     const hooks = this.committed;
     this.committed = [];
     this.rolledBack = [];

@@ -54,12 +54,14 @@ describe('convergence harness: negative control', () => {
       const workload = new Workload(rig.db, new SeededRandom(seed), { lateShare: 0.4, maxLateMs: 2500 });
       await workload.preload(3, 100);
       const host = await rig.startHost();
-      await workload.run(6_000);
+      const stats = await workload.run(6_000);
       await rig.settle(new Date(), 120_000);
       const verdict = await rig.verify();
       await host.child.stop();
+      reportRun('convergence/negative-control', { seed, lookbackSeconds: 0, workload: stats }, verdict);
       expect(verdict.lost).toBeGreaterThan(0);
-      expect(verdict.mismatches.filter((m) => m.cause !== 'never sent' && m.kind !== 'resurrected')).toEqual([]);
+      // A lost change can cascade: a record whose lost parent never arrived is parked (stale), not wrong.
+      expect(verdict.mismatches.filter((m) => m.cause !== 'never sent' && m.cause !== 'parked' && m.kind !== 'resurrected')).toEqual([]);
     } finally {
       await rig.close();
     }

@@ -44,8 +44,8 @@ describe('crash: the local host and the dead-letter mover killed with SIGKILL', 
       await host.child.stop();
       const killedAtPoint = rounds.filter((r) => !r.hostKilled.startsWith('timer')).length;
       const moverKilled = rounds.filter((r) => r.mover?.killed).length;
-      reportRun('crash', { seed, rounds: rounds.length, killedAtPoint, moverKilled, workload: stats, settleSeconds: settled.seconds, parkedRequeued: settled.requeued }, verdict);
-      for (const r of rounds) process.stdout.write(`  round ${r.round} ${r.kind}: ${r.hostKilled}${r.mover ? `; mover: ${JSON.stringify(r.mover)}` : ''}\n`);
+      const facts = { seed, rounds: rounds.length, killedAtPoint, moverKilled, workload: stats, settleSeconds: settled.seconds, parkedRequeued: settled.requeued };
+      reportRun('crash', { ...facts, roundLog: rounds }, verdict);
       keep = verdict.mismatches.length > 0;
       if (keep) throw new Error(describeMismatches(verdict, seed, rig.dir));
       expect(verdict.lost).toBe(0);

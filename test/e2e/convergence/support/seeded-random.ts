@@ -32,11 +32,17 @@ export class SeededRandom {
     return items[Math.floor(this.next() * items.length)];
   }
 
-  /** Up to `n` distinct items (fewer when the list is shorter), in random order. */
+  /**
+   * Up to `n` distinct items (fewer when the list is shorter), in random order. Always draws `n`
+   * numbers, so the choices after it do not depend on how long the list was.
+   */
   sample<T>(items: readonly T[], n: number): T[] {
     const copy = [...items];
     const out: T[] = [];
-    while (out.length < n && copy.length > 0) out.push(copy.splice(Math.floor(this.next() * copy.length), 1)[0]);
+    for (let i = 0; i < n; i++) {
+      const r = this.next();
+      if (copy.length > 0) out.push(copy.splice(Math.floor(r * copy.length), 1)[0]);
+    }
     return out;
   }
 

@@ -34,13 +34,15 @@ const WORDS = ['alpha', 'Beta', 'gamma', 'Delta', 'straße', 'Øresund', 'omega'
  * A seeded random workload on the source: item inserts, updates, deletes (with tombstones),
  * bulk updates of many rows sharing one timestamp, new categories that new items refer to at
  * once, items written before their category ("orphans" until it arrives), and a share of
- * transactions committed late. It runs while the host detects, so rows
- * change during detection runs.
+ * transactions committed late. It runs while the host detects, so rows change during detection
+ * runs.
  *
- * Rows a transaction touches are reserved until it commits, so no two transactions change one
- * row at the same time, and (SQLite) a row's timestamps strictly increase: a row changed twice
- * within one timestamp tick cannot be told apart by any timestamp watermark, so that is not
- * generated (see docs/reliability.md).
+ * The seed fixes the sequence of transactions (kinds, sizes, values, lateness); which existing
+ * rows an update or delete picks can vary with timing (rows still reserved by a late commit are
+ * skipped). Rows a transaction touches are reserved until it commits, so no two transactions
+ * change one row at the same time, and (SQLite) a row's timestamps strictly increase: a row
+ * changed twice within one timestamp tick cannot be told apart by any timestamp watermark, so
+ * that is not generated (see docs/reliability.md).
  */
 export class Workload {
   readonly stats: WorkloadStats = { transactions: 0, late: 0, inserted: 0, orphans: 0, updated: 0, deleted: 0, bulkUpdates: 0, categories: 0 };
@@ -107,12 +109,14 @@ export class Workload {
 
   /** Items of a category that is written only `orphanDelayMs` later (it is not offered to other writes before). */
   private async orphans(): Promise<void> {
+    // Every random choice is drawn before the first await, so the seed alone decides them.
     const category = this.newCategory();
     const items = this.newItems(this.random.int(1, 3), category.id);
+    const [min, max] = this.options.orphanDelayMs ?? [500, 3000];
+    const delay = this.random.int(min, max);
     this.stats.orphans += items.rows.length;
     await this.transaction(items, 0);
-    const [min, max] = this.options.orphanDelayMs ?? [500, 3000];
-    await sleep(this.random.int(min, max));
+    await sleep(delay);
     await this.transaction(category, 0);
   }
 

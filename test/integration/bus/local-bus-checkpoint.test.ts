@@ -1,0 +1,112 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { LocalBus } from '../../../src/bus/local/local-bus';
+import { WalCheckpointer } from '../../../src/bus/local/wal-checkpointer';
+import { bulkBody } from './fixtures/bus-bulk-sender';
+
+const MB = 1024 * 1024;
+const REGISTER = path.resolve(__dirname, '../../support/swc-register.js');
+const SENDER = path.join(__dirname, 'fixtures', 'bus-bulk-sender.ts');
+
+const sizeOf = (file: string) => (existsSync(file) ? statSync(file).size : 0);
+
+async function until(condition: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe('LocalBus WAL checkpoints on a worker thread', () => {
+  let dataDir: string;
+  beforeEach(() => {
+    dataDir = mkdtempSync(path.join(os.tmpdir(), 'highwater-bus-checkpoint-'));
+  });
+  afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('copies the WAL into the database file on its own connection, and stops on close', async () => {
+    const file = path.join(dataDir, 'raw.sqlite');
+    const db = new Database(file);
+    db.pragma('journal_mode = WAL');
+    db.pragma('wal_autocheckpoint = 0');
+    db.exec('CREATE TABLE t (body BLOB)');
+    const insert = db.prepare('INSERT INTO t VALUES (?)');
+    // A blob of 3,000 bytes takes a page: 5,000 of them leave ~5,000 frames in the WAL.
+    db.transaction(() => {
+      for (let i = 0; i < 5000; i++) insert.run(Buffer.alloc(3000, i % 251));
+    })();
+    const before = statSync(file).size;
+    const checkpointer = new WalCheckpointer(file, 'NORMAL');
+    try {
+      checkpointer.wrote(0.5 * MB);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(statSync(file).size).toBe(before);
+      checkpointer.wrote(20 * MB);
+      await until(() => statSync(file).size >= before + 15 * MB, 10_000);
+    } finally {
+      await checkpointer.close();
+    }
+    // Stopped: what is written now stays in the WAL.
+    db.transaction(() => {
+      for (let i = 0; i < 5000; i++) insert.run(Buffer.alloc(3000, 7));
+    })();
+    checkpointer.wrote(20 * MB);
+    const after = statSync(file).size;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(statSync(file).size).toBe(after);
+    expect((db.prepare('SELECT count(*) AS n FROM t').get() as { n: number }).n).toBe(10_000);
+    db.close();
+  });
+
+  it('keeps every send that resolved when the process is SIGKILLed while its worker checkpoints', async () => {
+    const queue = 'bulk';
+    const batch = 100;
+    const bytes = 3000;
+    const child = spawn(process.execPath, ['-r', REGISTER, SENDER, JSON.stringify({ dataDir, queue, batch, bytes })], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let acknowledged = 0;
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      const sent = [...chunk.toString().matchAll(/SENT (\d+)/g)].map((m) => Number(m[1]));
+      if (sent.length > 0) acknowledged = Math.max(acknowledged, ...sent);
+    });
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise((resolve) => child.on('exit', resolve));
+    const file = path.join(dataDir, 'bus.sqlite');
+    try {
+      // A message takes a page, so 7,000 of them stay below SQLite's own auto-checkpoint
+      // (8,192 pages): a database file beyond 4 MiB by then shows the worker's checkpoints
+      // (from 4,096 pages waiting).
+      await until(() => sizeOf(file) > 4 * MB || acknowledged >= 7000 || child.exitCode !== null, 30_000);
+      expect(stderr).toBe('');
+      expect(sizeOf(file)).toBeGreaterThan(4 * MB);
+      await until(() => acknowledged >= 9000, 30_000);
+    } finally {
+      child.kill('SIGKILL');
+      await exited;
+    }
+
+    const bus = await LocalBus.open({ dataDir, queues: [queue] });
+    try {
+      const { active } = await bus.counts(queue);
+      expect(active).toBeGreaterThanOrEqual(acknowledged);
+      expect(active % batch).toBe(0);
+      const stored = await bus.peek(queue, { maxMessages: active + batch });
+      expect(stored.map((m) => m.messageId)).toEqual(Array.from({ length: active }, (_, i) => `m-${i}`));
+      expect(stored.every((m, i) => Buffer.from(m.body).toString() === bulkBody(i, bytes))).toBe(true);
+    } finally {
+      await bus.close();
+    }
+    const db = new Database(file, { readonly: true });
+    try {
+      expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+    } finally {
+      db.close();
+    }
+  }, 60_000);
+});

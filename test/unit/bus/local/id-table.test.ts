@@ -1,0 +1,88 @@
+import { hashId, IdTable } from '../../../../src/bus/local/id-table';
+
+/** A stand-in for `duplicate_log`: row id → (queue id, message id). */
+function makeLog() {
+  const rows = new Map<number, { queueId: number; messageId: string }>();
+  let reads = 0;
+  return {
+    rows,
+    get reads() {
+      return reads;
+    },
+    check: (logId: number, queueId: number, messageId: string) => {
+      reads++;
+      const row = rows.get(logId);
+      return row !== undefined && row.queueId === queueId && row.messageId === messageId;
+    },
+  };
+}
+
+describe('IdTable', () => {
+  it('finds every stored id within its window, per queue, and no other', () => {
+    const log = makeLog();
+    const table = new IdTable(log.check);
+    for (let i = 0; i < 5000; i++) {
+      log.rows.set(i + 1, { queueId: 1 + (i % 2), messageId: `id-${i}` });
+      table.add(1 + (i % 2), `id-${i}`, 1000 + i, i + 1);
+    }
+    expect(table.size).toBe(5000);
+    expect([0, 1, 4999].map((i) => table.has(1 + (i % 2), `id-${i}`, 999))).toEqual([true, true, true]);
+    expect(table.has(2, 'id-0', 999)).toBe(false);
+    expect(table.has(1, 'id-5000', 999)).toBe(false);
+    expect(table.has(1, 'id-0', 1000)).toBe(false);
+    expect(table.has(1, 'id-4000', 1000)).toBe(true);
+    // Hashes are 32 bits: a found id is read back once, a missing one almost never.
+    expect(log.reads).toBeLessThan(10);
+  });
+
+  it('tells ids apart whose hashes collide, by reading their log rows', () => {
+    const log = makeLog();
+    const table = new IdTable(log.check, () => 42);
+    for (let i = 1; i <= 50; i++) {
+      log.rows.set(i, { queueId: 1, messageId: `m${i}` });
+      table.add(1, `m${i}`, 100, i);
+    }
+    expect(table.has(1, 'm50', 0)).toBe(true);
+    expect(table.has(1, 'm51', 0)).toBe(false);
+    expect(table.has(2, 'm1', 0)).toBe(false);
+    // A row gone from the log (purged by another process) no longer counts.
+    log.rows.delete(7);
+    expect(table.has(1, 'm7', 0)).toBe(false);
+  });
+
+  it('keeps a later window of the same id next to the expired one, and prune drops the expired', () => {
+    const log = makeLog();
+    const table = new IdTable(log.check);
+    log.rows.set(1, { queueId: 1, messageId: 'x' });
+    table.add(1, 'x', 100, 1);
+    expect(table.has(1, 'x', 150)).toBe(false);
+    log.rows.set(2, { queueId: 1, messageId: 'x' });
+    table.add(1, 'x', 300, 2);
+    expect(table.has(1, 'x', 150)).toBe(true);
+    table.prune(150);
+    expect(table.size).toBe(1);
+    expect(table.has(1, 'x', 299)).toBe(true);
+  });
+
+  it('grows with the ids in the window and shrinks back when they expire', () => {
+    const log = makeLog();
+    const table = new IdTable(log.check);
+    const empty = table.bytes;
+    for (let i = 1; i <= 100_000; i++) {
+      log.rows.set(i, { queueId: 1, messageId: String(i) });
+      table.add(1, String(i), i <= 99_000 ? 10 : 20, i);
+    }
+    expect(table.bytes / 100_000).toBeLessThanOrEqual(20 / 0.35);
+    table.prune(10);
+    expect(table.size).toBe(1000);
+    expect(table.bytes).toBeLessThanOrEqual(empty * 4);
+    expect(table.has(1, '99001', 10)).toBe(true);
+    expect(table.has(1, '1', 0)).toBe(false);
+  });
+
+  it('hashes the queue id and every code unit', () => {
+    const hashes = new Set([hashId(1, 'abc'), hashId(2, 'abc'), hashId(1, 'abd'), hashId(1, 'ab'), hashId(1, 'äbc')]);
+    expect(hashes.size).toBe(5);
+    expect(hashId(1, 'abc')).toBe(hashId(1, 'abc'));
+  });
+});
