@@ -1,4 +1,4 @@
-import { PermanentError } from '../../src/model/errors';
+import { decodeOpaqueCursor, encodeOpaqueCursor, invalidCursor } from '../base/paging-cursor';
 import type { WatermarkType } from '../../src/model/watermark-value';
 
 const EARLIEST_DATETIME = '0001-01-01T00:00:00.0000000Z';
@@ -37,23 +37,14 @@ export interface RunPosition {
 
 /** An opaque cursor for {@link RunPosition} (base64url JSON). */
 export function encodeCursor(position: RunPosition): string {
-  return Buffer.from(JSON.stringify({ v: 1, ...position }), 'utf8').toString('base64url');
+  return encodeOpaqueCursor(position);
 }
 
 /** @throws PermanentError when the cursor was not made by {@link encodeCursor}. */
 export function decodeCursor(cursor: string): RunPosition {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    parsed = undefined;
-  }
-  if (!parsed || typeof parsed !== 'object' || (parsed as { v?: unknown }).v !== 1 || !('upper' in parsed)) {
-    throw new PermanentError('invalid paging cursor');
-  }
+  const parsed = decodeOpaqueCursor(cursor);
+  if (!('upper' in parsed)) throw invalidCursor();
   const { upper, after } = parsed as { upper: unknown; after?: { watermark: unknown; keys: unknown } };
-  if (after !== undefined && (typeof after !== 'object' || after === null || !Array.isArray(after.keys))) {
-    throw new PermanentError('invalid paging cursor');
-  }
+  if (after !== undefined && (typeof after !== 'object' || after === null || !Array.isArray(after.keys))) throw invalidCursor();
   return after ? { upper, after: { watermark: after.watermark, keys: after.keys as unknown[] } } : { upper };
 }
