@@ -1,10 +1,35 @@
-import { ConnectorRegistry } from './base/registry';
-import { sqlConnectorFactories } from './sql';
-import { businessCentralConnectorFactory } from './businesscentral';
-import { dataverseConnectorFactory } from './dataverse';
-import { odataConnectorFactory } from './odata';
+/* eslint-disable @typescript-eslint/no-require-imports -- `require` on purpose: connectors open synchronously, and a static import would load what this file exists to defer */
+import { ConnectorRegistry, lazyConnectorFactory } from './base/registry';
+import { validateBusinessCentralSettings } from './businesscentral/bc-settings';
+import { validateDataverseSettings } from './dataverse/dataverse-settings';
+import { validateOdataSettings } from './odata/odata-settings';
+import { sqlConnectorFactories } from './sql/sql-connectors';
 
-/** Every connector type Highwater ships, registered. */
+/*
+ * Only the settings checks are imported here (config validation needs them for every type); each
+ * HTTP connector's implementation, and `@azure/identity` behind it, loads when a connection of
+ * that type is first opened. The SQL factories defer their drivers themselves (`sql-connectors`).
+ */
+
+const odata = lazyConnectorFactory({
+  type: 'odata',
+  validateSettings: validateOdataSettings,
+  load: () => (require('./odata/odata-connectors') as typeof import('./odata/odata-connectors')).odataConnectorFactory,
+});
+
+const dataverse = lazyConnectorFactory({
+  type: 'dataverse',
+  validateSettings: validateDataverseSettings,
+  load: () => (require('./dataverse/dataverse-connectors') as typeof import('./dataverse/dataverse-connectors')).dataverseConnectorFactory,
+});
+
+const businessCentral = lazyConnectorFactory({
+  type: 'businesscentral',
+  validateSettings: validateBusinessCentralSettings,
+  load: () => (require('./businesscentral/bc-connectors') as typeof import('./businesscentral/bc-connectors')).businessCentralConnectorFactory,
+});
+
+/** Every connector type Highwater ships, registered; implementations load on first use. */
 export function defaultConnectorRegistry(): ConnectorRegistry {
-  return new ConnectorRegistry([...sqlConnectorFactories, odataConnectorFactory, dataverseConnectorFactory, businessCentralConnectorFactory]);
+  return new ConnectorRegistry([...sqlConnectorFactories, odata, dataverse, businessCentral]);
 }

@@ -53,7 +53,8 @@ function direct(task: E2eTask): Measured {
 /** The local host's real services: one detection run while the processors apply what arrives. */
 async function endToEnd(task: E2eTask): Promise<Measured> {
   const settings = { ...readSettings({}), storageConnectionString: task.storageConnectionString, dataDir: task.dataDir };
-  const host = await startLocalHost({ configDir: task.configDir, port: 0, settings, noSchedule: true, log: silentLogger });
+  const host = await startLocalHost({ configDir: task.configDir, port: 0, settings, noSchedule: true, log: silentLogger,
+    ...(task.concurrency ? { concurrency: { normal: task.concurrency } } : {}) });
   try {
     const job = host.runtime.init.getJob(JOB);
     if (!job) throw new Error(`job ${JOB} is not configured`);

@@ -16,7 +16,7 @@ import { createTarget, generateUuidSource, writeE2eConfig, type E2eResult, type 
  * fresh target. Run without a build:
  *
  *   node -r ./test/support/swc-register.js bench/e2e/run.ts [--sizes 10000,100000,1000000]
- *     [--row-bytes 1024] [--runs 1] [--stages direct,e2e] [--profile DIR]
+ *     [--row-bytes 1024] [--runs 1] [--stages direct,e2e] [--profile DIR] [--concurrency N]
  */
 const STAGES: ReadonlyArray<E2eTask['stage']> = ['direct', 'e2e'];
 const REGISTER = path.resolve(__dirname, '../../test/support/swc-register.js');
@@ -64,6 +64,7 @@ async function main(): Promise<void> {
   const runs = positive('runs', 1);
   const stages = (flag('stages') ?? STAGES.join(',')).split(',') as Array<E2eTask['stage']>;
   for (const s of stages) if (!STAGES.includes(s)) throw new Error(`--stages: unknown stage ${s} (known: ${STAGES.join(', ')})`);
+  const concurrency = flag('concurrency') === undefined ? undefined : positive('concurrency', 1);
   const profileDir = flag('profile') ? path.resolve(flag('profile') as string) : undefined;
   if (profileDir) fs.mkdirSync(profileDir, { recursive: true });
 
@@ -86,7 +87,7 @@ async function main(): Promise<void> {
       createTarget(dir);
       const dataDir = path.join(dir, `bus-${run}`);
       try {
-        return await runChild({ stage, rows, configDir: dir, dataDir, storageConnectionString: azurite.connectionString }, profile);
+        return await runChild({ stage, rows, configDir: dir, dataDir, storageConnectionString: azurite.connectionString, concurrency }, profile);
       } finally {
         fs.rmSync(dataDir, { recursive: true, force: true });
       }

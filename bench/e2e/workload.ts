@@ -28,6 +28,8 @@ export interface E2eTask {
   /** Folder for the local bus (e2e). */
   dataDir: string;
   storageConnectionString: string;
+  /** e2e: processors on `sbqnormal`; default the host's own. */
+  concurrency?: number;
 }
 
 export interface E2eResult {

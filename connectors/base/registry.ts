@@ -58,16 +58,12 @@ export class ConnectorRegistry {
 
   /** @throws ConfigError for an unknown type, a type that cannot be a source, or invalid settings. */
   createSource(ctx: ConnectorContext): SourceConnector {
-    const factory = this.checked(ctx);
-    if (!factory.createSource) throw new ConfigError(`connection "${ctx.connection.name}": connector type "${factory.type}" cannot be a source`);
-    return factory.createSource(ctx);
+    return openSource(this.checked(ctx), ctx);
   }
 
   /** @throws ConfigError for an unknown type, a type that cannot be a target, or invalid settings. */
   createTarget(ctx: ConnectorContext): TargetConnector {
-    const factory = this.checked(ctx);
-    if (!factory.createTarget) throw new ConfigError(`connection "${ctx.connection.name}": connector type "${factory.type}" cannot be a target`);
-    return factory.createTarget(ctx);
+    return openTarget(this.checked(ctx), ctx);
   }
 
   private checked(ctx: ConnectorContext): ConnectorFactory {
@@ -86,4 +82,55 @@ export class ConnectorRegistry {
 
 function normalize(type: string): string {
   return type.trim().toLowerCase();
+}
+
+function openSource(factory: ConnectorFactory, ctx: ConnectorContext): SourceConnector {
+  if (!factory.createSource) throw new ConfigError(`connection "${ctx.connection.name}": connector type "${factory.type}" cannot be a source`);
+  return factory.createSource(ctx);
+}
+
+function openTarget(factory: ConnectorFactory, ctx: ConnectorContext): TargetConnector {
+  if (!factory.createTarget) throw new ConfigError(`connection "${ctx.connection.name}": connector type "${factory.type}" cannot be a target`);
+  return factory.createTarget(ctx);
+}
+
+/** What {@link lazyConnectorFactory} needs: everything but the implementation. */
+export interface LazyConnectorFactoryOptions {
+  /** The `connection.type` served; must be the loaded factory's. */
+  type: string;
+  /** The settings checks, from a module that loads no connector code; must be the loaded factory's own. */
+  validateSettings: SettingsValidator;
+  /** Returns the implementing factory, typically by `require`-ing its module; called once, on the first open. */
+  load: () => ConnectorFactory;
+}
+
+/**
+ * A factory that validates settings at once but loads its implementation (and the SDKs behind
+ * it) only when a connector of the type is first opened: validating a configuration, or running
+ * a host whose connections never use the type, does not pay for its code. Loading is
+ * synchronous (`require`) because opening a connector is.
+ *
+ * @throws Error on the first open when the loaded factory serves another type or validates with
+ *   another function (a programming error: the light and the full module disagree).
+ */
+export function lazyConnectorFactory(options: LazyConnectorFactoryOptions): ConnectorFactory {
+  let loaded: ConnectorFactory | undefined;
+  const implementation = (): ConnectorFactory => {
+    if (loaded) return loaded;
+    const factory = options.load();
+    if (normalize(factory.type) !== normalize(options.type)) {
+      throw new Error(`connector type "${options.type}": its implementation serves type "${factory.type}"`);
+    }
+    if (factory.validateSettings !== options.validateSettings) {
+      throw new Error(`connector type "${options.type}": its implementation validates settings with another function than the one registered`);
+    }
+    loaded = factory;
+    return loaded;
+  };
+  return {
+    type: options.type,
+    validateSettings: options.validateSettings,
+    createSource: (ctx) => openSource(implementation(), ctx),
+    createTarget: (ctx) => openTarget(implementation(), ctx),
+  };
 }

@@ -1,4 +1,3 @@
-import { ClientCertificateCredential, ClientSecretCredential, ManagedIdentityCredential } from '@azure/identity';
 import { classifyError, type ErrorRule, stringCode } from '../base/error-classification';
 import { ConfigError } from '../../src/model/errors';
 import type { OdataAuthSettings } from './odata-settings';
@@ -74,12 +73,13 @@ export interface IdentityOptions {
 
 /**
  * A token provider on `@azure/identity`. The credential is created on the first request, so
- * opening a connector never reaches the identity endpoint.
+ * opening a connector never reaches the identity endpoint; the library is loaded then too, so a
+ * process whose connectors need no token does not carry it.
  */
 export function identityTokenProvider(options: IdentityOptions): AccessTokenProvider {
   type Credential = { getToken(scope: string): Promise<ExpiringToken | null> };
   let credential: Credential | undefined;
-  const create = (): Credential => {
+  const create = ({ ClientCertificateCredential, ClientSecretCredential, ManagedIdentityCredential }: typeof import('@azure/identity')): Credential => {
     const { auth } = options;
     const authorityHost = 'authorityHost' in auth ? auth.authorityHost : undefined;
     switch (auth.kind) {
@@ -96,8 +96,10 @@ export function identityTokenProvider(options: IdentityOptions): AccessTokenProv
   const operation = `connection "${options.connectionName}": get an access token for ${options.scope}`;
   return new CachedTokenProvider(async () => {
     if (!credential) {
+      // Outside the try: a library that fails to load is not a problem of settings.auth.
+      const identity = await import('@azure/identity');
       try {
-        credential = create();
+        credential = create(identity);
       } catch (err) {
         throw new ConfigError(`${operation}: settings.auth does not make a credential: ${options.redact(err instanceof Error ? err.message : String(err))}`);
       }

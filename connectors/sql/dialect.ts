@@ -31,7 +31,22 @@ export interface SqlDatabase {
    * @param operation what is being done, for error messages, e.g. `upsert into "customers"`.
    */
   query(sql: string, params: readonly unknown[], operation: string): Promise<SqlRow[]>;
+  /**
+   * Runs the statements in order until one returns rows, and returns those (or none), as one unit
+   * of work where the database groups writes (SQLite: an upsert's UPDATE and, when it matched
+   * nothing, its INSERT share one commit instead of two). Optional: without it, callers run the
+   * statements one by one with {@link query}. Throws what {@link query} throws, for the statement
+   * that failed.
+   */
+  firstWithRows?(statements: readonly SqlStatement[]): Promise<SqlRow[]>;
   close(): Promise<void>;
+}
+
+/** One statement with its bound parameters and what it does (for error messages). */
+export interface SqlStatement {
+  sql: string;
+  params: readonly unknown[];
+  operation: string;
 }
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_$]*$/;

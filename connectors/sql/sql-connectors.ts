@@ -2,11 +2,24 @@ import path from 'node:path';
 import type { ConnectorContext } from '../base/connector-context';
 import { readSecret, secretRedactor } from '../base/connector-context';
 import type { ConnectorFactory } from '../base/registry';
-import { PostgresDatabase } from './postgres-dialect';
-import { SqlSource } from './sql-source';
-import { SqlTarget } from './sql-target';
-import { SqliteDatabase } from './sqlite-dialect';
+import type { PostgresDatabase } from './postgres-dialect';
+import type { SqliteDatabase } from './sqlite-dialect';
 import { type PostgresSettings, type SqliteSettings, validatePostgresSettings, validateSqliteSettings } from './sql-settings';
+
+/*
+ * The implementations load when a connection is first opened, not with this module: validating a
+ * configuration needs only `sql-settings`, and a host with only sqlite connections never loads
+ * `pg` (nor one with only postgres connections better-sqlite3). `require`, not `import()`,
+ * because opening a connector is synchronous.
+ */
+/* eslint-disable @typescript-eslint/no-require-imports */
+const load = {
+  source: () => (require('./sql-source') as typeof import('./sql-source')).SqlSource,
+  target: () => (require('./sql-target') as typeof import('./sql-target')).SqlTarget,
+  sqlite: () => (require('./sqlite-dialect') as typeof import('./sqlite-dialect')).SqliteDatabase,
+  postgres: () => (require('./postgres-dialect') as typeof import('./postgres-dialect')).PostgresDatabase,
+};
+/* eslint-enable @typescript-eslint/no-require-imports */
 
 function clockOf(ctx: ConnectorContext): () => Date {
   const clock = ctx.clock;
@@ -15,7 +28,7 @@ function clockOf(ctx: ConnectorContext): () => Date {
 
 function openSqlite(ctx: ConnectorContext): SqliteDatabase {
   const settings = ctx.connection.settings as unknown as SqliteSettings;
-  return new SqliteDatabase({
+  return new (load.sqlite())({
     file: path.resolve(ctx.configDir, settings.file),
     busyTimeoutMs: settings.busyTimeoutMs,
     connectionName: ctx.connection.name,
@@ -26,7 +39,7 @@ function openPostgres(ctx: ConnectorContext): PostgresDatabase {
   const settings = ctx.connection.settings as PostgresSettings;
   const password = readSecret(ctx, 'password');
   const connectionString = readSecret(ctx, 'connectionString');
-  return new PostgresDatabase({
+  return new (load.postgres())({
     connectionString,
     host: settings.host,
     port: settings.port,
@@ -46,18 +59,18 @@ function openPostgres(ctx: ConnectorContext): PostgresDatabase {
 export const sqliteConnectorFactory: ConnectorFactory = {
   type: 'sqlite',
   validateSettings: validateSqliteSettings,
-  createSource: (ctx) => new SqlSource(openSqlite(ctx), clockOf(ctx)),
+  createSource: (ctx) => new (load.source())(openSqlite(ctx), clockOf(ctx)),
   createTarget: (ctx) =>
-    new SqlTarget(openSqlite(ctx), { connectionName: ctx.connection.name, versionField: (ctx.connection.settings as Partial<SqliteSettings>).versionField }),
+    new (load.target())(openSqlite(ctx), { connectionName: ctx.connection.name, versionField: (ctx.connection.settings as Partial<SqliteSettings>).versionField }),
 };
 
 /** `postgres`: a PostgreSQL database (pg pool of `connection.maxConcurrency`); source and target. */
 export const postgresConnectorFactory: ConnectorFactory = {
   type: 'postgres',
   validateSettings: validatePostgresSettings,
-  createSource: (ctx) => new SqlSource(openPostgres(ctx), clockOf(ctx)),
+  createSource: (ctx) => new (load.source())(openPostgres(ctx), clockOf(ctx)),
   createTarget: (ctx) =>
-    new SqlTarget(openPostgres(ctx), { connectionName: ctx.connection.name, versionField: (ctx.connection.settings as PostgresSettings).versionField }),
+    new (load.target())(openPostgres(ctx), { connectionName: ctx.connection.name, versionField: (ctx.connection.settings as PostgresSettings).versionField }),
 };
 
 /** Both SQL connector types, for `new ConnectorRegistry([...sqlConnectorFactories, …])`. */

@@ -1,8 +1,9 @@
 import Database from 'better-sqlite3';
 import { classifyError } from '../base/error-classification';
-import { bindCommon, type SqlDatabase, type SqlDialect, type SqlRow } from './dialect';
+import { bindCommon, type SqlDatabase, type SqlDialect, type SqlRow, type SqlStatement } from './dialect';
 import { formatTimestamp, inferTimestampFormat } from './sqlite-timestamps';
 import { SQLITE_ERROR_RULES, sqliteErrorCode } from './sqlite-errors';
+import { SqliteGroupCommit } from './sqlite-group-commit';
 import type { WatermarkType } from '../../src/model/watermark-value';
 
 /** SQLite: `?` placeholders, booleans as 1/0, datetimes as ISO 8601 UTC text (see `sqlite-timestamps.ts`). */
@@ -43,32 +44,68 @@ export interface SqliteOptions {
 
 const STATEMENT_CACHE_SIZE = 100;
 
+function execute(statement: Database.Statement, params: readonly unknown[]): SqlRow[] {
+  if (statement.reader) return statement.all(...params) as SqlRow[];
+  statement.run(...params);
+  return [];
+}
+
 /**
  * One better-sqlite3 handle, opened on first use with `PRAGMA foreign_keys = ON` (so a missing
  * referenced row is reported, as a TransitiveError). Statements are prepared once and cached.
+ * Reads run at once; writes go through {@link SqliteGroupCommit}: those issued in the same
+ * event-loop turn share one transaction, and each resolves after it committed.
  */
 export class SqliteDatabase implements SqlDatabase {
   readonly dialect = sqliteDialect;
   private db: Database.Database | undefined;
   private readonly statements = new Map<string, Database.Statement>();
+  private readonly writes = new SqliteGroupCommit(() => this.open());
 
   constructor(private readonly options: SqliteOptions) {}
 
   async query(sql: string, params: readonly unknown[], operation: string): Promise<SqlRow[]> {
     try {
       const statement = this.statement(sql);
-      if (statement.reader) return statement.all(...params) as SqlRow[];
-      statement.run(...params);
-      return [];
+      if (statement.readonly) return statement.all(...params) as SqlRow[];
+      return await this.writes.run(() => execute(statement, params));
     } catch (err) {
-      throw classifyError(err, SQLITE_ERROR_RULES, {
-        codeOf: sqliteErrorCode,
-        operation: `sqlite connection "${this.options.connectionName}": ${operation}`,
-      });
+      throw this.classify(err, operation);
     }
   }
 
+  /** The statements in one group write (one savepoint): an upsert's miss costs no extra commit. */
+  async firstWithRows(statements: readonly SqlStatement[]): Promise<SqlRow[]> {
+    const prepared = statements.map((s) => {
+      try {
+        return { statement: this.statement(s.sql), ...s };
+      } catch (err) {
+        throw this.classify(err, s.operation);
+      }
+    });
+    return this.writes.run(() => {
+      for (const { statement, params, operation } of prepared) {
+        try {
+          const rows = execute(statement, params);
+          if (rows.length > 0) return rows;
+        } catch (err) {
+          throw this.classify(err, operation);
+        }
+      }
+      return [];
+    });
+  }
+
+  private classify(err: unknown, operation: string) {
+    return classifyError(err, SQLITE_ERROR_RULES, {
+      codeOf: sqliteErrorCode,
+      operation: `sqlite connection "${this.options.connectionName}": ${operation}`,
+    });
+  }
+
   async close(): Promise<void> {
+    this.writes.flush();
+    this.writes.reset();
     this.statements.clear();
     this.db?.close();
     this.db = undefined;

@@ -1,6 +1,5 @@
 import path from 'node:path';
 import { allQueueNames, type Settings } from '../config/settings';
-import { AzureServiceBus } from './azure/azure-bus';
 import { LocalBus } from './local/local-bus';
 import type { MessageBus } from './message-bus';
 
@@ -17,10 +16,13 @@ export function describeBus(settings: Pick<Settings, 'serviceBusConnectionString
  */
 export async function createBus(settings: Settings, options: { clock?: () => Date } = {}): Promise<MessageBus> {
   const knownQueues = allQueueNames(settings.queues);
+  // The Service Bus SDK (with its AMQP stack) is loaded only when chosen: a local host never carries it.
   if (settings.serviceBusConnectionString) {
+    const { AzureServiceBus } = await import('./azure/azure-bus');
     return new AzureServiceBus({ connectionString: settings.serviceBusConnectionString, knownQueues });
   }
   if (settings.serviceBusNamespace) {
+    const { AzureServiceBus } = await import('./azure/azure-bus');
     return new AzureServiceBus({ fullyQualifiedNamespace: settings.serviceBusNamespace, knownQueues });
   }
   return LocalBus.open({ dataDir: settings.dataDir, queues: knownQueues, clock: options.clock });

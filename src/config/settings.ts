@@ -11,7 +11,7 @@ export interface Settings {
   storageConnectionString?: string;
   /** Table storage account URL for identity-based access (`HIGHWATER_TABLES_ENDPOINT`). */
   tablesEndpoint?: string;
-  /** Service Bus connection string (`SERVICEBUS_CONNECTION_STRING`); unset → local bus. */
+  /** Service Bus connection string (`SERVICEBUS_CONNECTION_STRING`, else `ServiceBusConnection`); unset → local bus. */
   serviceBusConnectionString?: string;
   /** Service Bus namespace for managed identity (`ServiceBusConnection__fullyQualifiedNamespace`). */
   serviceBusNamespace?: string;
@@ -46,6 +46,13 @@ export const SETTING_NAMES = {
   queueTransitiveLow: 'QUEUE_TRANSITIVE_LOW',
   queueIgnored: 'QUEUE_IGNORED',
 } as const;
+
+/**
+ * The Service Bus triggers' connection setting (a connection string under `func start`). The code
+ * falls back to it when `SERVICEBUS_CONNECTION_STRING` is not set, so the triggers and the code
+ * cannot reach different brokers. Not in {@link SETTING_NAMES}: Azure uses the namespace instead.
+ */
+export const TRIGGER_CONNECTION_SETTING = 'ServiceBusConnection';
 
 export const DEFAULT_GET_CHANGES_SCHEDULE = '*/10 * * * * *';
 
@@ -82,7 +89,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env, cwd: string =
   return {
     storageConnectionString: storage && !/UseDevelopmentStorage=true/i.test(storage) ? storage : undefined,
     tablesEndpoint: nonEmpty(env[SETTING_NAMES.tablesEndpoint]),
-    serviceBusConnectionString: nonEmpty(env[SETTING_NAMES.serviceBus]),
+    serviceBusConnectionString: nonEmpty(env[SETTING_NAMES.serviceBus]) ?? nonEmpty(env[TRIGGER_CONNECTION_SETTING]),
     serviceBusNamespace: nonEmpty(env[SETTING_NAMES.serviceBusNamespace]),
     dataDir: path.resolve(cwd, nonEmpty(env[SETTING_NAMES.dataDir]) ?? '.data'),
     timeZone: nonEmpty(env[SETTING_NAMES.timeZone]) ?? 'UTC',

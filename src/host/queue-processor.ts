@@ -29,6 +29,8 @@ export class QueueProcessor {
   private loop?: Promise<void>;
   private readonly inFlight = new Set<Promise<void>>();
   private idleWaiters: Array<() => void> = [];
+  /** Wakes the receive loop when a message in flight is done. */
+  private slotFreed?: () => void;
 
   constructor(private readonly options: QueueProcessorOptions) {}
 
@@ -55,7 +57,9 @@ export class QueueProcessor {
     while (this.running) {
       const free = concurrency - this.inFlight.size;
       if (free <= 0) {
-        await Promise.race(this.inFlight);
+        // Not Promise.race(inFlight): that adds a reaction to every message in flight on each
+        // turn of this loop, O(concurrency) per message, all of them run when each settles.
+        await new Promise<void>((resolve) => (this.slotFreed = resolve));
         continue;
       }
       let messages: ReceivedMessage[];
@@ -84,7 +88,12 @@ export class QueueProcessor {
 
   private track(work: Promise<void>): void {
     this.inFlight.add(work);
-    void work.finally(() => this.inFlight.delete(work));
+    void work.finally(() => {
+      this.inFlight.delete(work);
+      const wake = this.slotFreed;
+      this.slotFreed = undefined;
+      wake?.();
+    });
   }
 
   /** Resolves the next time a receive finds the queue empty with nothing in flight. */

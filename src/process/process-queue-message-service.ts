@@ -81,8 +81,11 @@ export class ProcessQueueMessageService {
       return this.fail(received, settler, queue, err, undefined);
     }
 
-    const wait = redeliveryWaitMs(received, this.deps.clock.now());
-    if (wait > 0) await this.deps.clock.sleep(wait);
+    // A first delivery that carries no RetryNotBefore never waits: no clock read for it.
+    if (received.deliveryCount > 1 || received.applicationProperties[ERROR_PROPERTY.retryNotBefore] !== undefined) {
+      const wait = redeliveryWaitMs(received, this.deps.clock.now());
+      if (wait > 0) await this.deps.clock.sleep(wait);
+    }
 
     let ignored: boolean;
     try {
@@ -134,13 +137,14 @@ export class ProcessQueueMessageService {
     switch (message.action) {
       case JobActionType.NewUpdate: {
         const result = await target.upsert(message, mapping, { responseMapping: mapping.responseMapping, job });
-        if (await this.deletedAfter(job, mapping, message)) {
+        const deleted = this.deletedAfter(job, mapping, message);
+        if (deleted !== false && (await deleted)) {
           // A newer delete of this record was processed while this upsert was: the delete wins.
           this.deps.log.info(`job "${job.name}": ${message.sourceKey} was deleted by a newer change while it was upserted: deleting it again`);
           await target.delete(message, mapping);
           return;
         }
-        await this.sendResponse(message, job, mapping, result.returned);
+        if (job.responseJob) await this.sendResponse(message, job, mapping, result.returned);
         await this.deps.appliedHashes?.recordApplied(job, message);
         return;
       }
@@ -156,8 +160,8 @@ export class ProcessQueueMessageService {
     }
   }
 
-  /** Skip-outdated upserts only: whether a newer delete of the message's record was recorded. */
-  private async deletedAfter(job: Job, mapping: Mapping, message: QueueMessage): Promise<boolean> {
+  /** Skip-outdated upserts only: whether a newer delete of the record was recorded; plain `false` (nothing to await) when none can be. */
+  private deletedAfter(job: Job, mapping: Mapping, message: QueueMessage): false | Promise<boolean> {
     if (!job.skipOutdatedMessages || message.action !== JobActionType.NewUpdate || !this.deps.deletions) return false;
     return this.deps.deletions.deletedAfter(job, mapping, message);
   }

@@ -1,6 +1,5 @@
 import path from 'node:path';
 import { TableClient, type TableServiceClientOptions } from '@azure/data-tables';
-import { DefaultAzureCredential } from '@azure/identity';
 import type { Settings } from '../config/settings';
 import { SETTING_NAMES } from '../config/settings';
 import { ConfigError } from '../model/errors';
@@ -122,6 +121,8 @@ export async function openTableStorage(
   }
   if (settings.tablesEndpoint) {
     const endpoint = settings.tablesEndpoint;
+    // Loaded only here: a host on a connection string or the local Azurite never carries it.
+    const { DefaultAzureCredential } = await import('@azure/identity');
     const credential = new DefaultAzureCredential();
     const insecure = endpoint.startsWith('http://');
     return new ClientTableStorage(

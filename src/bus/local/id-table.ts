@@ -1,30 +1,36 @@
 /** A 32-bit hash of a queue's message id. Injectable so that tests can force collisions. */
 export type IdHasher = (queueId: number, messageId: string) => number;
 
-/** Whether the `duplicate_log` row `logId` holds this queue's `messageId`. */
-export type IdCheck = (logId: number, queueId: number, messageId: string) => boolean;
+/**
+ * Whether the `duplicate_log` row `logId` holds this queue's `messageId` with a window that ends
+ * after `now`.
+ */
+export type IdCheck = (logId: number, queueId: number, messageId: string, now: number) => boolean;
 
 const MIN_CAPACITY = 1024;
 /** Most slots in use before the table doubles (linear probing stays short below this). */
 const MAX_LOAD = 0.7;
+/** Log ids are stored as unsigned 32-bit offsets from a base (the ids within a window span far less). */
+const MAX_OFFSET = 0xffff_ffff;
 
 /**
  * The message ids a process knows to be within their duplicate window, in typed arrays: the
- * id's 32-bit hash, the end of its window and the `duplicate_log` row holding it: 20 bytes a
- * slot, 29-57 bytes an id depending on the fill (instead of the ~150-200 bytes of a `Map` keyed
+ * id's 32-bit hash and the `duplicate_log` row holding it, as an offset from a base: 8 bytes a
+ * slot, 11-23 bytes an id depending on the fill (instead of the ~150-200 bytes of a `Map` keyed
  * by strings), and off the JS heap, so that the garbage collector never walks it.
  *
- * A hash is not the id: a slot whose hash matches is confirmed by reading the id back from its
- * log row ({@link IdCheck}), so two different ids never count as one. That read happens for
- * real duplicates, and by chance about once in 2^(32 - log2 capacity) lookups.
- * Open addressing with linear probing from the hash's low bits; expired slots are dropped when
- * {@link prune} rebuilds the table, which also shrinks it once a burst of ids left the window.
+ * A hash is not the id: a slot whose hash matches is confirmed by reading the id and the end of
+ * its window back from its log row ({@link IdCheck}), so two different ids never count as one and
+ * an expired id never counts. That read happens for real duplicates (also expired ones), and by
+ * chance about once in 2^(32 - log2 capacity) lookups. Open addressing with linear probing from
+ * the hash's low bits. {@link prune} drops the slots of rows older than the first live row (log
+ * ids grow with time), which also shrinks the table once a burst of ids left the window.
  */
 export class IdTable {
   private mask = MIN_CAPACITY - 1;
   private hashes = new Uint32Array(MIN_CAPACITY);
-  private untils = new Float64Array(MIN_CAPACITY);
-  private logIds = new Float64Array(MIN_CAPACITY);
+  private offsets = new Uint32Array(MIN_CAPACITY);
+  private base = -1;
   private used = 0;
 
   constructor(
@@ -39,7 +45,7 @@ export class IdTable {
 
   /** Bytes of the typed arrays (for tests and memory estimates). */
   get bytes(): number {
-    return this.hashes.byteLength + this.untils.byteLength + this.logIds.byteLength;
+    return this.hashes.byteLength + this.offsets.byteLength;
   }
 
   /** Whether the queue's `messageId` is stored with a window that ends after `now`. */
@@ -48,44 +54,59 @@ export class IdTable {
     for (let slot = hash & this.mask; ; slot = (slot + 1) & this.mask) {
       const stored = this.hashes[slot];
       if (stored === 0) return false;
-      if (stored === hash && this.untils[slot] > now && this.check(this.logIds[slot], queueId, messageId)) return true;
+      if (stored === hash && this.check(this.base + this.offsets[slot], queueId, messageId, now)) return true;
     }
   }
 
-  /** Stores the id with the end of its window and its log row. */
-  add(queueId: number, messageId: string, until: number, logId: number): void {
+  /** Stores the id with its log row. */
+  add(queueId: number, messageId: string, logId: number): void {
+    if (logId < this.base) this.rebuild(this.mask + 1, -Infinity, logId);
+    else if (this.base >= 0 && logId - this.base > MAX_OFFSET) this.rebuild(this.mask + 1, logId - MAX_OFFSET);
     if (this.used + 1 > (this.mask + 1) * MAX_LOAD) this.rebuild(2 * (this.mask + 1), -Infinity);
-    this.put(nonZero(this.hasher(queueId, messageId)), until, logId);
+    if (this.base < 0) this.base = logId;
+    this.put(nonZero(this.hasher(queueId, messageId)), logId - this.base);
   }
 
-  /** Drops the ids whose window ended at or before `now`; shrinks the table when few are left. */
-  prune(now: number): void {
+  /**
+   * Drops the ids of log rows before `firstLiveLogId` (the oldest row still within its window:
+   * every older one has expired); shrinks the table when few are left.
+   */
+  prune(firstLiveLogId: number): void {
     let live = 0;
-    for (let slot = 0; slot <= this.mask; slot++) if (this.hashes[slot] !== 0 && this.untils[slot] > now) live++;
+    for (let slot = 0; slot <= this.mask; slot++) if (this.hashes[slot] !== 0 && this.base + this.offsets[slot] >= firstLiveLogId) live++;
     let capacity = MIN_CAPACITY;
     while (live > capacity * MAX_LOAD * 0.5) capacity *= 2;
-    this.rebuild(capacity, now);
+    this.rebuild(capacity, firstLiveLogId);
   }
 
-  /** Rehashes into `capacity` slots, keeping the ids whose window ends after `now`. */
-  private rebuild(capacity: number, now: number): void {
-    const { hashes, untils, logIds } = this;
+  /**
+   * Rehashes into `capacity` slots, keeping the ids of rows from `firstLogId` on, with offsets
+   * from a new base (the oldest id kept, or `newBase` when given).
+   */
+  private rebuild(capacity: number, firstLogId: number, newBase?: number): void {
+    const { hashes, offsets, base } = this;
+    let smallest = newBase ?? Infinity;
+    for (let slot = 0; slot < hashes.length; slot++) {
+      if (hashes[slot] !== 0 && base + offsets[slot] >= firstLogId) smallest = Math.min(smallest, base + offsets[slot]);
+    }
+    this.base = Number.isFinite(smallest) ? smallest : -1;
     this.mask = capacity - 1;
     this.hashes = new Uint32Array(capacity);
-    this.untils = new Float64Array(capacity);
-    this.logIds = new Float64Array(capacity);
+    this.offsets = new Uint32Array(capacity);
     this.used = 0;
     for (let slot = 0; slot < hashes.length; slot++) {
-      if (hashes[slot] !== 0 && untils[slot] > now) this.put(hashes[slot], untils[slot], logIds[slot]);
+      const logId = base + offsets[slot];
+      if (hashes[slot] === 0 || logId < firstLogId) continue;
+      if (logId - this.base > MAX_OFFSET) continue; // older than any window can reach: expired
+      this.put(hashes[slot], logId - this.base);
     }
   }
 
-  private put(hash: number, until: number, logId: number): void {
+  private put(hash: number, offset: number): void {
     let slot = hash & this.mask;
     while (this.hashes[slot] !== 0) slot = (slot + 1) & this.mask;
     this.hashes[slot] = hash;
-    this.untils[slot] = until;
-    this.logIds[slot] = logId;
+    this.offsets[slot] = offset;
     this.used++;
   }
 }

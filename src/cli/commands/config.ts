@@ -1,14 +1,18 @@
 import path from 'node:path';
 import type { Command } from 'commander';
-import { formatDiff, isEmptyDiff, type ConfigDiff } from '../../config/config-diff';
-import { ConfigStore, writeConfigFolder } from '../../config/config-store';
-import { loadConfigFolder } from '../../config/load-config';
+import type { ConfigDiff } from '../../config/config-diff';
 import type { ValidateOptions } from '../../config/validate-config';
 import type { HighwaterConfig } from '../../model/config';
 import { readSettings, type Settings } from '../../config/settings';
-import { openTableStorage } from '../../storage/table-client-factory';
 import type { TableStorage } from '../../storage/table-store';
 import { defaultConnectorRegistry } from '../../../connectors/default-registry';
+
+// The modules behind the commands (schema, YAML, the Tables SDK) load when a command runs: every
+// CLI start registers these commands, most runs use none of them.
+async function configModules() {
+  const [diff, store, load] = await Promise.all([import('../../config/config-diff'), import('../../config/config-store'), import('../../config/load-config')]);
+  return { ...diff, ...store, ...load };
+}
 
 /** What the storage-backed commands (`config`, `watermark`) need from their surroundings. */
 export interface StorageCommandDeps {
@@ -24,7 +28,7 @@ export interface StorageCommandDeps {
 
 export const defaultStorageCommandDeps: StorageCommandDeps = {
   settings: () => readSettings(),
-  openStorage: (settings, notice) => openTableStorage(settings, { log: notice }),
+  openStorage: async (settings, notice) => (await import('../../storage/table-client-factory')).openTableStorage(settings, { log: notice }),
   print: (line) => console.log(line),
   notice: (line) => console.error(line),
 };
@@ -55,9 +59,9 @@ function counts(config: HighwaterConfig): string {
   return `${n(config.connections.length, 'connection')}, ${n(config.mappings.length, 'mapping')}, ${n(config.jobs.length, 'job')}`;
 }
 
-function printDiff(deps: ConfigCommandDeps, diff: ConfigDiff, json: boolean | undefined): void {
+async function printDiff(deps: ConfigCommandDeps, diff: ConfigDiff, json: boolean | undefined): Promise<void> {
   if (json) deps.print(JSON.stringify(diff, null, 2));
-  else for (const line of formatDiff(diff)) deps.print(line);
+  else for (const line of (await configModules()).formatDiff(diff)) deps.print(line);
 }
 
 /**
@@ -68,7 +72,8 @@ function printDiff(deps: ConfigCommandDeps, diff: ConfigDiff, json: boolean | un
 export function registerConfigCommands(program: Command, deps: ConfigCommandDeps = defaultDeps): void {
   const config = program.command('config').description('validate a config folder and sync it with the configuration tables');
   const dirOption = ['--config <dir>', 'config folder (connections, mappings, jobs as .yaml/.yml/.json)', DEFAULT_CONFIG_DIR] as const;
-  const load = (dir: string) => loadConfigFolder(dir, deps.validateOptions);
+  const load = async (dir: string) => (await configModules()).loadConfigFolder(dir, deps.validateOptions);
+  const openStore = async (storage: TableStorage) => new (await configModules()).ConfigStore(storage, deps.validateOptions);
 
   config
     .command('validate')
@@ -86,8 +91,8 @@ export function registerConfigCommands(program: Command, deps: ConfigCommandDeps
     .option('--json', 'print JSON')
     .action(async (options: { config: string; json?: boolean }) => {
       const loaded = await load(options.config);
-      const diff = await withStorage(deps, (storage) => new ConfigStore(storage, deps.validateOptions).diff(loaded));
-      printDiff(deps, diff, options.json);
+      const diff = await withStorage(deps, async (storage) => (await openStore(storage)).diff(loaded));
+      await printDiff(deps, diff, options.json);
     });
 
   config
@@ -98,11 +103,11 @@ export function registerConfigCommands(program: Command, deps: ConfigCommandDeps
     .action(async (options: { config: string; json?: boolean }) => {
       const loaded = await load(options.config);
       await withStorage(deps, async (storage) => {
-        const diff = await new ConfigStore(storage, deps.validateOptions).push(loaded);
+        const diff = await (await openStore(storage)).push(loaded);
         if (options.json) return printDiff(deps, diff, true);
-        if (isEmptyDiff(diff)) return deps.print(`nothing to push: ${storage.description} already matches ${options.config}`);
+        if ((await configModules()).isEmptyDiff(diff)) return deps.print(`nothing to push: ${storage.description} already matches ${options.config}`);
         deps.print(`pushed ${options.config} to ${storage.description}:`);
-        printDiff(deps, diff, false);
+        await printDiff(deps, diff, false);
       });
     });
 
@@ -111,8 +116,8 @@ export function registerConfigCommands(program: Command, deps: ConfigCommandDeps
     .description('write the configuration stored in the tables into the config folder')
     .option(...dirOption)
     .action(async (options: { config: string }) => {
-      const pulled = await withStorage(deps, (storage) => new ConfigStore(storage, deps.validateOptions).pull());
-      const written = await writeConfigFolder(options.config, pulled);
+      const pulled = await withStorage(deps, async (storage) => (await openStore(storage)).pull());
+      const written = await (await configModules()).writeConfigFolder(options.config, pulled);
       deps.print(`wrote ${written.map((file) => path.relative(process.cwd(), file) || file).join(', ')} (${counts(pulled)})`);
     });
 }

@@ -3,9 +3,8 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { readSettings } from '../../config/settings';
-import { describeBus } from '../../bus/create-bus';
 import type { JobRunResult } from '../../detect/job-run';
-import { startLocalHost, type LocalHost } from '../../host/local-host';
+import type { LocalHost } from '../../host/local-host';
 import { formatSummary, queueDepths, startProgress } from '../../host/progress';
 import { consoleLogger } from '../../telemetry/logger';
 import { packageRoot } from '../package-root';
@@ -57,6 +56,8 @@ export function registerStartCommands(program: Command): void {
  * the host failed.
  */
 export async function runHost(opts: HostCommandOptions): Promise<number> {
+  // The host loads here, not with the CLI: the other commands need none of it.
+  const [{ startLocalHost }, { describeBus }] = await Promise.all([import('../../host/local-host'), import('../../bus/create-bus')]);
   const settings = readSettings();
   const log = consoleLogger;
   const configDir = path.resolve(opts.config);

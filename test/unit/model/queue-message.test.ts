@@ -60,6 +60,13 @@ describe('serialize / deserialize', () => {
     expect(deserializeQueueMessage(bytes)).toEqual(valid);
   });
 
+  it('reads only its own bytes of a view into a larger buffer', () => {
+    const text = serializeQueueMessage(valid);
+    const shared = Buffer.from(`{"not":"this"}${text}trailing bytes`, 'utf8');
+    const view = new Uint8Array(shared.buffer, shared.byteOffset + Buffer.byteLength('{"not":"this"}'), Buffer.byteLength(text));
+    expect(deserializeQueueMessage(view)).toEqual(valid);
+  });
+
   it('accepts a message without actionParameters', () => {
     const { actionParameters: _a, ...rest } = valid;
     expect(deserializeQueueMessage(JSON.stringify(rest))).toEqual(rest);

@@ -1,7 +1,8 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { LocalMetrics, metricsFileName, parseMetricLines } from '../../../src/telemetry/local-metrics';
+import type { Clock } from '../../../src/model/clock';
+import { LocalMetrics, metricsFileName, parseMetricLines, type MetricLine } from '../../../src/telemetry/local-metrics';
 import { METRIC_NAMES } from '../../../src/telemetry/metrics';
 import { FakeClock } from '../../support/fake-clock';
 import { recordingLog } from './telemetry-stubs';
@@ -42,6 +43,35 @@ describe('LocalMetrics', () => {
       ['2026-01-01T23:59:59.000Z', 2],
     ]);
     expect(day2).toEqual([{ at: '2026-01-02T00:00:00.000Z', name: 'ChangesDetected', value: 3, dimensions: { job: 'a' } }]);
+  });
+
+  it('writes each point as the JSON of its line, to the file of its day, whatever order the times come in', async () => {
+    let now = 0;
+    const clock: Clock = { now: () => new Date(now), sleep: async () => undefined, every: () => () => undefined };
+    const metrics = new LocalMetrics({ clock, dir });
+    const points: Array<[string, number, Record<string, string>]> = [
+      ['2026-03-01T10:00:00.005Z', 1, { job: 'a', queue: 'q', outcome: 'Success' }],
+      ['2026-03-01T10:00:00.050Z', 0.25, { job: 'a', queue: 'q', outcome: 'Success' }],
+      ['2026-03-01T10:00:00.999Z', -3, { job: 'quote " and \\ and \u00e9 and \n', queue: 'q', outcome: 'Failed' }],
+      ['2026-03-01T10:00:01.000Z', Number.NaN, {}],
+      ['2026-02-28T23:59:59.999Z', 1e21, { job: 'b' }],
+      ['2026-03-01T10:00:00.007Z', 7, { job: 'a' }],
+      ['1969-12-31T23:59:59.123Z', 2, { job: 'before 1970' }],
+      ['2026-03-02T00:00:00.000Z', 3, { job: 'c' }],
+    ];
+    for (const [at, value, dimensions] of points) {
+      now = Date.parse(at);
+      metrics.track(METRIC_NAMES.processingDurationMs, value, dimensions);
+    }
+    await metrics.close();
+    const expected = new Map<string, string>();
+    for (const [at, value, dimensions] of points) {
+      const file = metricsFileName(new Date(at));
+      const line: MetricLine = { at, name: METRIC_NAMES.processingDurationMs, value, dimensions };
+      expected.set(file, `${expected.get(file) ?? ''}${JSON.stringify(line)}\n`);
+    }
+    expect([...expected.keys()].sort()).toEqual(['metrics-1969-12-31.jsonl', 'metrics-2026-02-28.jsonl', 'metrics-2026-03-01.jsonl', 'metrics-2026-03-02.jsonl']);
+    for (const [file, text] of expected) expect(readFileSync(path.join(dir, file), 'utf8')).toBe(text);
   });
 
   it('flushes on its own every flushIntervalMs', async () => {

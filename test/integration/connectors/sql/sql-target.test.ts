@@ -40,6 +40,50 @@ for (const name of ENGINE_NAMES) {
       expect(await target.upsert(message({ code: 'A-2', amount: 1 }), mapping)).toEqual({});
     });
 
+    it('applies interleaved mappings and field sets on one target to the right rows (statements are cached per shape)', async () => {
+      await db.exec(`CREATE TABLE contact (email TEXT PRIMARY KEY, name TEXT, phone TEXT)`);
+      const contacts: Mapping = { name: 'contacts', source: { entity: 'crm_contact', key: ['id'] }, target: { entity: 'contact', key: ['email'] }, fields: [] };
+      const contact = (fields: Record<string, JsonValue>) =>
+        createQueueMessage({ jobName: 'contacts', action: JobActionType.NewUpdate, sourceKey: String(fields.email), targetKey: { email: fields.email }, changeTracker: 'x', fields });
+      const target = db.target();
+      for (let round = 1; round <= 2; round++) {
+        await target.upsert(message({ code: `S-${round}`, amount: round, note: `note ${round}` }), mapping);
+        await target.upsert(contact({ email: `c${round}@x`, name: `Name ${round}` }), contacts);
+        // Another field set of each mapping: only these columns change.
+        await target.upsert(message({ code: `S-${round}`, note: `changed ${round}` }), mapping);
+        await target.upsert(contact({ email: `c${round}@x`, phone: `0${round}` }), contacts);
+      }
+      // The same fields with and without returned fields.
+      const returned = await target.upsert(message({ code: 'S-1', note: 'again' }), mapping, { responseMapping: mapping.responseMapping });
+      expect(Object.keys(returned.returned ?? {})).toEqual(['doc_no']);
+      expect(await target.upsert(message({ code: 'S-1', note: 'again' }), mapping)).toEqual({});
+      const orders = await db.select(`SELECT code, amount, note FROM sales_order WHERE code LIKE 'S-%' ORDER BY code`);
+      expect(orders.map((r) => [r.code, Number(r.amount), r.note])).toEqual([['S-1', 1, 'again'], ['S-2', 2, 'changed 2']]);
+      expect(await db.select(`SELECT email, name, phone FROM contact ORDER BY email`)).toEqual([
+        { email: 'c1@x', name: 'Name 1', phone: '01' },
+        { email: 'c2@x', name: 'Name 2', phone: '02' },
+      ]);
+    });
+
+    it('reports an invalid field on every message and a missing key value also for a known field set', async () => {
+      const target = db.target();
+      for (let i = 0; i < 2; i++) {
+        await expect(target.upsert(message({ code: 'I-1', amount: 1, 'bad-name': 1 }), mapping)).rejects.toMatchObject({
+          name: 'ConfigError', message: 'mapping "orders": target field: "bad-name" is not a plain SQL identifier (letters, digits, _ and $, not starting with a digit)',
+        });
+      }
+      await target.upsert(message({ code: 'I-2', amount: 1 }), mapping);
+      const keyless = createQueueMessage({ jobName: 'orders', action: JobActionType.NewUpdate, sourceKey: 'I-3', targetKey: {}, changeTracker: 'x', fields: { code: undefined as unknown as JsonValue, amount: 1 } });
+      await expect(target.upsert(keyless, mapping)).rejects.toMatchObject({ name: 'PermanentError', message: expect.stringContaining('has no value for target key field "code"') });
+    });
+
+    it('writes a field named __proto__ to a column of that name, like any other field', async () => {
+      const fields = JSON.parse('{"code":"P-1","amount":1,"__proto__":"x"}') as Record<string, JsonValue>;
+      await expect(db.target().upsert(message(fields), mapping)).rejects.toMatchObject({
+        name: 'PermanentError', message: expect.stringContaining('a column does not exist'),
+      });
+    });
+
     it('deletes by key, and deleting a missing record succeeds', async () => {
       const target = db.target();
       await target.upsert(message({ code: 'D-1', amount: 1 }), mapping);

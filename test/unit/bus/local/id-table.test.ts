@@ -1,18 +1,18 @@
 import { hashId, IdTable } from '../../../../src/bus/local/id-table';
 
-/** A stand-in for `duplicate_log`: row id → (queue id, message id). */
+/** A stand-in for `duplicate_log`: row id → (queue id, message id, end of window). */
 function makeLog() {
-  const rows = new Map<number, { queueId: number; messageId: string }>();
+  const rows = new Map<number, { queueId: number; messageId: string; until: number }>();
   let reads = 0;
   return {
     rows,
     get reads() {
       return reads;
     },
-    check: (logId: number, queueId: number, messageId: string) => {
+    check: (logId: number, queueId: number, messageId: string, now: number) => {
       reads++;
       const row = rows.get(logId);
-      return row !== undefined && row.queueId === queueId && row.messageId === messageId;
+      return row !== undefined && row.queueId === queueId && row.messageId === messageId && row.until > now;
     },
   };
 }
@@ -22,8 +22,8 @@ describe('IdTable', () => {
     const log = makeLog();
     const table = new IdTable(log.check);
     for (let i = 0; i < 5000; i++) {
-      log.rows.set(i + 1, { queueId: 1 + (i % 2), messageId: `id-${i}` });
-      table.add(1 + (i % 2), `id-${i}`, 1000 + i, i + 1);
+      log.rows.set(i + 1, { queueId: 1 + (i % 2), messageId: `id-${i}`, until: 1000 + i });
+      table.add(1 + (i % 2), `id-${i}`, i + 1);
     }
     expect(table.size).toBe(5000);
     expect([0, 1, 4999].map((i) => table.has(1 + (i % 2), `id-${i}`, 999))).toEqual([true, true, true]);
@@ -39,8 +39,8 @@ describe('IdTable', () => {
     const log = makeLog();
     const table = new IdTable(log.check, () => 42);
     for (let i = 1; i <= 50; i++) {
-      log.rows.set(i, { queueId: 1, messageId: `m${i}` });
-      table.add(1, `m${i}`, 100, i);
+      log.rows.set(i, { queueId: 1, messageId: `m${i}`, until: 100 });
+      table.add(1, `m${i}`, i);
     }
     expect(table.has(1, 'm50', 0)).toBe(true);
     expect(table.has(1, 'm51', 0)).toBe(false);
@@ -50,16 +50,16 @@ describe('IdTable', () => {
     expect(table.has(1, 'm7', 0)).toBe(false);
   });
 
-  it('keeps a later window of the same id next to the expired one, and prune drops the expired', () => {
+  it('keeps a later window of the same id next to the expired one, and prune drops the older rows', () => {
     const log = makeLog();
     const table = new IdTable(log.check);
-    log.rows.set(1, { queueId: 1, messageId: 'x' });
-    table.add(1, 'x', 100, 1);
+    log.rows.set(1, { queueId: 1, messageId: 'x', until: 100 });
+    table.add(1, 'x', 1);
     expect(table.has(1, 'x', 150)).toBe(false);
-    log.rows.set(2, { queueId: 1, messageId: 'x' });
-    table.add(1, 'x', 300, 2);
+    log.rows.set(2, { queueId: 1, messageId: 'x', until: 300 });
+    table.add(1, 'x', 2);
     expect(table.has(1, 'x', 150)).toBe(true);
-    table.prune(150);
+    table.prune(2);
     expect(table.size).toBe(1);
     expect(table.has(1, 'x', 299)).toBe(true);
   });
@@ -69,15 +69,28 @@ describe('IdTable', () => {
     const table = new IdTable(log.check);
     const empty = table.bytes;
     for (let i = 1; i <= 100_000; i++) {
-      log.rows.set(i, { queueId: 1, messageId: String(i) });
-      table.add(1, String(i), i <= 99_000 ? 10 : 20, i);
+      log.rows.set(i, { queueId: 1, messageId: String(i), until: i <= 99_000 ? 10 : 20 });
+      table.add(1, String(i), i);
     }
-    expect(table.bytes / 100_000).toBeLessThanOrEqual(20 / 0.35);
-    table.prune(10);
+    expect(table.bytes / 100_000).toBeLessThanOrEqual(8 / 0.35);
+    table.prune(99_001);
     expect(table.size).toBe(1000);
     expect(table.bytes).toBeLessThanOrEqual(empty * 4);
     expect(table.has(1, '99001', 10)).toBe(true);
     expect(table.has(1, '1', 0)).toBe(false);
+  });
+
+  it('keeps finding ids when log ids arrive below the base or far above it', () => {
+    const log = makeLog();
+    const table = new IdTable(log.check);
+    for (const id of [1_000, 10, 1_000 + 0xffff_ffff]) {
+      log.rows.set(id, { queueId: 1, messageId: `m${id}`, until: 100 });
+      table.add(1, `m${id}`, id);
+    }
+    // 10 moved the base down; an id more than 2^32 rows above the oldest drops the ancient ones.
+    expect(table.has(1, `m${1_000 + 0xffff_ffff}`, 0)).toBe(true);
+    expect(table.has(1, 'm10', 0)).toBe(false);
+    expect(table.size).toBe(2);
   });
 
   it('hashes the queue id and every code unit', () => {

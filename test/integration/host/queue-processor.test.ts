@@ -1,0 +1,91 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { LocalBus } from '../../../src/bus/local/local-bus';
+import type { BusMessage } from '../../../src/bus/message-bus';
+import { QueueProcessor } from '../../../src/host/queue-processor';
+import type { MessageSettler } from '../../../src/process/message-settler';
+import type { ProcessQueueMessageService, ProcessResult } from '../../../src/process/process-queue-message-service';
+import { silentLogger } from '../../../src/telemetry/logger';
+
+const QUEUE = 'work';
+const ids = (count: number) => Array.from({ length: count }, (_, i) => `m${i}`);
+const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await delay(5);
+  }
+}
+
+/**
+ * Stands in for the service to watch the processor's scheduling: it counts messages in flight,
+ * waits as `hold` says, then completes the message on the real bus.
+ */
+function watchingService(hold: (messageId: string) => Promise<void>) {
+  const state = { inFlight: 0, maxInFlight: 0, completed: [] as string[] };
+  const service = {
+    async execute(received: BusMessage, settler: MessageSettler): Promise<ProcessResult> {
+      state.inFlight++;
+      state.maxInFlight = Math.max(state.maxInFlight, state.inFlight);
+      try {
+        await hold(received.messageId);
+      } finally {
+        state.inFlight--;
+      }
+      await settler.complete();
+      state.completed.push(received.messageId);
+      return { outcome: 'Success', disposition: 'completed', jobName: 'job' };
+    },
+  };
+  return { state, service: service as unknown as ProcessQueueMessageService };
+}
+
+describe('QueueProcessor on the local bus', () => {
+  let dataDir: string;
+  let bus: LocalBus;
+  beforeEach(async () => {
+    dataDir = mkdtempSync(path.join(os.tmpdir(), 'highwater-queue-processor-'));
+    bus = await LocalBus.open({ dataDir, queues: [QUEUE] });
+  });
+  afterEach(async () => {
+    await bus.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('processes every message once with up to `concurrency` in flight, never more', async () => {
+    await bus.send(QUEUE, ids(60).map((messageId) => ({ body: messageId, messageId })));
+    const { state, service } = watchingService(() => delay(Math.random() * 3));
+    const results: string[] = [];
+    const processor = new QueueProcessor({ bus, queue: QUEUE, processor: service, log: silentLogger, concurrency: 4, receiveWaitMs: 50,
+      onResult: (result, message) => results.push(`${message.messageId}:${result.outcome}`) });
+    processor.start();
+    await until(() => state.completed.length === 60);
+    await processor.stop();
+    expect([...state.completed].sort()).toEqual([...ids(60)].sort());
+    expect(results).toHaveLength(60);
+    expect(results.every((r) => r.endsWith(':Success'))).toBe(true);
+    expect(state.maxInFlight).toBe(4);
+    expect(await bus.counts(QUEUE)).toEqual({ active: 0, scheduled: 0, deadLetter: 0 });
+  });
+
+  it('receives again as soon as one slot is free, while the other messages are still in flight', async () => {
+    await bus.send(QUEUE, ids(12).map((messageId) => ({ body: messageId, messageId })));
+    let release = () => {};
+    const blocked = new Promise<void>((resolve) => (release = resolve));
+    const { state, service } = watchingService((id) => (id === 'm0' ? blocked : delay(1)));
+    const processor = new QueueProcessor({ bus, queue: QUEUE, processor: service, log: silentLogger, concurrency: 2, receiveWaitMs: 50 });
+    processor.start();
+    await until(() => state.completed.length === 11);
+    expect(state.completed).not.toContain('m0');
+    expect(processor.busy).toBe(1);
+    release();
+    await until(() => state.completed.length === 12);
+    const idle = processor.whenIdle();
+    await idle;
+    expect(processor.busy).toBe(0);
+    await processor.stop();
+  });
+});
