@@ -3,97 +3,118 @@ import path from 'node:path';
 import { errorMessage } from '../model/errors';
 import type { Clock } from '../model/clock';
 import type { Logger } from './logger';
-import { InMemoryMetrics, type Dimensions, type MetricName, type MetricPoint, type Metrics, type MetricsReader } from './metrics';
+import type { Dimensions, MetricName, MetricPoint, Metrics, MetricsReader } from './metrics';
+import { SecondRollup, type RolledUpPoint } from './second-rollup';
+import { SeriesIndex } from './series-index';
 
 export interface LocalMetricsOptions {
   /** Folder of the JSON-lines files (one per UTC day, `metrics-YYYY-MM-DD.jsonl`); none → memory only. */
   dir?: string;
   /** Time of each point and of the periodic flush. */
   clock: Clock;
-  /** Points kept in memory. Default 100 000 (about a day of a busy local host). */
+  /**
+   * How far back the rolled-up seconds kept in memory reach, ms. Default 3 900 000 (65 minutes:
+   * the status page's last hour plus a margin).
+   */
+  retentionMs?: number;
+  /**
+   * Rolled-up points (seconds × series) kept in memory at most, a safety net should dimension
+   * values explode; past it the oldest seconds go first. Default 200 000: 50 series in every
+   * second of the default retention, some 25 MB (about 120 bytes a point, measured).
+   */
   maxPoints?: number;
-  /** How often buffered lines are appended to the file, ms. Default 5 000. */
+  /** How often the seconds that are over are appended to the file, ms. Default 5 000. */
   flushIntervalMs?: number;
   /** Where a failing file write is reported (once per failure streak). Default silent. */
   log?: Logger;
 }
 
-/** The line written per point: `{"at":"…","name":"…","value":1,"dimensions":{…}}`. */
+/**
+ * The line written per rolled-up point:
+ * `{"at":"…","name":"…","value":3,"count":2,"min":1,"max":2,"dimensions":{…}}`. `at` is the
+ * start of the UTC second, `value` the sum of the values tracked in it, `count` how many; all
+ * fields are always written.
+ */
 export interface MetricLine {
   at: string;
   name: MetricName;
   value: number;
+  /** 1 when read from a line written before points were rolled up. */
+  count: number;
+  /** Absent in lines written before points were rolled up. */
+  min?: number;
+  max?: number;
   dimensions: Dimensions;
 }
 
 /**
- * The local metrics adapter: points stay in memory (the status page reads them) and are appended
- * to a JSON-lines file under the data folder, so a local run can be analysed afterwards. Writes
- * are buffered and appended in the background; a write failure never reaches the caller.
+ * The local metrics adapter: values are rolled up per (UTC second, name, dimensions) — a busy
+ * host tracks two per message — and the last hour or so stays in memory, where the status page
+ * reads it. Each second, once over, is appended to a JSON-lines file under the data folder, so a
+ * local run can be analysed afterwards. Writes happen in the background; a write failure never
+ * reaches the caller.
  */
 export class LocalMetrics implements Metrics, MetricsReader {
-  private readonly memory: InMemoryMetrics;
-  private buffer: MetricPoint[] = [];
+  private readonly series = new SeriesIndex();
+  private readonly memory: SecondRollup;
+  /** Seconds not yet written: kept apart from `memory` so that neither its retention nor its cap can lose a line. */
+  private readonly unwritten?: SecondRollup;
   private writing: Promise<void> = Promise.resolve();
   private failing = false;
   private readonly stopTimer?: () => void;
 
   constructor(private readonly options: LocalMetricsOptions) {
-    this.memory = new InMemoryMetrics(options.maxPoints ?? 100_000, () => options.clock.now());
-    if (options.dir) this.stopTimer = options.clock.every(options.flushIntervalMs ?? 5_000, () => void this.flush());
+    this.memory = new SecondRollup({ retentionMs: options.retentionMs ?? 3_900_000, maxPoints: options.maxPoints ?? 200_000 });
+    if (options.dir) {
+      this.unwritten = new SecondRollup();
+      this.stopTimer = options.clock.every(options.flushIntervalMs ?? 5_000, () => void this.flush());
+    }
   }
 
   track(name: MetricName, value: number, dimensions: Dimensions = {}): void {
-    this.memory.track(name, value, { ...dimensions });
-    if (this.options.dir) this.buffer.push(this.memory.points[this.memory.points.length - 1]);
+    const ms = this.options.clock.now().getTime();
+    // An invalid Date has no second to go in; dropping it keeps `track` from ever throwing.
+    if (Number.isNaN(ms)) return;
+    const series = this.series.lookup(name, dimensions);
+    this.memory.add(ms, series, value);
+    this.unwritten?.add(ms, series, value);
   }
 
+  /** Rolled-up points (`at`: the start of their second) of the seconds starting at or after `since`. */
   pointsSince(since: Date, name?: MetricName): MetricPoint[] {
     return this.memory.pointsSince(since, name);
   }
 
-  /** Sum of values of `name` whose dimensions include all of `filter` (tests, summaries). */
+  /** Sum of values of `name` whose dimensions include all of `filter`, over the seconds kept (tests, summaries). */
   sum(name: MetricName, filter: Dimensions = {}): number {
     return this.memory.sum(name, filter);
   }
 
-  /** Appends what is buffered; writes are serialized so lines keep their order. */
+  /** Appends the seconds that are over; the current one is written by a later flush or `close`. */
   flush(): Promise<void> {
+    return this.write(this.unwritten?.take(this.options.clock.now().getTime()));
+  }
+
+  /** Stops the periodic flush and writes everything, the current second included. */
+  async close(): Promise<void> {
+    this.stopTimer?.();
+    await this.write(this.unwritten?.take());
+  }
+
+  /** Writes are serialized, so lines keep their order. */
+  private write(points: RolledUpPoint[] | undefined): Promise<void> {
     const dir = this.options.dir;
-    if (!dir || this.buffer.length === 0) return this.writing;
-    const points = this.buffer;
-    this.buffer = [];
+    if (!dir || !points || points.length === 0) return this.writing;
     this.writing = this.writing.then(() => this.append(dir, points));
     return this.writing;
   }
 
-  /** Stops the periodic flush and writes the rest. */
-  async close(): Promise<void> {
-    this.stopTimer?.();
-    await this.flush();
-  }
-
-  private async append(dir: string, points: MetricPoint[]): Promise<void> {
-    // Points come mostly in time order: the file changes about once a day and many points share
-    // their second, so both are worked out again only when they change, not per point (a busy
-    // host tracks two points per message, and path.join + toISOString were most of their cost).
-    const byFile = new Map<string, string[]>();
-    const iso = new IsoTimestamps();
-    let dayStart = NaN;
-    let lines: string[] = [];
-    for (const p of points) {
-      const at = p.at.getTime();
-      if (!(at >= dayStart && at < dayStart + DAY_MS)) {
-        const file = path.join(dir, metricsFileName(p.at));
-        dayStart = at - mod(at, DAY_MS);
-        lines = byFile.get(file) ?? [];
-        byFile.set(file, lines);
-      }
-      lines.push(metricLine(iso.format(p.at), p));
-    }
+  private async append(dir: string, points: RolledUpPoint[]): Promise<void> {
     try {
+      // Inside the try: an out-of-range time must not reject every later write.
+      const byFile = metricLinesByFile(points);
       await fs.mkdir(dir, { recursive: true });
-      for (const [file, fileLines] of byFile) await fs.appendFile(file, fileLines.join('\n') + '\n', 'utf8');
+      for (const [file, lines] of byFile) await fs.appendFile(path.join(dir, file), lines.join('\n') + '\n', 'utf8');
       this.failing = false;
     } catch (err) {
       // Telemetry must not fail the work it observes: report once, drop the lines, go on.
@@ -105,33 +126,38 @@ export class LocalMetrics implements Metrics, MetricsReader {
 
 const DAY_MS = 86_400_000;
 
-const mod = (a: number, b: number) => ((a % b) + b) % b;
-
-/** The JSON of a {@link MetricLine}, keys in its order, built without an intermediate object. */
-function metricLine(at: string, p: MetricPoint): string {
-  if (typeof p.name !== 'string' || typeof p.value !== 'number' || typeof p.dimensions !== 'object') {
-    const line: MetricLine = { at, name: p.name, value: p.value, dimensions: p.dimensions };
-    return JSON.stringify(line);
+/** Lines by file name; points come in time order, many sharing their second and all their day. */
+function metricLinesByFile(points: readonly RolledUpPoint[]): Map<string, string[]> {
+  const byFile = new Map<string, string[]>();
+  let second = NaN;
+  let at = '';
+  let dayStart = NaN;
+  let lines: string[] = [];
+  for (const p of points) {
+    const ms = p.at.getTime();
+    if (ms !== second) {
+      at = p.at.toISOString();
+      second = ms;
+    }
+    if (!(ms >= dayStart && ms < dayStart + DAY_MS)) {
+      const file = metricsFileName(p.at);
+      dayStart = ms - (((ms % DAY_MS) + DAY_MS) % DAY_MS);
+      lines = byFile.get(file) ?? [];
+      byFile.set(file, lines);
+    }
+    lines.push(metricLine(at, p));
   }
-  return `{"at":"${at}","name":${JSON.stringify(p.name)},"value":${JSON.stringify(p.value)},"dimensions":${JSON.stringify(p.dimensions)}}`;
+  return byFile;
 }
 
-/** `Date#toISOString`, formatting each second once: the milliseconds are appended to its text. */
-class IsoTimestamps {
-  private second = NaN;
-  private prefix = '';
-
-  format(at: Date): string {
-    const ms = at.getTime();
-    const millis = mod(ms, 1000);
-    if (ms - millis !== this.second) {
-      const iso = at.toISOString(); // throws RangeError for an invalid date, as before
-      this.second = ms - millis;
-      this.prefix = iso.slice(0, iso.length - 4);
-      return iso;
-    }
-    return `${this.prefix}${millis < 10 ? '00' : millis < 100 ? '0' : ''}${millis}Z`;
+/** The JSON of a {@link MetricLine}, keys in its order, built without an intermediate object. */
+function metricLine(at: string, p: RolledUpPoint): string {
+  if (typeof p.name !== 'string' || typeof p.value !== 'number' || typeof p.dimensions !== 'object') {
+    const line: MetricLine = { at, name: p.name, value: p.value, count: p.count, min: p.min, max: p.max, dimensions: p.dimensions };
+    return JSON.stringify(line);
   }
+  const { value, min, max } = p;
+  return `{"at":"${at}","name":${JSON.stringify(p.name)},"value":${JSON.stringify(value)},"count":${p.count},"min":${JSON.stringify(min)},"max":${JSON.stringify(max)},"dimensions":${JSON.stringify(p.dimensions)}}`;
 }
 
 /** `metrics-YYYY-MM-DD.jsonl` of the UTC day of `at`. */
@@ -147,7 +173,10 @@ export function parseMetricLines(text: string): MetricLine[] {
     try {
       const parsed = JSON.parse(raw) as Partial<MetricLine>;
       if (typeof parsed.name === 'string' && typeof parsed.value === 'number' && typeof parsed.at === 'string') {
-        lines.push({ at: parsed.at, name: parsed.name, value: parsed.value, dimensions: parsed.dimensions ?? {} });
+        const line: MetricLine = { at: parsed.at, name: parsed.name, value: parsed.value, count: typeof parsed.count === 'number' ? parsed.count : 1, dimensions: parsed.dimensions ?? {} };
+        if (typeof parsed.min === 'number') line.min = parsed.min;
+        if (typeof parsed.max === 'number') line.max = parsed.max;
+        lines.push(line);
       }
     } catch {
       // A line cut off by a crash: skip it.

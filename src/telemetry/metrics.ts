@@ -36,9 +36,16 @@ export type Dimensions = Record<string, string>;
 
 export interface MetricPoint {
   name: MetricName;
+  /** The value tracked, or the sum of the values a rolled-up point stands for. */
   value: number;
   dimensions: Dimensions;
+  /** When tracked; for a rolled-up point the start of the period it covers. */
   at: Date;
+  /**
+   * How many values a rolled-up point stands for (`LocalMetrics` rolls up per second). Absent = 1:
+   * one point per value tracked, as `InMemoryMetrics` keeps them.
+   */
+  count?: number;
 }
 
 export interface Metrics {

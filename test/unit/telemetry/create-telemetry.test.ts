@@ -53,7 +53,7 @@ describe('createTelemetry', () => {
     expect(mockSdk.loads).toBe(0);
     expect(telemetry.metrics.pointsSince?.(new Date(0)).map((p) => p.value)).toEqual([5]);
     const line = JSON.parse(readFileSync(path.join(dataDir, 'metrics', 'metrics-2026-03-04.jsonl'), 'utf8').trim());
-    expect(line).toEqual({ at: '2026-03-04T05:06:07.000Z', name: 'ChangesDetected', value: 5, dimensions: { job: 'crm-accounts' } });
+    expect(line).toEqual({ at: '2026-03-04T05:06:07.000Z', name: 'ChangesDetected', value: 5, count: 1, min: 5, max: 5, dimensions: { job: 'crm-accounts' } });
   });
 
   it('with a connection string: metrics and log lines go to the client; close flushes and shuts it down', async () => {
