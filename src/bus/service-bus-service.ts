@@ -13,29 +13,17 @@ export interface ServiceBusServiceOptions {
   queues: QueueNames;
   /** Messages per batch before it is sent. Default {@link MAX_MESSAGES_PER_BATCH} (200). */
   maxMessagesPerBatch?: number;
-  /**
-   * Full batches being sent while the next one fills. Default 1: detection maps the next rows
-   * while the bus writes (or the network carries) the last batch; 0 waits for every send.
-   */
-  maxBatchesInFlight?: number;
 }
 
 /**
  * Sends queue messages: batched per priority work queue during detection, single sends for side
  * queues (transitive, ignored) and response messages. Calls are serialized, so concurrent
  * callers cannot interleave a batch being sent with one being filled.
- *
- * A full batch is sent while the next one fills (up to `maxBatchesInFlight`); a failed send is
- * thrown by the next call that adds, flushes or sends, and {@link flushBatch} resolves only when
- * every batch is sent. Detection writes its watermark only after that flush, so a failed batch
- * is read again from the source on the next run: nothing is lost.
  */
 export class ServiceBusService {
   readonly #bus: MessageBus;
   readonly #queues: QueueNames;
   readonly #maxPerBatch: number;
-  readonly #maxInFlight: number;
-  readonly #inFlight: Array<Promise<void>> = [];
   readonly #open = new Map<string, MessageBatch>();
   readonly #sent = new Map<string, number>();
   #tail: Promise<unknown> = Promise.resolve();
@@ -48,10 +36,6 @@ export class ServiceBusService {
     this.#maxPerBatch = options.maxMessagesPerBatch ?? MAX_MESSAGES_PER_BATCH;
     if (!Number.isInteger(this.#maxPerBatch) || this.#maxPerBatch < 1) {
       throw new RangeError(`maxMessagesPerBatch: expected a positive integer, got ${this.#maxPerBatch}`);
-    }
-    this.#maxInFlight = options.maxBatchesInFlight ?? 1;
-    if (!Number.isInteger(this.#maxInFlight) || this.#maxInFlight < 0) {
-      throw new RangeError(`maxBatchesInFlight: expected an integer of 0 or more, got ${this.#maxInFlight}`);
     }
   }
 
@@ -95,10 +79,9 @@ export class ServiceBusService {
     throw tooLarge(message, outgoing, queue, batch.maxSizeInBytes);
   }
 
-  /** Sends every open batch (all priorities); resolves when every batch sent so far arrived. */
+  /** Sends every open batch (all priorities). */
   flushBatch(): Promise<void> {
     return this.serialized(async () => {
-      await this.drain();
       for (const [queue, batch] of [...this.#open]) {
         if (batch.count > 0) await this.sendAndCount(queue, batch);
         this.#open.delete(queue);
@@ -115,7 +98,6 @@ export class ServiceBusService {
   sendMessage(queue: string, message: QueueMessage, extraProperties?: ApplicationProperties, messageId?: string): Promise<void> {
     return this.serialized(async () => {
       const outgoing = { ...toOutgoingMessage(message, extraProperties), ...(messageId === undefined ? {} : { messageId }) };
-      await this.drain();
       try {
         await this.#bus.send(queue, [outgoing]);
       } catch (err) {
@@ -145,31 +127,11 @@ export class ServiceBusService {
     return batch;
   }
 
-  /**
-   * Starts sending the batch and opens the next one, first waiting for the oldest send when
-   * `maxBatchesInFlight` are on their way (its failure is thrown here). With none allowed in
-   * flight, a failed send leaves the full batch open.
-   */
+  /** Sends the batch and opens the next one; on failure the full batch stays open. */
   private async sendOpenBatch(queue: string, batch: MessageBatch): Promise<MessageBatch> {
-    if (this.#maxInFlight === 0) {
-      await this.sendAndCount(queue, batch);
-    } else {
-      while (this.#inFlight.length >= this.#maxInFlight) await this.#inFlight.shift();
-      const sending = this.sendAndCount(queue, batch);
-      // Awaited later (next send, flush); until then a failure must not count as unhandled.
-      sending.catch(() => undefined);
-      this.#inFlight.push(sending);
-    }
+    await this.sendAndCount(queue, batch);
     this.#open.delete(queue);
     return this.openBatch(queue);
-  }
-
-  /** Waits for every batch on its way; throws the first failure (the others still settle). */
-  private async drain(): Promise<void> {
-    const sending = this.#inFlight.splice(0);
-    const results = await Promise.allSettled(sending);
-    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-    if (failed) throw failed.reason;
   }
 
   private async sendAndCount(queue: string, batch: MessageBatch): Promise<void> {

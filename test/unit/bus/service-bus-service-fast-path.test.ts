@@ -22,7 +22,7 @@ function change(i: number, name = `Account ${i}`): QueueMessage {
 
 function setup(maxSizeInBytes?: number) {
   const bus = new InMemorySendBus(allQueueNames(DEFAULT_QUEUES), maxSizeInBytes);
-  return { bus, service: new ServiceBusService({ bus, queues: DEFAULT_QUEUES, maxMessagesPerBatch: 10, maxBatchesInFlight: 0 }) };
+  return { bus, service: new ServiceBusService({ bus, queues: DEFAULT_QUEUES, maxMessagesPerBatch: 10 }) };
 }
 
 describe('ServiceBusService.addMessageOrSend fast path', () => {

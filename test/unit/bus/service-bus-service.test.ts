@@ -20,9 +20,9 @@ function change(i: number, fields: Record<string, string> = { Name: `Account ${i
   });
 }
 
-function setup(maxSizeInBytes?: number, maxBatchesInFlight?: number) {
+function setup(maxSizeInBytes?: number) {
   const bus = new InMemorySendBus(allQueueNames(DEFAULT_QUEUES), maxSizeInBytes);
-  return { bus, service: new ServiceBusService({ bus, queues: DEFAULT_QUEUES, maxBatchesInFlight }) };
+  return { bus, service: new ServiceBusService({ bus, queues: DEFAULT_QUEUES }) };
 }
 
 describe('ServiceBusService.addMessageOrSend', () => {
@@ -86,8 +86,8 @@ describe('ServiceBusService.addMessageOrSend', () => {
     expect(bus.sent.get('sbqhigh')?.map((m) => deserializeQueueMessage(m.body).sourceKey)).toEqual(['ACC-1', 'ACC-3']);
   });
 
-  it('with no batch in flight, keeps a full batch open when its send fails, and sends it on the next call', async () => {
-    const { bus, service } = setup(undefined, 0);
+  it('keeps a full batch open when its send fails, and sends it on the next call', async () => {
+    const { bus, service } = setup();
     for (let i = 0; i < 200; i += 1) await service.addMessageOrSend(change(i), 'low');
     bus.failNextSend = new BusError('Unavailable', 'broker busy');
     await expect(service.addMessageOrSend(change(200), 'low')).rejects.toThrow('broker busy');
@@ -105,48 +105,6 @@ describe('ServiceBusService.addMessageOrSend', () => {
     await service.flushBatch();
     expect(bus.sends.map((s) => s.count)).toEqual([200, 200, 50]);
     expect(bus.sent.get('sbqnormal')?.map((m) => m.messageId)).toEqual(Array.from({ length: 450 }, (_, i) => messageIdFor(change(i))));
-  });
-
-  it('sends a full batch while the next one fills, and waits for it before sending another', async () => {
-    const { bus, service } = setup();
-    let open!: () => void;
-    bus.gate = new Promise((resolve) => (open = resolve));
-    for (let i = 0; i <= 200; i += 1) await service.addMessageOrSend(change(i), 'low'); // the 201st starts sending the first 200
-    expect(bus.sends).toEqual([]);
-    for (let i = 201; i < 400; i += 1) await service.addMessageOrSend(change(i), 'low');
-    let second = false;
-    const next = service.addMessageOrSend(change(400), 'low').then(() => (second = true));
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(second).toBe(false); // one batch already on its way: the next send waits for it
-    open();
-    await next;
-    await service.flushBatch();
-    expect(bus.sends.map((s) => s.count)).toEqual([200, 200, 1]);
-    expect(bus.sent.get('sbqlow')?.map((m) => m.messageId)).toEqual(Array.from({ length: 401 }, (_, i) => messageIdFor(change(i))));
-    expect(service.sentCounts()).toEqual({ sbqlow: 401 });
-  });
-
-  it('throws a failed batch send at the flush, and counts only what arrived', async () => {
-    const { bus, service } = setup();
-    bus.failNextSend = new BusError('Unavailable', 'broker busy');
-    for (let i = 0; i <= 200; i += 1) await service.addMessageOrSend(change(i), 'low');
-    await expect(service.flushBatch()).rejects.toThrow('broker busy');
-    expect(service.sentCounts()).toEqual({});
-    expect(bus.sends).toEqual([]);
-  });
-
-  it('throws a failed batch send at the next add that must send', async () => {
-    const { bus, service } = setup();
-    bus.failNextSend = new BusError('Unavailable', 'broker busy');
-    for (let i = 0; i < 400; i += 1) await service.addMessageOrSend(change(i), 'low');
-    await expect(service.addMessageOrSend(change(400), 'low')).rejects.toThrow('broker busy');
-  });
-
-  it('rejects a negative maxBatchesInFlight', () => {
-    const bus = new InMemorySendBus(allQueueNames(DEFAULT_QUEUES));
-    expect(() => new ServiceBusService({ bus, queues: DEFAULT_QUEUES, maxBatchesInFlight: -1 })).toThrow(
-      'maxBatchesInFlight: expected an integer of 0 or more, got -1',
-    );
   });
 
   it('flushBatch with nothing open sends nothing', async () => {

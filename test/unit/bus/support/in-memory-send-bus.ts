@@ -50,8 +50,6 @@ export class InMemorySendBus implements MessageBus {
   readonly sends: Array<{ queue: string; count: number }> = [];
   /** When set, the next send fails with this error (then it is cleared). */
   failNextSend?: BusError;
-  /** When set, batch sends wait for it before they deliver (or fail). */
-  gate?: Promise<void>;
 
   constructor(
     queues: readonly string[],
@@ -77,7 +75,6 @@ export class InMemorySendBus implements MessageBus {
 
   async sendBatch(batch: MessageBatch): Promise<void> {
     if (!(batch instanceof InMemoryBatch) || batch.owner !== this) throw new BusError('InvalidArgument', 'not a batch of this bus');
-    if (this.gate) await this.gate;
     this.deliver(batch.queue, batch.messages);
   }
 
