@@ -8,6 +8,8 @@ import type { LocalHost } from '../../host/local-host';
 import { formatSummary, queueDepths, startProgress } from '../../host/progress';
 import { consoleLogger } from '../../telemetry/logger';
 import { packageRoot } from '../package-root';
+import { parseConcurrency } from './concurrency-option';
+import type { Priority } from '../../model/job';
 
 export interface HostCommandOptions {
   config: string;
@@ -17,6 +19,8 @@ export interface HostCommandOptions {
   drainTimeout: number;
   /** Start over: clear the watermarks of every configured job and (local bus only) the queues. */
   resetState?: boolean;
+  /** Processors per work queue; the host's defaults for the priorities not given. */
+  concurrency?: Partial<Record<Priority, number>>;
 }
 
 export function parsePort(value: string): number {
@@ -35,7 +39,8 @@ export function hostOptions(command: Command): Command {
   return command
     .option('--once', 'run every enabled job once, drain the work queues, print a summary and exit')
     .option('--port <n>', 'HTTP port on 127.0.0.1 (0: any free port)', parsePort, 7071)
-    .option('--drain-timeout <seconds>', 'with --once: how long to wait for the queues to drain', parsePositiveInt, 600);
+    .option('--drain-timeout <seconds>', 'with --once: how long to wait for the queues to drain', parsePositiveInt, 600)
+    .option('--concurrency <n|priority=n,…>', 'messages processed at once per work queue (default high=16,normal=8,low=2)', parseConcurrency);
 }
 
 export function registerStartCommands(program: Command): void {
@@ -65,7 +70,7 @@ export async function runHost(opts: HostCommandOptions): Promise<number> {
   if (opts.resetState && !settings.serviceBusConnectionString && !settings.serviceBusNamespace) {
     for (const suffix of ['', '-wal', '-shm']) rmSync(path.join(settings.dataDir, 'bus.sqlite') + suffix, { force: true });
   }
-  const host: LocalHost = await startLocalHost({ configDir, port: opts.port, settings, noSchedule: opts.once, log });
+  const host: LocalHost = await startLocalHost({ configDir, port: opts.port, settings, noSchedule: opts.once, log, concurrency: opts.concurrency });
   log.info(`Highwater local host on ${host.url} — config ${path.relative(process.cwd(), configDir) || '.'}, tables: ${host.runtime.storage.description}, bus: ${describeBus(settings)}`);
   if (opts.resetState) {
     for (const job of host.runtime.init.config.jobs) await host.runtime.watermarks.updateWatermarkByJobName(job.name, null, null);

@@ -42,6 +42,8 @@ export const HIGHWATER_CASES: CliCase[] = [
   { argv: ['start', '--drain-timeout', '0'], exitCode: 2, error: 'error: option \'--drain-timeout <seconds>\' argument \'0\' is invalid. expected a positive integer, got "0"' },
   { argv: ['start', '--drain-timeout', '1.5'], exitCode: 2, error: 'error: option \'--drain-timeout <seconds>\' argument \'1.5\' is invalid. expected a positive integer, got "1.5"' },
   { argv: ['start', '--onec'], exitCode: 2, error: "error: unknown option '--onec'" },
+  { argv: ['start', '--concurrency', 'urgent=4'], exitCode: 2, error: 'error: option \'--concurrency <n|priority=n,…>\' argument \'urgent=4\' is invalid. unknown priority "urgent" (known: high, normal, low)' },
+  { argv: ['demo', '--concurrency', '0'], exitCode: 2, error: 'error: option \'--concurrency <n|priority=n,…>\' argument \'0\' is invalid. expected a positive integer or priority=n pairs (e.g. normal=32,low=4), got "0"' },
   { argv: ['start', '--once', '--port', '0', '--config', '{broken}'], exitCode: 1, error: 'error: jobs.yaml: jobs[0].schedule: invalid NCRONTAB "0 61 * * * *": Constraint error, got value 61 expected range 0-59' },
   { argv: ['demo', 'change-account'], exitCode: 2, error: "error: missing required argument 'id'" },
   { argv: ['demo', 'change-account', 'A-0001'], exitCode: 2, error: "error: missing required argument 'name'" },
