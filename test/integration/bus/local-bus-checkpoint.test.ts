@@ -66,7 +66,9 @@ describe('LocalBus WAL checkpoints on a worker thread', () => {
     const queue = 'bulk';
     const batch = 100;
     const bytes = 3000;
-    const child = spawn(process.execPath, ['-r', REGISTER, SENDER, JSON.stringify({ dataDir, queue, batch, bytes })], {
+    // The pause between sends leaves the checkpoint worker time on a loaded machine (CI once
+    // reached 7,000 sends before the worker's first checkpoint).
+    const child = spawn(process.execPath, ['-r', REGISTER, SENDER, JSON.stringify({ dataDir, queue, batch, bytes, pauseMs: 5 })], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let acknowledged = 0;
