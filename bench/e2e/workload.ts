@@ -116,7 +116,7 @@ export function writeE2eConfig(dir: string): void {
   const config = {
     connections: [
       { name: 'source', type: 'sqlite', settings: { file: './source.db' } },
-      { name: 'target', type: 'sqlite', settings: { file: './target.db' } },
+      { name: 'target', type: 'sqlite', settings: { file: './target.db', groupCommit: true } },
     ],
     mappings: [
       {

@@ -31,6 +31,7 @@ function openSqlite(ctx: ConnectorContext): SqliteDatabase {
   return new (load.sqlite())({
     file: path.resolve(ctx.configDir, settings.file),
     busyTimeoutMs: settings.busyTimeoutMs,
+    groupCommit: settings.groupCommit,
     connectionName: ctx.connection.name,
   });
 }

@@ -5,11 +5,15 @@ import type { SettingsProblem, SettingsValidator } from '../base/registry';
  * - `file` (required): database file, relative to the configuration folder or absolute; it must exist.
  * - `busyTimeoutMs`: how long a statement waits for another writer's lock. Default 5000.
  * - `versionField`: target column read by `getTargetVersion` (skip-outdated). Default: none.
+ * - `groupCommit`: as a target, commit the writes of concurrently processed messages together
+ *   (one transaction and fsync per event-loop turn). Default false: it widens the window in
+ *   which a child is written before its parent has committed (more transitive retries).
  */
 export interface SqliteSettings {
   file: string;
   busyTimeoutMs?: number;
   versionField?: string;
+  groupCommit?: boolean;
 }
 
 /**
@@ -76,7 +80,7 @@ function checkKnown(
 }
 
 export const validateSqliteSettings: SettingsValidator = (settings, secrets) => {
-  const problems = checkKnown('sqlite', settings, secrets, { file: nonEmptyString, busyTimeoutMs: integerBetween(0, 600_000), versionField: identifier }, []);
+  const problems = checkKnown('sqlite', settings, secrets, { file: nonEmptyString, busyTimeoutMs: integerBetween(0, 600_000), versionField: identifier, groupCommit: boolean }, []);
   if (settings.file === undefined) problems.unshift({ path: 'settings.file', message: 'is required: the SQLite database file (relative to the configuration folder)' });
   return problems;
 };

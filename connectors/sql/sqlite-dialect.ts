@@ -40,6 +40,11 @@ export interface SqliteOptions {
   busyTimeoutMs?: number;
   /** Names the connection in error messages. */
   connectionName: string;
+  /**
+   * Commits the writes issued in one event-loop turn together ({@link SqliteGroupCommit}).
+   * Default false: each write commits on its own, at once.
+   */
+  groupCommit?: boolean;
 }
 
 const STATEMENT_CACHE_SIZE = 100;
@@ -53,28 +58,30 @@ function execute(statement: Database.Statement, params: readonly unknown[]): Sql
 /**
  * One better-sqlite3 handle, opened on first use with `PRAGMA foreign_keys = ON` (so a missing
  * referenced row is reported, as a TransitiveError). Statements are prepared once and cached.
- * Reads run at once; writes go through {@link SqliteGroupCommit}: those issued in the same
- * event-loop turn share one transaction, and each resolves after it committed.
+ * Reads run at once; with `groupCommit`, writes go through {@link SqliteGroupCommit}: those
+ * issued in the same event-loop turn share one transaction, and each resolves after it committed.
  */
 export class SqliteDatabase implements SqlDatabase {
   readonly dialect = sqliteDialect;
   private db: Database.Database | undefined;
   private readonly statements = new Map<string, Database.Statement>();
-  private readonly writes = new SqliteGroupCommit(() => this.open());
+  private readonly writes: SqliteGroupCommit | undefined;
 
-  constructor(private readonly options: SqliteOptions) {}
+  constructor(private readonly options: SqliteOptions) {
+    this.writes = options.groupCommit ? new SqliteGroupCommit(() => this.open()) : undefined;
+  }
 
   async query(sql: string, params: readonly unknown[], operation: string): Promise<SqlRow[]> {
     try {
       const statement = this.statement(sql);
       if (statement.readonly) return statement.all(...params) as SqlRow[];
-      return await this.writes.run(() => execute(statement, params));
+      return this.writes ? await this.writes.run(() => execute(statement, params)) : execute(statement, params);
     } catch (err) {
       throw this.classify(err, operation);
     }
   }
 
-  /** The statements in one group write (one savepoint): an upsert's miss costs no extra commit. */
+  /** The statements as one unit (with group commit, one savepoint): an upsert's miss costs no extra commit. */
   async firstWithRows(statements: readonly SqlStatement[]): Promise<SqlRow[]> {
     const prepared = statements.map((s) => {
       try {
@@ -83,7 +90,7 @@ export class SqliteDatabase implements SqlDatabase {
         throw this.classify(err, s.operation);
       }
     });
-    return this.writes.run(() => {
+    const unit = () => {
       for (const { statement, params, operation } of prepared) {
         try {
           const rows = execute(statement, params);
@@ -93,7 +100,8 @@ export class SqliteDatabase implements SqlDatabase {
         }
       }
       return [];
-    });
+    };
+    return this.writes ? this.writes.run(unit) : unit();
   }
 
   private classify(err: unknown, operation: string) {
@@ -104,8 +112,8 @@ export class SqliteDatabase implements SqlDatabase {
   }
 
   async close(): Promise<void> {
-    this.writes.flush();
-    this.writes.reset();
+    this.writes?.flush();
+    this.writes?.reset();
     this.statements.clear();
     this.db?.close();
     this.db = undefined;

@@ -15,11 +15,14 @@ interface PendingWrite {
  * dirtied pages to the WAL and (with `synchronous = FULL`, the default) fsyncs: one commit per
  * message made the target's writes most of a message's cost.
  *
- * Isolation is kept: a statement that fails rolls back to its savepoint and fails only its own
- * caller. When the transaction as a whole cannot commit (a deferred constraint at COMMIT, an I/O
- * error that rolled everything back, a busy database), the writes are run again one at a time,
- * each on its own, so one bad write never fails the others. Each write is a single statement with
- * bound parameters, so running it again after the rollback is safe.
+ * Isolation is kept: a write that fails rolls back to its savepoint, and after the COMMIT it runs
+ * once more on its own, so it fails only if it fails against everything committed by then, as
+ * with one commit per write (a child written before its parent in the same group succeeds then;
+ * without that rerun such races parked far more messages). When the transaction as a whole
+ * cannot commit (a deferred constraint at COMMIT, an I/O error that rolled everything back), the
+ * writes run again one at a time, each on its own, so one bad write never fails the others. A
+ * write is one statement, or an upsert's statements run as one unit, rolled back as a whole
+ * before it runs again.
  */
 export class SqliteGroupCommit {
   private pending: PendingWrite[] = [];
@@ -48,7 +51,11 @@ export class SqliteGroupCommit {
     if (batch.length === 0) return;
     const outcomes = batch.length === 1 ? undefined : this.inOneTransaction(batch);
     batch.forEach((write, i) => {
-      const outcome = Array.isArray(outcomes) ? outcomes[i] : (outcomes ?? alone(write));
+      // A write that failed in the group saw only the writes before it; run alone after the
+      // COMMIT it sees them all, as it would have one commit per write (a child written before
+      // its parent in the same group would otherwise fail on a foreign key that now holds).
+      const grouped = Array.isArray(outcomes) ? outcomes[i] : undefined;
+      const outcome = grouped?.ok ? grouped : Array.isArray(outcomes) || !outcomes ? alone(write) : outcomes;
       if (outcome.ok) write.resolve(outcome.value);
       else write.reject(outcome.error);
     });

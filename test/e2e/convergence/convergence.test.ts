@@ -50,12 +50,16 @@ describe.each(sources)('convergence: %s source → local host → SQLite target'
 describe('convergence harness: negative control', () => {
   it.each(runSeeds(1))('sees the late commits a job without lookback loses, as never sent (seed %i)', async (seed) => {
     const rig = await SyncRig.create({ source: 'sqlite', label: `conv-nolookback-${seed}`, lookbackSeconds: 0 });
+    let host: Awaited<ReturnType<SyncRig['startHost']>> | undefined;
+    let keep = false;
     try {
       const workload = new Workload(rig.db, new SeededRandom(seed), { lateShare: 0.4, maxLateMs: 2500 });
       await workload.preload(3, 100);
-      const host = await rig.startHost();
+      host = await rig.startHost();
       const stats = await workload.run(6_000);
+      keep = true; // until it settled: a host that never drains leaves its logs and databases for a look
       await rig.settle(new Date(), 120_000);
+      keep = false;
       const verdict = await rig.verify();
       await host.child.stop();
       reportRun('convergence/negative-control', { seed, lookbackSeconds: 0, workload: stats }, verdict);
@@ -63,7 +67,8 @@ describe('convergence harness: negative control', () => {
       // A lost change can cascade: a record whose lost parent never arrived is parked (stale), not wrong.
       expect(verdict.mismatches.filter((m) => m.cause !== 'never sent' && m.cause !== 'parked' && m.kind !== 'resurrected')).toEqual([]);
     } finally {
-      await rig.close();
+      await host?.child.stop().catch(() => undefined);
+      await rig.close(keep);
     }
   }, 200_000);
 });

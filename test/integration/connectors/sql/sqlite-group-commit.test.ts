@@ -19,9 +19,10 @@ describe('SqliteDatabase group commit', () => {
     setup.exec(`CREATE TABLE parent (id TEXT PRIMARY KEY);
       CREATE TABLE child (id TEXT PRIMARY KEY, amount INTEGER NOT NULL,
         parent_id TEXT REFERENCES parent(id) DEFERRABLE INITIALLY DEFERRED);
+      CREATE TABLE kid (id TEXT PRIMARY KEY, parent_id TEXT NOT NULL REFERENCES parent(id));
       INSERT INTO parent VALUES ('P1');`);
     setup.close();
-    db = new SqliteDatabase({ file, connectionName: 'target', busyTimeoutMs: 50 });
+    db = new SqliteDatabase({ file, connectionName: 'target', busyTimeoutMs: 50, groupCommit: true });
     observer = new Database(file, { readonly: true });
   });
 
@@ -54,6 +55,18 @@ describe('SqliteDatabase group commit', () => {
     expect(walFrames() - framesBefore).toBeLessThan(5);
   });
 
+  it('without groupCommit (the default) commits each write on its own', async () => {
+    const plain = new SqliteDatabase({ file, connectionName: 'plain' });
+    try {
+      await plain.query('INSERT INTO child (id, amount, parent_id) VALUES (?, ?, ?)', ['p0', 0, 'P1'], 'insert p0');
+      const framesBefore = walFrames();
+      await Promise.all(Array.from({ length: 20 }, (_, i) => plain.query('INSERT INTO child (id, amount, parent_id) VALUES (?, ?, ?)', [`p${i + 1}`, i, 'P1'], 'insert')));
+      expect(walFrames() - framesBefore).toBeGreaterThanOrEqual(20);
+    } finally {
+      await plain.close();
+    }
+  });
+
   it('fails only the write whose statement fails; the others commit', async () => {
     const results = await Promise.allSettled([insert('a', 1), insert('b', null), insert('c', 3)]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
@@ -62,6 +75,16 @@ describe('SqliteDatabase group commit', () => {
       message: expect.stringContaining('sqlite connection "target": insert b: a required field is null'),
     });
     expect(ids()).toEqual(['a', 'c']);
+  });
+
+  it('runs a write that failed in its group again after the COMMIT: a child written before its parent succeeds', async () => {
+    const kid = db.query('INSERT INTO kid (id, parent_id) VALUES (?, ?)', ['k1', 'P2'], 'insert kid k1');
+    const parent = db.query('INSERT INTO parent (id) VALUES (?)', ['P2'], 'insert parent P2');
+    const orphan = db.query('INSERT INTO kid (id, parent_id) VALUES (?, ?)', ['k2', 'P404'], 'insert kid k2');
+    const results = await Promise.allSettled([kid, parent, orphan]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected']);
+    expect((results[2] as PromiseRejectedResult).reason).toMatchObject({ name: 'TransitiveError', message: expect.stringContaining('insert kid k2') });
+    expect(observer.prepare('SELECT id, parent_id FROM kid').all()).toEqual([{ id: 'k1', parent_id: 'P2' }]);
   });
 
   it('runs the writes one by one when the transaction cannot commit, so one bad write fails alone', async () => {

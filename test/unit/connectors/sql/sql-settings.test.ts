@@ -2,7 +2,8 @@ import { validatePostgresSettings, validateSqliteSettings } from '../../../../co
 
 describe('sqlite settings', () => {
   it('accepts a file and optional settings', () => {
-    expect(validateSqliteSettings({ file: 'data/erp.db', busyTimeoutMs: 1000, versionField: 'modified_at' }, {})).toEqual([]);
+    expect(validateSqliteSettings({ file: 'data/erp.db', busyTimeoutMs: 1000, versionField: 'modified_at', groupCommit: true }, {})).toEqual([]);
+    expect(validateSqliteSettings({ file: 'data/erp.db', groupCommit: 'yes' }, {})).toEqual([{ path: 'settings.groupCommit', message: 'must be true or false' }]);
   });
 
   it('names every problem by path', () => {
@@ -11,7 +12,7 @@ describe('sqlite settings', () => {
       { path: 'settings.busyTimeoutMs', message: 'must be an integer from 0 to 600000' },
       { path: 'settings.versionField', message: 'must be a plain SQL identifier (letters, digits, _ and $, not starting with a digit)' },
       { path: 'settings.password', message: 'secrets are never stored in settings; name the app setting that holds it in secrets.password' },
-      { path: 'settings.fil', message: 'unknown setting of connector type sqlite (known: file, busyTimeoutMs, versionField)' },
+      { path: 'settings.fil', message: 'unknown setting of connector type sqlite (known: file, busyTimeoutMs, versionField, groupCommit)' },
       { path: 'secrets.password', message: 'unknown secret of connector type sqlite (known: none)' },
     ]);
     expect(validateSqliteSettings({ file: '' }, {})).toEqual([{ path: 'settings.file', message: 'must be a non-empty string' }]);
