@@ -10,6 +10,7 @@ import type { OrchestrationPort } from '../../src/detect/durable/get-changes-orc
 export function durableOrchestrationPort(context: OrchestrationContext): OrchestrationPort<df.Task> {
   return {
     input: () => context.df.getInput<unknown>(),
+    instanceId: () => context.df.instanceId,
     now: () => context.df.currentUtcDateTime,
     callEntity: (entity, operation, input) => context.df.callEntity(new df.EntityId(entity.name, entity.key), operation, input),
     callActivity: (name, input) => context.df.callActivity(name, input),

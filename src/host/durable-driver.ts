@@ -8,7 +8,7 @@ import {
   type JobActivityResult,
 } from '../detect/durable/durable-contract';
 import { getChangesOrchestration, JOB_STATE, type EntityAddress, type OrchestrationPort } from '../detect/durable/get-changes-orchestration';
-import { applyJobStateOperation } from '../detect/durable/job-state';
+import { applyJobStateOperation, expired, type JobState } from '../detect/durable/job-state';
 import { errorMessage } from '../model/errors';
 import type { Logger } from '../telemetry/logger';
 
@@ -55,7 +55,7 @@ type DriverTask = { kind: 'entity'; entity: EntityAddress; operation: string; in
 export class DurableDriver {
   private readonly instances = new Map<string, DriverInstanceStatus>();
   private readonly running = new Map<string, Promise<void>>();
-  private readonly entities = new Map<string, string[]>();
+  private readonly entities = new Map<string, JobState>();
   private readonly now: () => Date;
   private closed = false;
 
@@ -103,9 +103,10 @@ export class DurableDriver {
     return status;
   }
 
-  /** Job names the in-memory JobState entity holds as in progress. */
+  /** Job names the in-memory JobState entity holds under a lease that has not expired. */
   jobsInProgress(): string[] {
-    return [...(this.entities.get(entityKey(JOB_STATE)) ?? [])];
+    const at = this.now().getTime();
+    return (this.entities.get(entityKey(JOB_STATE)) ?? []).filter((lease) => !expired(lease, at)).map((lease) => lease.job);
   }
 
   /** Refuses new starts and waits for the running instances to finish. */
@@ -120,6 +121,7 @@ export class DurableDriver {
     this.update(status, { runtimeStatus: 'Running' });
     const port: OrchestrationPort<DriverTask> = {
       input: () => cloneJson(status.input),
+      instanceId: () => instanceId,
       now: () => this.now(),
       callEntity: (entity, operation, input) => ({ kind: 'entity', entity, operation, input }),
       callActivity: (name, input) => ({ kind: 'activity', name, input }),

@@ -10,6 +10,7 @@ import {
   type JobActivityResult,
   type JobOrchestrationResult,
 } from './durable-contract';
+import { JOB_LEASE_MS, type JobStateRequest } from './job-state';
 
 /** An entity instance, by name and key (Durable's `EntityId` without the SDK). */
 export interface EntityAddress {
@@ -25,6 +26,8 @@ export interface EntityAddress {
  */
 export interface OrchestrationPort<TTask> {
   input(): unknown;
+  /** This orchestration's instance id: the owner of the job leases it takes. */
+  instanceId(): string;
   /** Replay-safe current time (Durable: `currentUtcDateTime`). */
   now(): Date;
   callEntity(entity: EntityAddress, operation: string, input: unknown): TTask;
@@ -34,10 +37,15 @@ export interface OrchestrationPort<TTask> {
 
 export const JOB_STATE: EntityAddress = { name: JOB_STATE_ENTITY, key: JOB_STATE_KEY };
 
+/** A held lease is renewed before the next page once this much of it has passed. */
+const RENEW_AFTER_MS = JOB_LEASE_MS / 4;
+
 /**
  * `GetChangesOrchestrator` (ARCHITECTURE §4). Per job, in input order: `InProgress` → skip, else
  * `Add`, then `GetChangesActivity` page by page until `hasMoreRecord` is false, then `Remove` —
  * in every exit path, also when a page fails. A failed job does not stop the jobs after it.
+ * The job is held under a lease (job-state.ts), renewed between pages once a quarter of it has
+ * passed; a run whose lease was taken over stops that job (Failed) without releasing it.
  *
  * Deterministic (the engine replays it): no clock but `port.now()`, no I/O, no randomness.
  * Activities are not retried here: a failed job is read again from the stored watermark by the
@@ -50,11 +58,19 @@ export function* getChangesOrchestration<TTask>(port: OrchestrationPort<TTask>):
   for (const jobName of input.jobs) {
     const result: JobOrchestrationResult = { jobName, outcome: 'Skipped', pages: 0, detected: 0, sent: 0, watermark: null };
     jobs.push(result);
-    if ((yield port.callEntity(JOB_STATE, 'InProgress', jobName)) === true) continue;
-    if ((yield port.callEntity(JOB_STATE, 'Add', jobName)) !== true) continue;
+    const lease = (): JobStateRequest => ({ job: jobName, owner: port.instanceId(), at: port.now().toISOString() });
+    if ((yield port.callEntity(JOB_STATE, 'InProgress', lease())) === true) continue;
+    if ((yield port.callEntity(JOB_STATE, 'Add', lease())) !== true) continue;
+    let renewedAt = port.now().getTime();
     try {
       let param: JobActivityParam = { jobName, pageNumber: 0 };
       for (;;) {
+        if (port.now().getTime() - renewedAt >= RENEW_AFTER_MS) {
+          if ((yield port.callEntity(JOB_STATE, 'Renew', lease())) !== true) {
+            throw new Error(`job "${jobName}": its JobState lease expired and another run took the job over; this run stops`);
+          }
+          renewedAt = port.now().getTime();
+        }
         port.setStatus({ jobName, page: param.pageNumber });
         const page = asActivityResult(yield port.callActivity(GET_CHANGES_ACTIVITY, param));
         result.pages++;
@@ -70,7 +86,7 @@ export function* getChangesOrchestration<TTask>(port: OrchestrationPort<TTask>):
       result.outcome = 'Failed';
       result.error = errorMessage(err);
     } finally {
-      yield port.callEntity(JOB_STATE, 'Remove', jobName);
+      yield port.callEntity(JOB_STATE, 'Remove', { job: jobName, owner: port.instanceId() } satisfies JobStateRequest);
     }
   }
   port.setStatus(null);

@@ -33,7 +33,14 @@ function pagedActivity(pages: Record<string, number>, failAt?: { job: string; pa
   return { seen, activity };
 }
 
-function backend(activity: (input: unknown) => unknown, state?: string[]): ReplayBackend {
+/** An entity call as `Operation(job)`; the input crosses the engine as the request object. */
+function entityCall(call: { operation?: string; input?: unknown }): string {
+  const input = typeof call.input === 'string' ? (JSON.parse(call.input) as unknown) : call.input;
+  const request = input as { job?: string; owner?: string };
+  return `${call.operation}(${request.job}${request.owner === 'instance-1' ? '' : ` by ${request.owner}`})`;
+}
+
+function backend(activity: (input: unknown) => unknown, state?: unknown[]): ReplayBackend {
   const entityStates = new Map<string, string>();
   if (state) entityStates.set(JOB_STATE_ID, JSON.stringify(state));
   return { activities: { GetChangesActivity: activity }, entities: { JobState: jobState }, entityStates };
@@ -51,7 +58,7 @@ describe('GetChangesOrchestrator on the durable replay engine', () => {
       { jobName: 'crm-accounts', pageNumber: 1, cursor: 'crm-accounts:0', startWatermark: '2026-01-01T00:00:00.0000000Z', watermark: '2026-02-01T00:00:00.0000000Z' },
       { jobName: 'crm-accounts', pageNumber: 2, cursor: 'crm-accounts:1', startWatermark: '2026-01-01T00:00:00.0000000Z', watermark: '2026-02-02T00:00:00.0000000Z' },
     ]);
-    expect(run.calls.filter((c) => c.kind === 'entity').map((c) => `${c.operation}(${String(c.input)})`)).toEqual([
+    expect(run.calls.filter((c) => c.kind === 'entity').map(entityCall)).toEqual([
       'InProgress(crm-accounts)',
       'Add(crm-accounts)',
       'Remove(crm-accounts)',
@@ -68,11 +75,12 @@ describe('GetChangesOrchestrator on the durable replay engine', () => {
 
   it('skips a job that JobState holds as in progress and still runs the others', async () => {
     const { seen, activity } = pagedActivity({ 'crm-accounts': 1, 'crm-contacts': 1 });
-    const b = backend(activity, ['crm-accounts']);
+    const held = { job: 'crm-accounts', owner: 'other-instance', renewedAt: '2026-03-01T07:59:00.000Z' };
+    const b = backend(activity, [held]);
     const run = await runOrchestration(getChangesOrchestrator, { jobs: ['crm-accounts', 'crm-contacts'] }, b);
 
     expect(seen.map((p) => p.jobName)).toEqual(['crm-contacts']);
-    expect(run.calls.filter((c) => c.kind === 'entity').map((c) => `${c.operation}(${String(c.input)})`)).toEqual([
+    expect(run.calls.filter((c) => c.kind === 'entity').map(entityCall)).toEqual([
       'InProgress(crm-accounts)',
       'InProgress(crm-contacts)',
       'Add(crm-contacts)',
@@ -83,7 +91,7 @@ describe('GetChangesOrchestrator on the durable replay engine', () => {
       ['crm-contacts', 'Succeeded', 1],
     ]);
     // The other orchestration's entry is left alone.
-    expect(JSON.parse(b.entityStates.get(JOB_STATE_ID) ?? 'null')).toEqual(['crm-accounts']);
+    expect(JSON.parse(b.entityStates.get(JOB_STATE_ID) ?? 'null')).toEqual([held]);
   });
 
   it('removes a job whose page fails, records why, and goes on with the next job', async () => {
@@ -97,7 +105,18 @@ describe('GetChangesOrchestrator on the durable replay engine', () => {
     expect(accounts).toMatchObject({ jobName: 'crm-accounts', outcome: 'Failed', pages: 1, sent: 3 });
     expect(accounts.error).toContain('source "crm-accounts" unreachable');
     expect(contacts).toMatchObject({ outcome: 'Succeeded', pages: 1 });
-    expect(run.calls.filter((c) => c.kind === 'entity' && c.operation === 'Remove').map((c) => c.input)).toEqual(['crm-accounts', 'crm-contacts']);
+    expect(run.calls.filter((c) => c.kind === 'entity' && c.operation === 'Remove').map(entityCall)).toEqual(['Remove(crm-accounts)', 'Remove(crm-contacts)']);
+    expect(JSON.parse(b.entityStates.get(JOB_STATE_ID) ?? 'null')).toEqual([]);
+  });
+
+  it('takes over a job whose lease a terminated orchestration left, once it is an hour old', async () => {
+    const { seen, activity } = pagedActivity({ 'crm-accounts': 1 });
+    // Terminated at 06:59: it never reached its Remove. The entry before leases (a name alone) counts as expired too.
+    const b = backend(activity, [{ job: 'crm-accounts', owner: 'terminated-instance', renewedAt: '2026-03-01T06:59:59.000Z' }, 'crm-contacts']);
+    const run = await runOrchestration(getChangesOrchestrator, { jobs: ['crm-accounts', 'crm-contacts'] }, b);
+
+    expect(seen.map((p) => p.jobName)).toEqual(['crm-accounts', 'crm-contacts']);
+    expect((run.output as GetChangesOutput).jobs.map((j) => j.outcome)).toEqual(['Succeeded', 'Succeeded']);
     expect(JSON.parse(b.entityStates.get(JOB_STATE_ID) ?? 'null')).toEqual([]);
   });
 
