@@ -44,7 +44,7 @@ const resolverSchema = documented(
     returnField: documented(nonEmptyString(), 'Field in entity whose value replaces the mapped value.'),
     onMissing: documented(
       z.enum(['null', 'transitive', 'error']).default('null'),
-      'No match: null yields null (default), transitive parks the message, error fails detection.',
+      'No match: null yields null (default); transitive stops the job\'s run before this row and tries it again next run (the dependency may still arrive); error stops the job\'s run until the row is fixed. Either way the watermark does not pass the row.',
     ),
   }),
   'Looks up a related value in the source system (cached per run).',
