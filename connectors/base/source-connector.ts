@@ -2,6 +2,7 @@ import type { Job, JobActionType } from '../../src/model/job';
 import type { Mapping } from '../../src/model/mapping';
 import type { QueueMessage } from '../../src/model/queue-message';
 import type { WatermarkValue } from '../../src/model/watermark-value';
+import type { SkippedRow } from './skipped-rows';
 
 /**
  * A detected change that only moved the change tracker (no business change). It advances the
@@ -19,6 +20,8 @@ export interface SourcePage {
   messages: QueueMessage[];
   /** Timestamp-only changes (advance the watermark, send nothing). */
   timeStamps: TimeStampChange[];
+  /** Rows that could not become a message, skipped (`job.skipFailedRows`); absent when none. */
+  skipped?: SkippedRow[];
   /** Change tracker (canonical) of the page's last row; null for an empty page. */
   lastChangeTracker: string | null;
   /** Rows read from the source for this page. */

@@ -1,4 +1,4 @@
-import { ConnectorBase } from '../base/connector-base';
+import { serializeOrSkip, type SkippedRow } from '../base/skipped-rows';
 import { type RelatedValueLookup, ResolverCache } from '../base/resolvers';
 import type { RetrieveOptions, SourcePage } from '../base/source-connector';
 import { PermanentError } from '../../src/model/errors';
@@ -78,15 +78,17 @@ export class DeltaReader {
     for (;;) {
       const rows = rowsOf(response, `read changes from ${set}`);
       const messages: QueueMessage[] = [];
+      const skipped: SkippedRow[] = [];
       for (const row of rows) {
-        const message = await this.serialize(row, mapping, job, stamp, lookup);
+        const message = await this.serialize(row, mapping, job, stamp, lookup, skipped);
         if (message) messages.push(message);
       }
+      const some = skipped.length > 0 ? { skipped } : {};
       const nextLink = response.body?.['@odata.nextLink'];
-      const lastChangeTracker = messages.length > 0 ? stamp : null;
+      const lastChangeTracker = messages.length > 0 || skipped.length > 0 ? stamp : null;
       if (typeof nextLink === 'string') {
         const next = http.resolveLink(nextLink, response);
-        yield { messages, timeStamps: [], lastChangeTracker, rowCount: rows.length, cursor: encodeCursor({ mode: 'delta', stamp, next }), hasMore: true };
+        yield { messages, timeStamps: [], ...some, lastChangeTracker, rowCount: rows.length, cursor: encodeCursor({ mode: 'delta', stamp, next }), hasMore: true };
         response = await get(next);
         continue;
       }
@@ -97,6 +99,7 @@ export class DeltaReader {
       const tracker = formatDeltaWatermark(stamp, http.resolveLink(deltaLink, response));
       yield {
         messages,
+        ...some,
         timeStamps: [{ action: JobActionType.TimeStamp, sourceKey: DELTA_LINK_FIELD, changeTracker: tracker }],
         lastChangeTracker: tracker,
         rowCount: rows.length,
@@ -118,15 +121,17 @@ export class DeltaReader {
     }
   }
 
-  private async serialize(raw: Record<string, unknown>, mapping: Mapping, job: Job, stamp: string, lookup: ResolverCache): Promise<QueueMessage | undefined> {
+  private async serialize(
+    raw: Record<string, unknown>, mapping: Mapping, job: Job, stamp: string, lookup: ResolverCache, skipped: SkippedRow[],
+  ): Promise<QueueMessage | undefined> {
     const base = { now: this.options.now, lookup, changeTracker: stamp };
     if (isRemovedEntry(raw)) {
       const key = removedEntryKey(raw, mapping);
-      return ConnectorBase.serialize(key, mapping, job, { ...base, action: JobActionType.Delete, missingFieldsAreNull: true });
+      return serializeOrSkip(key, mapping, job, { ...base, action: JobActionType.Delete, missingFieldsAreNull: true }, skipped);
     }
     const row = withoutAnnotations(raw);
     if (!job.filter.every((condition) => matchesCondition(row, condition))) return undefined;
     const deleted = job.softDelete !== undefined && matchesCondition(row, job.softDelete);
-    return ConnectorBase.serialize(row, mapping, job, { ...base, ...(deleted ? { action: JobActionType.Delete } : {}) });
+    return serializeOrSkip(row, mapping, job, { ...base, ...(deleted ? { action: JobActionType.Delete } : {}) }, skipped);
   }
 }

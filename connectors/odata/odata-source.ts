@@ -1,6 +1,7 @@
 import { ConnectorBase, canonicalChangeTracker } from '../base/connector-base';
 import { type RelatedValueLookup, ResolverCache } from '../base/resolvers';
 import type { RetrieveOptions, SourceConnector, SourcePage } from '../base/source-connector';
+import { serializeOrSkip, type SkippedRow } from '../base/skipped-rows';
 import { lookbackLowerBound } from '../sql/change-window';
 import { PermanentError } from '../../src/model/errors';
 import { type Job, JobActionType } from '../../src/model/job';
@@ -96,19 +97,22 @@ export class OdataSource extends ConnectorBase implements SourceConnector, Relat
       const following = typeof link === 'string' ? http.resolveLink(link, response) : undefined;
       if (rows.length > 0) {
         const messages: QueueMessage[] = [];
+        const skipped: SkippedRow[] = [];
+        let lastChangeTracker: string | null = null;
         for (const row of rows) {
           const deleted = job.softDelete !== undefined && matchesCondition(row, job.softDelete);
-          messages.push(
-            await ConnectorBase.serialize(row, mapping, job, {
-              now: this.options.now,
-              lookup,
-              changeTracker: canonicalChangeTracker(row, job),
-              ...(deleted ? { action: JobActionType.Delete } : {}),
-            }),
+          lastChangeTracker = canonicalChangeTracker(row, job);
+          const message = await serializeOrSkip(
+            row,
+            mapping,
+            job,
+            { now: this.options.now, lookup, changeTracker: lastChangeTracker, ...(deleted ? { action: JobActionType.Delete } : {}) },
+            skipped,
           );
+          if (message) messages.push(message);
         }
         const cursor = encodeCursor({ mode: 'watermark', upper, next: following ?? '' });
-        yield { messages, timeStamps: [], lastChangeTracker: messages[messages.length - 1].changeTracker, rowCount: rows.length, cursor, hasMore: following !== undefined };
+        yield { messages, timeStamps: [], ...(skipped.length > 0 ? { skipped } : {}), lastChangeTracker, rowCount: rows.length, cursor, hasMore: following !== undefined };
       }
       if (following === undefined) return;
       next = following;

@@ -1,6 +1,7 @@
 import { ConnectorBase, canonicalChangeTracker } from '../base/connector-base';
 import { type RelatedValueLookup, ResolverCache } from '../base/resolvers';
 import type { RetrieveOptions, SourceConnector, SourcePage } from '../base/source-connector';
+import { serializeOrSkip, type SkippedRow } from '../base/skipped-rows';
 import { type Job, JobActionType } from '../../src/model/job';
 import type { Mapping } from '../../src/model/mapping';
 import type { QueueMessage } from '../../src/model/queue-message';
@@ -65,6 +66,7 @@ export class SqlSource extends ConnectorBase implements SourceConnector, Related
       const rows = await this.db.query(sql, params, `read changes from ${entity}`);
       if (rows.length === 0) return;
       const messages: QueueMessage[] = [];
+      const skipped: SkippedRow[] = [];
       let lastChangeTracker: string | null = null;
       for (const row of rows) {
         const deleted = Number(row[DELETED_FLAG]) === 1;
@@ -75,19 +77,19 @@ export class SqlSource extends ConnectorBase implements SourceConnector, Related
           lastRaw = raw;
         }
         lastChangeTracker = lastCanonical;
-        messages.push(
-          await ConnectorBase.serialize(row, mapping, job, {
-            now: this.now,
-            lookup,
-            changeTracker: lastChangeTracker,
-            ...(deleted ? { action: JobActionType.Delete } : {}),
-          }),
+        const message = await serializeOrSkip(
+          row,
+          mapping,
+          job,
+          { now: this.now, lookup, changeTracker: lastChangeTracker, ...(deleted ? { action: JobActionType.Delete } : {}) },
+          skipped,
         );
+        if (message) messages.push(message);
       }
       const last = rows[rows.length - 1];
       position = { upper: position.upper, after: { watermark: last[job.watermark.field], keys: mapping.source.key.map((k) => last[k]) } };
       const hasMore = rows.length === pageSize;
-      yield { messages, timeStamps: [], lastChangeTracker, rowCount: rows.length, cursor: encodeCursor(position), hasMore };
+      yield { messages, timeStamps: [], ...(skipped.length > 0 ? { skipped } : {}), lastChangeTracker, rowCount: rows.length, cursor: encodeCursor(position), hasMore };
       if (!hasMore) return;
     }
   }

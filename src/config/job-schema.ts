@@ -57,6 +57,10 @@ export const jobSchema = documented(
         z.boolean().default(false),
         'Treat a change whose mapped fields equal what was last applied as a timestamp-only change. Default false.',
       ),
+      skipFailedRows: documented(
+        z.boolean().default(false),
+        "Skip a source row that cannot become a message (a value that cannot be converted, a null key, a resolver with onMissing: error, a message over the queue's size limit): recorded in the run log and the log, the watermark moves past it. Default false: the run stops at the row until it is fixed.",
+      ),
       transitiveRetries: documented(
         z.number().int().min(0).max(9).default(0),
         'Deliveries retried with backoff before a TransitiveError parks the message in sbqtransitive<priority> (absorbs ordering races, e.g. a contact processed before its account). Default 0: park at once, as the spec says.',

@@ -1,7 +1,8 @@
 import type { QueueMessage } from '../model/queue-message';
+import type { SkippedRowsRecord } from './skipped-rows';
 
 /** The record of one job run (also written to the `runs` table). */
-export interface JobRunResult {
+export interface JobRunResult extends SkippedRowsRecord {
   jobName: string;
   /** `scheduled` (timer), `manual` (ExecuteJob / CLI), `dryRun`. */
   trigger: 'scheduled' | 'manual' | 'dryRun';

@@ -7,6 +7,7 @@ import type { SourceConnector } from '../../connectors/base/source-connector';
 import type { Mapping } from '../model/mapping';
 import type { BatchingSender, DetectionDependencies } from './detection-dependencies';
 import type { JobRunResult } from './job-run';
+import { recordSkippedRow, sendOrSkip } from './skipped-rows';
 
 export interface RunJobOptions {
   trigger?: JobRunResult['trigger'];
@@ -107,12 +108,18 @@ export class ProcessJobsForRetrievalInOrderService {
         run.timeStamps++;
         run.detected++;
       }
+      for (const row of page.skipped ?? []) {
+        run.detected++;
+        recordSkippedRow(run, job, row, deps.log);
+        advance(row.changeTracker);
+      }
       for (const message of page.messages) {
         run.detected++;
         if (unchanged.has(message)) {
           run.timeStamps++;
         } else if (sender) {
-          await sender.addMessageOrSend(message, job.priority);
+          if (!job.skipFailedRows) await sender.addMessageOrSend(message, job.priority);
+          else await sendOrSkip(() => sender.addMessageOrSend(message, job.priority), message, job, run, deps.log);
         } else {
           run.preview?.push(message);
           if ((run.preview?.length ?? 0) >= limit) return;

@@ -3,6 +3,7 @@ import type { TableRow, TableStore } from '../storage/table-store';
 import type { RunLog } from './detection-dependencies';
 import type { JobRunResult } from './job-run';
 import { totalSent } from './job-run';
+import type { SkippedRow } from '../../connectors/base/skipped-rows';
 
 /** Table of job runs: partition = job name, row key = inverted start time (newest first). */
 export const RUNS_TABLE = 'runs';
@@ -34,6 +35,8 @@ export class RunLogStore implements RunLog {
         Sent: totalSent(run),
         SentByQueue: JSON.stringify(run.sentByQueue),
         TimeStamps: run.timeStamps,
+        Skipped: run.skipped ?? 0,
+        SkippedRows: run.skippedRows?.length ? JSON.stringify(run.skippedRows) : null,
         WatermarkBefore: run.watermarkBefore,
         WatermarkAfter: run.watermarkAfter,
         Outcome: run.outcome,
@@ -67,6 +70,8 @@ function fromRow(row: TableRow): JobRunResult {
     detected: Number(p.Detected ?? 0),
     sentByQueue: JSON.parse(String(p.SentByQueue ?? '{}')) as Record<string, number>,
     timeStamps: Number(p.TimeStamps ?? 0),
+    ...(Number(p.Skipped ?? 0) > 0 ? { skipped: Number(p.Skipped) } : {}),
+    ...(p.SkippedRows ? { skippedRows: JSON.parse(String(p.SkippedRows)) as SkippedRow[] } : {}),
     watermarkBefore: (p.WatermarkBefore as string | undefined) ?? null,
     watermarkAfter: (p.WatermarkAfter as string | undefined) ?? null,
     outcome: p.Outcome === 'Failed' ? 'Failed' : 'Succeeded',

@@ -61,6 +61,13 @@ export interface Job {
   /** Treat a change whose mapped fields equal what was last applied as a `TimeStamp` change. Default false. */
   skipUnchanged: boolean;
   /**
+   * Skip a source row that cannot become a message (a value that cannot be converted, a null key,
+   * a resolver with `onMissing: error`, a message over the queue's size limit): it is recorded in
+   * the run's record and the log, and the watermark moves past it. Default false: the run stops
+   * at the row and the watermark holds until the row is fixed.
+   */
+  skipFailedRows?: boolean;
+  /**
    * Deliveries retried (abandon with backoff) before a `TransitiveError` parks the message in
    * `sbqtransitive<priority>`. Default 0: park at once (the spec's behaviour).
    */

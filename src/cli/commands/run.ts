@@ -60,6 +60,18 @@ export function formatRunSummary(run: JobRunResult): string[] {
     `  detected   ${run.detected} (timestamp-only ${run.timeStamps})`,
     `  sent       ${totalSent(run)}${queues.length > 0 ? ` (${queues.join(', ')})` : ''}`,
     `  watermark  ${watermark}`,
+    ...formatSkipped(run),
+  ];
+}
+
+/** Rows skipped under `skipFailedRows`: the count, then the listed ones with why. */
+export function formatSkipped(run: JobRunResult, label = '  skipped    '): string[] {
+  if (!run.skipped) return [];
+  const listed = run.skippedRows ?? [];
+  const more = run.skipped > listed.length ? ` (the first ${listed.length} listed)` : '';
+  return [
+    `${label}${run.skipped} row${run.skipped === 1 ? '' : 's'} that could not become a message${more}:`,
+    ...listed.map((row) => `    ${row.sourceKey ?? '(key unreadable)'} at ${row.changeTracker}: ${row.error}`),
   ];
 }
 
@@ -82,6 +94,7 @@ export function formatDryRun(run: JobRunResult, limit: number): string[] {
   if (run.outcome === 'Failed') return lines;
   const more = preview.length >= limit ? ` (--limit ${limit} reached: more may follow)` : '';
   lines.push(`${preview.length} message${preview.length === 1 ? '' : 's'} would be sent${more}; timestamp-only changes: ${run.timeStamps}`);
+  lines.push(...formatSkipped(run, 'would skip '));
   return lines;
 }
 

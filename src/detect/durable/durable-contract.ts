@@ -46,6 +46,9 @@ export interface JobActivityResult {
   detected: number;
   /** Messages sent to the job's work queue. */
   sent: number;
+  /** Rows skipped under `skipFailedRows` (absent when none); the first few, with why. */
+  skipped?: number;
+  skippedRows?: Array<{ sourceKey: string | null; changeTracker: string; error: string }>;
 }
 
 export type JobOrchestrationOutcome = 'Succeeded' | 'Failed' | 'Skipped';
@@ -59,6 +62,8 @@ export interface JobOrchestrationResult {
   sent: number;
   /** Where the watermark would stand after the run (not persisted). */
   watermark: string | null;
+  /** Rows skipped under `skipFailedRows` (absent when none). */
+  skipped?: number;
   error?: string;
 }
 

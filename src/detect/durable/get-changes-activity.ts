@@ -10,6 +10,7 @@ import type { Logger } from '../../telemetry/logger';
 import { METRIC_NAMES, type Metrics } from '../../telemetry/metrics';
 import type { UnchangedCheck } from '../detection-dependencies';
 import { MAX_BATCH_SIZE, type JobActivityParam, type JobActivityResult } from './durable-contract';
+import { recordSkippedRow, sendOrSkip } from '../skipped-rows';
 
 export interface GetChangesActivityDependencies {
   config: {
@@ -73,12 +74,14 @@ export async function runGetChangesActivity(deps: GetChangesActivityDependencies
     advanced.advance(stamp.changeTracker);
     result.detected++;
   }
+  for (const row of page.skipped ?? []) {
+    result.detected++;
+    recordSkippedRow(result, job, row, deps.log);
+    advanced.advance(row.changeTracker);
+  }
   for (const message of page.messages) {
     result.detected++;
-    if (!unchanged.has(message)) {
-      await deps.sender.sendMessage(queue, message);
-      result.sent++;
-    }
+    if (!unchanged.has(message) && (await sendOrSkip(() => deps.sender.sendMessage(queue, message), message, job, result, deps.log))) result.sent++;
     advanced.advance(message.changeTracker);
   }
   result.watermark = advanced.value;

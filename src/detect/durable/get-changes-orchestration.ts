@@ -76,6 +76,7 @@ export function* getChangesOrchestration<TTask>(port: OrchestrationPort<TTask>):
         result.pages++;
         result.detected += page.detected;
         result.sent += page.sent;
+        if (page.skipped) result.skipped = (result.skipped ?? 0) + page.skipped;
         result.watermark = page.watermark;
         if (!page.hasMoreRecord) break;
         if (page.cursor === null) throw new Error(`page ${page.page} has more records but no cursor`);

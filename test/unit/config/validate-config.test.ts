@@ -19,6 +19,7 @@ describe('validateConfig', () => {
       watermark: { type: 'datetime', field: 'modified_at' },
       filter: [],
       action: JobActionType.NewUpdate,
+      skipFailedRows: false,
       skipOutdatedMessages: false,
       skipUnchanged: false,
       transitiveRetries: 0,

@@ -147,6 +147,32 @@ describe('GetChangesActivity logic', () => {
     expect(sent).toEqual([['sbqhigh', 'A-2']]);
   });
 
+  it('with skipFailedRows counts the rows the source skipped and the messages the queue refused as too large', async () => {
+    const job = { ...JOB, skipFailedRows: true };
+    const skippedRow = { sourceKey: 'A-0', changeTracker: '2026-01-05T00:00:00.0000000Z', error: 'field "x": not a number' };
+    const source: SourceConnector = {
+      async *retrieveChanges() {
+        const messages = [1, 2].map(change);
+        yield { messages, timeStamps: [], skipped: [skippedRow], lastChangeTracker: skippedRow.changeTracker, rowCount: 3, cursor: '3', hasMore: false };
+      },
+      close: async () => undefined,
+    };
+    const sent: string[] = [];
+    const tooLarge = Object.assign(new Error("message of job 'crm-accounts' for source key 'A-2' is too large for queue 'sbqhigh'"), { name: 'PermanentError' });
+    const { d } = deps(source, null, {
+      config: { ensureInitialized: async () => undefined, getJob: () => job, getMapping: () => MAPPING },
+      sender: { sendMessage: async (_queue, message) => (message.sourceKey === 'A-2' ? Promise.reject(tooLarge) : void sent.push(message.sourceKey)) },
+    });
+    const result = await runGetChangesActivity(d, { jobName: 'crm-accounts', pageNumber: 0 });
+    expect(result).toMatchObject({ detected: 3, sent: 1, skipped: 2, watermark: '2026-01-05T00:00:00.0000000Z' });
+    expect(result.skippedRows).toEqual([skippedRow, { sourceKey: 'A-2', changeTracker: '2026-01-02T00:00:00.0000000Z', error: tooLarge.message }]);
+    expect(sent).toEqual(['A-1']);
+
+    // Without the option the refusal stops the page: the orchestration records the job as failed.
+    const strict = deps(source, null, { config: { ...d.config, getJob: () => JOB }, sender: d.sender });
+    await expect(runGetChangesActivity(strict.d, { jobName: 'crm-accounts', pageNumber: 0 })).rejects.toBe(tooLarge);
+  });
+
   it('fails with a permanent error for an unknown job', async () => {
     const { d } = deps(new ListSource([]));
     await expect(runGetChangesActivity(d, { jobName: 'nope', pageNumber: 0 })).rejects.toMatchObject({ name: 'PermanentError', message: 'unknown job "nope"' });
