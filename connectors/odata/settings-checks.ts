@@ -1,3 +1,4 @@
+import { secretSettingProblem } from '../../src/config/literal-secrets';
 import type { SettingsProblem } from '../base/registry';
 
 /** Checks one setting value; returns the problems found at `path` (none when valid). */
@@ -97,7 +98,8 @@ export function checkConnection(rules: ConnectionRules, settings: Record<string,
   const withoutSecrets: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(settings)) {
     if (rules.secrets.includes(key)) {
-      problems.push({ path: `settings.${key}`, message: `secrets are never stored in settings; name the app setting that holds it in secrets.${key}` });
+      // The core's words: config validation reports a literal secret once, not once per checker.
+      problems.push(secretSettingProblem(key, value));
     } else withoutSecrets[key] = value;
   }
   problems.push(...checkProperties(withoutSecrets, 'settings', rules.settings, rules.required, `unknown setting of connector type ${rules.type}`));

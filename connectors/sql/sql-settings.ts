@@ -1,3 +1,4 @@
+import { secretSettingProblem } from '../../src/config/literal-secrets';
 import type { SettingsProblem, SettingsValidator } from '../base/registry';
 
 /**
@@ -60,7 +61,8 @@ function checkKnown(
   for (const [key, value] of Object.entries(settings)) {
     const check = checks[key];
     if (SECRET_SETTINGS.includes(key)) {
-      problems.push({ path: `settings.${key}`, message: `secrets are never stored in settings; name the app setting that holds it in secrets.${key}` });
+      // The core's words: config validation reports a literal secret once, not once per checker.
+      problems.push(secretSettingProblem(key, value));
     } else if (!check) {
       problems.push({ path: `settings.${key}`, message: `unknown setting of connector type ${type} (known: ${Object.keys(checks).join(', ')})` });
     } else if (value !== undefined) {

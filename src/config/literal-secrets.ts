@@ -97,3 +97,17 @@ export function findLiteralSecrets(settings: Record<string, unknown>): SettingPr
   walk(settings, [], out);
   return out;
 }
+
+/**
+ * The report for a top-level setting that a connector reads as a secret (e.g. `password`) but
+ * finds in `settings`. Connectors use it so that a literal secret reads the same wherever it is
+ * caught: when {@link findLiteralSecrets} flags the same setting, this is that very problem (so
+ * config validation, which runs both, can drop the copy); otherwise — the connector knows it is a
+ * secret although neither its name nor its value shows it, e.g. a `connectionString` without a
+ * password — the same wording without the detail about the value.
+ */
+export function secretSettingProblem(key: string, value: unknown): SettingProblem {
+  const path = formatPath(['settings', key]);
+  const found = findLiteralSecrets({ [key]: value }).find((problem) => problem.path === path);
+  return found ?? { path, message: `literal secret not allowed; ${fix([key])}` };
+}

@@ -52,12 +52,17 @@ function checkConnections(
   options: ValidateOptions,
   issues: ConfigIssue[],
 ): void {
+  // Literal secrets already reported, as `path\nmessage`: connectors report the secret settings
+  // they know with the same words (`secretSettingProblem`), and one secret is one issue.
+  const secretIssues = new Set<string>();
   // On the raw input, so that a literal secret is reported even when the entry has other errors.
   raw.forEach((item, index) => {
     const settings = item !== null && typeof item === 'object' ? (item as { settings?: unknown }).settings : undefined;
     if (settings === null || typeof settings !== 'object' || Array.isArray(settings)) return;
     for (const problem of findLiteralSecrets(settings as Record<string, unknown>)) {
-      issues.push({ file, path: `connections[${index}].${problem.path}`, message: problem.message });
+      const path = `connections[${index}].${problem.path}`;
+      secretIssues.add(`${path}\n${problem.message}`);
+      issues.push({ file, path, message: problem.message });
     }
   });
   const types = options.connectionTypes;
@@ -71,7 +76,8 @@ function checkConnections(
       continue;
     }
     for (const problem of validator(connection.settings, connection.secrets)) {
-      issues.push({ file, path: problem.path === '' ? at : `${at}.${problem.path}`, message: problem.message });
+      const path = problem.path === '' ? at : `${at}.${problem.path}`;
+      if (!secretIssues.has(`${path}\n${problem.message}`)) issues.push({ file, path, message: problem.message });
     }
   }
 }

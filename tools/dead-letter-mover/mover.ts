@@ -2,7 +2,7 @@ import { UsageError } from '../../src/cli/cli-error';
 import { describeBus } from '../../src/bus/create-bus';
 import { isBusError, type BusMessage, type MessageBus } from '../../src/bus/message-bus';
 import { loadConfigFolder } from '../../src/config/load-config';
-import type { Settings } from '../../src/config/settings';
+import { allQueueNames, readSettings, type QueueNames, type Settings } from '../../src/config/settings';
 import { errorMessage } from '../../src/model/errors';
 import type { Job } from '../../src/model/job';
 import { applyPlan, type ApplyResult } from './apply';
@@ -12,7 +12,7 @@ import type { MoverOptions } from './options';
 import { planMessages } from './plan';
 import { buildReport, type MoverReport } from './report';
 import { sourcePath, type SourceLocation } from './resubmission';
-import { targetResolver, type TargetResolver } from './resubmit-target';
+import { sourceRole, targetResolver, type TargetResolver } from './resubmit-target';
 import { loadRulesFile } from './rules-file';
 import { takeSnapshot } from './snapshot';
 
@@ -29,6 +29,15 @@ export interface MoverIo {
   openBus(settings: Settings): Promise<MessageBus>;
   /** Aborting it stops an `--apply` run after the current batch (Ctrl-C). */
   signal?: AbortSignal;
+}
+
+/**
+ * @throws UsageError when `--queue` is none of the queues Highwater uses. Their names are settings
+ * (`QUEUE_*`), not configuration, so this needs neither `--config` nor the bus.
+ */
+function checkSourceQueue(queue: string, queues: QueueNames): void {
+  if (sourceRole(queues, queue).kind !== 'other') return;
+  throw new UsageError(`--queue ${queue}: unknown queue (known: ${allQueueNames(queues).join(', ')})`);
 }
 
 async function loadJobs(configDir: string | undefined): Promise<Map<string, Job> | undefined> {
@@ -68,6 +77,9 @@ function scopeFilter(options: MoverOptions, now: Date): (message: BusMessage) =>
 
 /** One run: snapshot, plan, and with `--apply` the actions. @throws UsageError for bad arguments. */
 export async function moveMessages(options: MoverOptions, io: MoverIo): Promise<MoverReport> {
+  // First: a mistyped queue is the likeliest bad argument, and the later checks (a missing
+  // --config, a missing bus) would hide it behind advice that cannot help.
+  checkSourceQueue(options.queue, readSettings(io.env, io.cwd).queues);
   const rules = await loadRulesFile(options.rulesFile, options.rulesLabel);
   const jobs = await loadJobs(options.configDir);
   const settings = settingsFor(options.connection, io.env, io.cwd);

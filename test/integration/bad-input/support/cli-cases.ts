@@ -9,6 +9,7 @@ export interface CliCase {
 
 const invalidPort = (flag: string, value: string) => `error: option '${flag}' argument '${value}' is invalid. expected a port number 0–65535, got "${value}"`;
 const JOBS = 'crm-accounts, crm-contacts, crm-deleted-accounts, erp-numbers';
+const QUEUES = 'sbqhigh, sbqnormal, sbqlow, sbqtransitivehigh, sbqtransitivenormal, sbqtransitivelow, sbqignored';
 
 /** Invalid `highwater` invocations. */
 export const HIGHWATER_CASES: CliCase[] = [
@@ -58,10 +59,8 @@ export const MOVER_CASES: CliCase[] = [
   { argv: ['--queue', 'sbqhigh', '--max', '0'], exitCode: 2, error: "error: option '--max <n>' argument '0' is invalid. expected a positive integer." },
   { argv: ['--queue', 'sbqhigh', '--older-than', 'soon'], exitCode: 2, error: "error: option '--older-than <duration>' argument 'soon' is invalid. expected a duration like 30m, 2h, 1h30m, 7d or PT1H." },
   { argv: ['--queue', 'sbqhigh', '--data-dir', '{data}', '--rules', '{data}/missing.yaml'], exitCode: 2, error: 'error: {data}/missing.yaml: cannot read the rules file (no such file)' },
-  {
-    argv: ['--queue', 'nope', '--data-dir', '{data}'],
-    exitCode: 2,
-    error: "error: --queue nope: the work queue to resubmit to depends on each message's job priority; pass --config DIR (the configuration folder) or --to QUEUE",
-  },
-  { argv: ['--queue', 'nope', '--data-dir', '{data}', '--config', '{config}'], exitCode: 2, error: 'error: --queue nope: Queue "nope" is not declared in the local bus {data}/bus.sqlite' },
+  // Queue names are settings, not configuration: an unknown one is named with or without --config.
+  { argv: ['--queue', 'nope'], exitCode: 2, error: `error: --queue nope: unknown queue (known: ${QUEUES})` },
+  { argv: ['--queue', 'nope', '--data-dir', '{data}'], exitCode: 2, error: `error: --queue nope: unknown queue (known: ${QUEUES})` },
+  { argv: ['--queue', 'nope', '--data-dir', '{data}', '--config', '{config}'], exitCode: 2, error: `error: --queue nope: unknown queue (known: ${QUEUES})` },
 ];

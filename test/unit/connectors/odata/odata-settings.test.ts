@@ -8,7 +8,7 @@ describe('settings of OData-based connections', () => {
     expect(
       validateOdataSettings({ entityKeys: { Orders: [] }, upsertMode: 'merge', timeoutMs: 5, colour: 'red', clientSecret: 'x' }, { password: 'PW' }),
     ).toEqual([
-      { path: 'settings.clientSecret', message: 'secrets are never stored in settings; name the app setting that holds it in secrets.clientSecret' },
+      { path: 'settings.clientSecret', message: 'literal secret not allowed; reference an app setting in secrets.clientSecret instead' },
       { path: 'settings.serviceUrl', message: 'is required' },
       { path: 'settings.entityKeys.Orders', message: 'must be a non-empty array' },
       { path: 'settings.upsertMode', message: 'must be one of read-then-write, patch' },

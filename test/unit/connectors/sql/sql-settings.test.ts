@@ -11,7 +11,7 @@ describe('sqlite settings', () => {
       { path: 'settings.file', message: 'is required: the SQLite database file (relative to the configuration folder)' },
       { path: 'settings.busyTimeoutMs', message: 'must be an integer from 0 to 600000' },
       { path: 'settings.versionField', message: 'must be a plain SQL identifier (letters, digits, _ and $, not starting with a digit)' },
-      { path: 'settings.password', message: 'secrets are never stored in settings; name the app setting that holds it in secrets.password' },
+      { path: 'settings.password', message: 'literal secret not allowed; reference an app setting in secrets.password instead' },
       { path: 'settings.fil', message: 'unknown setting of connector type sqlite (known: file, busyTimeoutMs, versionField, groupCommit)' },
       { path: 'secrets.password', message: 'unknown secret of connector type sqlite (known: none)' },
     ]);
@@ -33,7 +33,7 @@ describe('postgres settings', () => {
       { path: 'settings.user', message: 'is required (or name a connection string in secrets.connectionString)' },
       { path: 'settings.port', message: 'must be an integer from 1 to 65535' },
       { path: 'settings.ssl', message: 'must be true or false' },
-      { path: 'settings.connectionString', message: 'secrets are never stored in settings; name the app setting that holds it in secrets.connectionString' },
+      { path: 'settings.connectionString', message: 'literal secret not allowed; reference an app setting in secrets.connectionString instead' },
       { path: 'secrets.password', message: 'must name an app setting (env var), without spaces' },
       { path: 'secrets.token', message: 'unknown secret of connector type postgres (known: password, connectionString)' },
     ]);

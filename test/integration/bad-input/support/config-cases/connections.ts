@@ -39,8 +39,30 @@ export const CONNECTION_CASES: ConfigCase[] = [
     files: { 'connections.yaml': connections((c) => (c.settings = { file: './crm.db', password: 'hunter2' })) },
     expected: [
       'connections.yaml: connections[0].settings.password: literal secret not allowed; reference an app setting in secrets.password instead',
-      'connections.yaml: connections[0].settings.password: secrets are never stored in settings; name the app setting that holds it in secrets.password',
     ],
+  },
+  {
+    // The connector knows connectionString is a secret, the core sees the password: one line.
+    name: 'connection-postgres-password-in-url',
+    files: {
+      'connections.yaml': connections((c) => {
+        c.type = 'postgres';
+        c.settings = { host: 'db', database: 'crm', user: 'sync', connectionString: 'postgres://sync:hunter2@db/crm' };
+      }),
+    },
+    expected: [
+      'connections.yaml: connections[0].settings.connectionString: literal secret not allowed (the value contains a password in the URL); reference an app setting in secrets.connectionString instead',
+    ],
+  },
+  {
+    name: 'connection-odata-literal-client-secret',
+    files: {
+      'connections.yaml': connections((c) => {
+        c.type = 'odata';
+        c.settings = { serviceUrl: 'https://crm.example.com/odata/', clientSecret: 'hunter2' };
+      }),
+    },
+    expected: ['connections.yaml: connections[0].settings.clientSecret: literal secret not allowed; reference an app setting in secrets.clientSecret instead'],
   },
   {
     name: 'connection-account-key-in-string',
