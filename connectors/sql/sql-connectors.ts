@@ -32,6 +32,7 @@ function openSqlite(ctx: ConnectorContext): SqliteDatabase {
     file: path.resolve(ctx.configDir, settings.file),
     busyTimeoutMs: settings.busyTimeoutMs,
     groupCommit: settings.groupCommit,
+    synchronous: settings.synchronous,
     connectionName: ctx.connection.name,
   });
 }

@@ -7,14 +7,20 @@ import type { SettingsProblem, SettingsValidator } from '../base/registry';
  * - `busyTimeoutMs`: how long a statement waits for another writer's lock. Default 5000.
  * - `versionField`: target column read by `getTargetVersion` (skip-outdated). Default: none.
  * - `groupCommit`: as a target, commit the writes of concurrently processed messages together
- *   (one transaction and fsync per event-loop turn). Default false: it widens the window in
- *   which a child is written before its parent has committed (more transitive retries).
+ *   (one transaction per event-loop turn). Default false: it widens the window in which a child
+ *   is written before its parent has committed (more transitive retries).
+ * - `synchronous`: `FULL`: a write resolves only once it is on disk, so a power loss cannot take
+ *   back a change already completed on the bus (on a WAL database by an fdatasync of the WAL on
+ *   the thread pool, shared by the writes committed meanwhile; otherwise by SQLite's FULL).
+ *   `NORMAL`: a write survives a crash of the process, not always one of the machine. Default:
+ *   SQLite's own, as better-sqlite3 builds it: NORMAL for a WAL database, FULL otherwise.
  */
 export interface SqliteSettings {
   file: string;
   busyTimeoutMs?: number;
   versionField?: string;
   groupCommit?: boolean;
+  synchronous?: 'NORMAL' | 'FULL';
 }
 
 /**
@@ -45,6 +51,10 @@ type Check = (value: unknown) => string | undefined;
 const nonEmptyString: Check = (v) => (typeof v === 'string' && v.trim() !== '' ? undefined : 'must be a non-empty string');
 const identifier: Check = (v) => (typeof v === 'string' && IDENTIFIER.test(v) ? undefined : IDENTIFIER_MESSAGE);
 const boolean: Check = (v) => (typeof v === 'boolean' ? undefined : 'must be true or false');
+const oneOf =
+  (values: readonly string[]): Check =>
+  (v) =>
+    typeof v === 'string' && values.includes(v) ? undefined : `must be one of ${values.join(', ')}, got ${JSON.stringify(v)}`;
 const integerBetween =
   (min: number, max: number): Check =>
   (v) =>
@@ -82,7 +92,7 @@ function checkKnown(
 }
 
 export const validateSqliteSettings: SettingsValidator = (settings, secrets) => {
-  const problems = checkKnown('sqlite', settings, secrets, { file: nonEmptyString, busyTimeoutMs: integerBetween(0, 600_000), versionField: identifier, groupCommit: boolean }, []);
+  const problems = checkKnown('sqlite', settings, secrets, { file: nonEmptyString, busyTimeoutMs: integerBetween(0, 600_000), versionField: identifier, groupCommit: boolean, synchronous: oneOf(['NORMAL', 'FULL']) }, []);
   if (settings.file === undefined) problems.unshift({ path: 'settings.file', message: 'is required: the SQLite database file (relative to the configuration folder)' });
   return problems;
 };

@@ -4,6 +4,8 @@ import { bindCommon, type SqlDatabase, type SqlDialect, type SqlRow, type SqlSta
 import { formatTimestamp, inferTimestampFormat } from './sqlite-timestamps';
 import { SQLITE_ERROR_RULES, sqliteErrorCode } from './sqlite-errors';
 import { SqliteGroupCommit } from './sqlite-group-commit';
+import { type FileSyncer, WalSync } from './sqlite-wal-sync';
+import { errorMessage, TransientError } from '../../src/model/errors';
 import type { WatermarkType } from '../../src/model/watermark-value';
 
 /** SQLite: `?` placeholders, booleans as 1/0, datetimes as ISO 8601 UTC text (see `sqlite-timestamps.ts`). */
@@ -45,6 +47,15 @@ export interface SqliteOptions {
    * Default false: each write commits on its own, at once.
    */
   groupCommit?: boolean;
+  /**
+   * `FULL`: a write resolves once it is on disk (a WAL database: the connection commits with
+   * NORMAL and each write waits for {@link WalSync}; otherwise SQLite's FULL). `NORMAL`: it
+   * survives a crash of the process. Default: SQLite's (better-sqlite3's build: NORMAL for WAL
+   * databases, FULL otherwise).
+   */
+  synchronous?: 'NORMAL' | 'FULL';
+  /** With `synchronous: 'FULL'` on a WAL database: flushes the WAL. Default: fdatasync on the thread pool. */
+  syncFile?: FileSyncer;
 }
 
 const STATEMENT_CACHE_SIZE = 100;
@@ -60,25 +71,33 @@ function execute(statement: Database.Statement, params: readonly unknown[]): Sql
  * referenced row is reported, as a TransitiveError). Statements are prepared once and cached.
  * Reads run at once; with `groupCommit`, writes go through {@link SqliteGroupCommit}: those
  * issued in the same event-loop turn share one transaction, and each resolves after it committed.
+ * With `synchronous: 'FULL'` a write resolves only once it is on disk: a rollback-journal
+ * database commits with FULL; a WAL database with NORMAL, and the write then waits for
+ * {@link WalSync}, off the event loop.
  */
 export class SqliteDatabase implements SqlDatabase {
   readonly dialect = sqliteDialect;
   private db: Database.Database | undefined;
   private readonly statements = new Map<string, Database.Statement>();
   private readonly writes: SqliteGroupCommit | undefined;
+  /** Set when the open database is in WAL mode. */
+  private walSync: WalSync | undefined;
 
   constructor(private readonly options: SqliteOptions) {
     this.writes = options.groupCommit ? new SqliteGroupCommit(() => this.open()) : undefined;
   }
 
   async query(sql: string, params: readonly unknown[], operation: string): Promise<SqlRow[]> {
+    let rows: SqlRow[];
     try {
       const statement = this.statement(sql);
       if (statement.readonly) return statement.all(...params) as SqlRow[];
-      return this.writes ? await this.writes.run(() => execute(statement, params)) : execute(statement, params);
+      rows = this.writes ? await this.writes.run(() => execute(statement, params)) : execute(statement, params);
     } catch (err) {
       throw this.classify(err, operation);
     }
+    await this.durable(operation);
+    return rows;
   }
 
   /** The statements as one unit (with group commit, one savepoint): an upsert's miss costs no extra commit. */
@@ -101,7 +120,25 @@ export class SqliteDatabase implements SqlDatabase {
       }
       return [];
     };
-    return this.writes ? this.writes.run(unit) : unit();
+    const rows = this.writes ? await this.writes.run(unit) : unit();
+    await this.durable(prepared[0]?.operation ?? 'write');
+    return rows;
+  }
+
+  /**
+   * Waits until the writes committed so far are on disk (WAL databases; a rollback-journal
+   * commit has synced already).
+   * @throws TransientError when the sync failed: whether the write is durable is unknown.
+   */
+  private async durable(operation: string): Promise<void> {
+    if (!this.walSync) return;
+    try {
+      await this.walSync.durable();
+    } catch (err) {
+      throw new TransientError(`sqlite connection "${this.options.connectionName}": ${operation}: the write could not be flushed to disk: ${errorMessage(err)}`, {
+        cause: err,
+      });
+    }
   }
 
   private classify(err: unknown, operation: string) {
@@ -117,6 +154,7 @@ export class SqliteDatabase implements SqlDatabase {
     this.statements.clear();
     this.db?.close();
     this.db = undefined;
+    this.walSync = undefined;
   }
 
   private statement(sql: string): Database.Statement {
@@ -132,6 +170,13 @@ export class SqliteDatabase implements SqlDatabase {
     if (!this.db) {
       const db = new Database(this.options.file, { fileMustExist: true, timeout: this.options.busyTimeoutMs ?? 5000 });
       db.pragma('foreign_keys = ON');
+      if (this.options.synchronous === 'NORMAL') db.pragma('synchronous = NORMAL');
+      if (this.options.synchronous === 'FULL') {
+        // FULL inside every COMMIT would fsync on the event loop; a WAL database syncs its WAL beside it.
+        const wal = String(db.pragma('journal_mode', { simple: true })).toLowerCase() === 'wal';
+        db.pragma(`synchronous = ${wal ? 'NORMAL' : 'FULL'}`);
+        if (wal) this.walSync = new WalSync(`${this.options.file}-wal`, this.options.syncFile);
+      }
       this.db = db;
     }
     return this.db;
