@@ -33,6 +33,7 @@ function openSqlite(ctx: ConnectorContext): SqliteDatabase {
     busyTimeoutMs: settings.busyTimeoutMs,
     groupCommit: settings.groupCommit,
     synchronous: settings.synchronous,
+    cacheSizeKb: settings.cacheSizeKb,
     connectionName: ctx.connection.name,
   });
 }

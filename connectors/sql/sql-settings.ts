@@ -9,6 +9,7 @@ import type { SettingsProblem, SettingsValidator } from '../base/registry';
  * - `groupCommit`: as a target, commit the writes of concurrently processed messages together
  *   (one transaction per event-loop turn). Default false: it widens the window in which a child
  *   is written before its parent has committed (more transitive retries).
+ * - `cacheSizeKb`: the connection's page cache in KiB (64 to 1048576). Default 2048.
  * - `synchronous`: `FULL`: a write resolves only once it is on disk, so a power loss cannot take
  *   back a change already completed on the bus (on a WAL database by an fdatasync of the WAL on
  *   the thread pool, shared by the writes committed meanwhile; otherwise by SQLite's FULL).
@@ -21,6 +22,7 @@ export interface SqliteSettings {
   versionField?: string;
   groupCommit?: boolean;
   synchronous?: 'NORMAL' | 'FULL';
+  cacheSizeKb?: number;
 }
 
 /**
@@ -92,7 +94,7 @@ function checkKnown(
 }
 
 export const validateSqliteSettings: SettingsValidator = (settings, secrets) => {
-  const problems = checkKnown('sqlite', settings, secrets, { file: nonEmptyString, busyTimeoutMs: integerBetween(0, 600_000), versionField: identifier, groupCommit: boolean, synchronous: oneOf(['NORMAL', 'FULL']) }, []);
+  const problems = checkKnown('sqlite', settings, secrets, { file: nonEmptyString, busyTimeoutMs: integerBetween(0, 600_000), versionField: identifier, groupCommit: boolean, synchronous: oneOf(['NORMAL', 'FULL']), cacheSizeKb: integerBetween(64, 1_048_576) }, []);
   if (settings.file === undefined) problems.unshift({ path: 'settings.file', message: 'is required: the SQLite database file (relative to the configuration folder)' });
   return problems;
 };

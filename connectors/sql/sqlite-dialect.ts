@@ -47,6 +47,8 @@ export interface SqliteOptions {
    * Default false: each write commits on its own, at once.
    */
   groupCommit?: boolean;
+  /** Page cache of the connection, in KiB. Default {@link DEFAULT_CACHE_SIZE_KB}. */
+  cacheSizeKb?: number;
   /**
    * `FULL`: a write resolves once it is on disk (a WAL database: the connection commits with
    * NORMAL and each write waits for {@link WalSync}; otherwise SQLite's FULL). `NORMAL`: it
@@ -59,6 +61,13 @@ export interface SqliteOptions {
 }
 
 const STATEMENT_CACHE_SIZE = 100;
+
+/**
+ * 2 MiB, SQLite's own default (better-sqlite3 builds it with 16 MiB). Measured end to end at 100k
+ * rows (a source and a target connection): peak RSS 197–215 → 168–170 MB, throughput unchanged;
+ * keyset reads and upserts by key touch few pages more than once, the OS caches the file.
+ */
+export const DEFAULT_CACHE_SIZE_KB = 2048;
 
 function execute(statement: Database.Statement, params: readonly unknown[]): SqlRow[] {
   if (statement.reader) return statement.all(...params) as SqlRow[];
@@ -170,6 +179,8 @@ export class SqliteDatabase implements SqlDatabase {
     if (!this.db) {
       const db = new Database(this.options.file, { fileMustExist: true, timeout: this.options.busyTimeoutMs ?? 5000 });
       db.pragma('foreign_keys = ON');
+      // better-sqlite3 builds SQLite with a 16 MB page cache per connection; a host holds several.
+      db.pragma(`cache_size = -${this.options.cacheSizeKb ?? DEFAULT_CACHE_SIZE_KB}`);
       if (this.options.synchronous === 'NORMAL') db.pragma('synchronous = NORMAL');
       if (this.options.synchronous === 'FULL') {
         // FULL inside every COMMIT would fsync on the event loop; a WAL database syncs its WAL beside it.

@@ -75,7 +75,7 @@ describe('a literal secret through config validation with the connectors', () =>
   it('keeps a different problem at the same path', () => {
     expect(issuesOf({ type: 'sqlite', settings: { file: './crm.db', note: 'AccountName=a;AccountKey=abc' } })).toEqual([
       'connections: connections[0].settings.note: literal secret not allowed (the value contains AccountKey=); reference an app setting in secrets.note instead',
-      'connections: connections[0].settings.note: unknown setting of connector type sqlite (known: file, busyTimeoutMs, versionField, groupCommit, synchronous)',
+      'connections: connections[0].settings.note: unknown setting of connector type sqlite (known: file, busyTimeoutMs, versionField, groupCommit, synchronous, cacheSizeKb)',
     ]);
   });
 });

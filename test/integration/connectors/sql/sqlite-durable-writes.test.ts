@@ -163,4 +163,10 @@ describe('SqliteDatabase durable writes', () => {
     expect(await level({ synchronous: 'NORMAL' })).toBe(1);
     expect(await level({})).toBe(2);
   });
+
+  it('opens with a 2 MiB page cache unless cacheSizeKb says otherwise (better-sqlite3 would give 16 MiB)', async () => {
+    createTarget('WAL');
+    await expect(open().query('PRAGMA cache_size', [], 'read cache_size')).resolves.toEqual([{ cache_size: -2048 }]);
+    await expect(open({ cacheSizeKb: 512 }).query('PRAGMA cache_size', [], 'read cache_size')).resolves.toEqual([{ cache_size: -512 }]);
+  });
 });

@@ -2,11 +2,12 @@ import { validatePostgresSettings, validateSqliteSettings } from '../../../../co
 
 describe('sqlite settings', () => {
   it('accepts a file and optional settings', () => {
-    expect(validateSqliteSettings({ file: 'data/erp.db', busyTimeoutMs: 1000, versionField: 'modified_at', groupCommit: true, synchronous: 'FULL' }, {})).toEqual([]);
+    expect(validateSqliteSettings({ file: 'data/erp.db', busyTimeoutMs: 1000, versionField: 'modified_at', groupCommit: true, synchronous: 'FULL', cacheSizeKb: 8192 }, {})).toEqual([]);
     expect(validateSqliteSettings({ file: 'data/erp.db', groupCommit: 'yes' }, {})).toEqual([{ path: 'settings.groupCommit', message: 'must be true or false' }]);
     expect(validateSqliteSettings({ file: 'data/erp.db', synchronous: 'full' }, {})).toEqual([
       { path: 'settings.synchronous', message: 'must be one of NORMAL, FULL, got "full"' },
     ]);
+    expect(validateSqliteSettings({ file: 'data/erp.db', cacheSizeKb: 16 }, {})).toEqual([{ path: 'settings.cacheSizeKb', message: 'must be an integer from 64 to 1048576' }]);
   });
 
   it('names every problem by path', () => {
@@ -15,7 +16,7 @@ describe('sqlite settings', () => {
       { path: 'settings.busyTimeoutMs', message: 'must be an integer from 0 to 600000' },
       { path: 'settings.versionField', message: 'must be a plain SQL identifier (letters, digits, _ and $, not starting with a digit)' },
       { path: 'settings.password', message: 'literal secret not allowed; reference an app setting in secrets.password instead' },
-      { path: 'settings.fil', message: 'unknown setting of connector type sqlite (known: file, busyTimeoutMs, versionField, groupCommit, synchronous)' },
+      { path: 'settings.fil', message: 'unknown setting of connector type sqlite (known: file, busyTimeoutMs, versionField, groupCommit, synchronous, cacheSizeKb)' },
       { path: 'secrets.password', message: 'unknown secret of connector type sqlite (known: none)' },
     ]);
     expect(validateSqliteSettings({ file: '' }, {})).toEqual([{ path: 'settings.file', message: 'must be a non-empty string' }]);

@@ -69,7 +69,7 @@ export const CONNECTION_CASES: ConfigCase[] = [
     files: { 'connections.yaml': connections((c) => (c.settings = { file: './crm.db', note: 'DefaultEndpointsProtocol=https;AccountName=a;AccountKey=abc123==' })) },
     expected: [
       'connections.yaml: connections[0].settings.note: literal secret not allowed (the value contains AccountKey=); reference an app setting in secrets.note instead',
-      'connections.yaml: connections[0].settings.note: unknown setting of connector type sqlite (known: file, busyTimeoutMs, versionField, groupCommit, synchronous)',
+      'connections.yaml: connections[0].settings.note: unknown setting of connector type sqlite (known: file, busyTimeoutMs, versionField, groupCommit, synchronous, cacheSizeKb)',
     ],
   },
   {
@@ -99,7 +99,7 @@ export const CONNECTION_CASES: ConfigCase[] = [
     files: { 'connections.yaml': connections((c) => (c.settings = { fiel: './crm.db' })) },
     expected: [
       'connections.yaml: connections[0].settings.file: is required: the SQLite database file (relative to the configuration folder)',
-      'connections.yaml: connections[0].settings.fiel: unknown setting of connector type sqlite (known: file, busyTimeoutMs, versionField, groupCommit, synchronous)',
+      'connections.yaml: connections[0].settings.fiel: unknown setting of connector type sqlite (known: file, busyTimeoutMs, versionField, groupCommit, synchronous, cacheSizeKb)',
     ],
   },
   {
