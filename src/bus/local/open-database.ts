@@ -18,11 +18,12 @@ import { isBusy, toBusError } from './sqlite-errors';
 export const AUTO_CHECKPOINT_PAGES = 8192;
 
 /*
- * The WAL file is cut back to 32 MiB after a checkpoint. 8 MiB of page cache: more bought
- * nothing measurable. Page size stays 4 KiB: 16 KiB sped up sends by a fifth but slowed
- * receive+complete as much (bigger WAL frames per update).
+ * The WAL file is cut back to 32 MiB after a checkpoint. 2 MiB of page cache: 8 MiB bought
+ * nothing measurable (bus benchmark and end to end, 2026-11-30) and cost ~6 MB of RSS; what a
+ * receive touches twice is the FIFO index's last pages. Page size stays 4 KiB: 16 KiB sped up
+ * sends by a fifth but slowed receive+complete as much (bigger WAL frames per update).
  */
-const PRAGMAS = [`wal_autocheckpoint = ${AUTO_CHECKPOINT_PAGES}`, 'journal_size_limit = 33554432', 'cache_size = -8192'];
+const PRAGMAS = [`wal_autocheckpoint = ${AUTO_CHECKPOINT_PAGES}`, 'journal_size_limit = 33554432', 'cache_size = -2048'];
 
 /** Checks the connection options; the queue declarations are checked by their parser. */
 export function validateBusOptions(options: LocalBusOptions): void {
