@@ -46,6 +46,8 @@ export const SCHEDULE_PERIOD_MS = 1000;
  */
 export class SyncRig {
   private children = 0;
+  /** Every host and mover child started on this rig: {@link close} kills those still running. */
+  private readonly started = new Set<TsChild>();
   private bus?: MessageBus;
   private storage?: TableStorage;
 
@@ -102,8 +104,14 @@ export class SyncRig {
     const n = ++this.children;
     const marker = path.join(this.dir, `crash-${n}.txt`);
     const env = this.childEnv({ [CRASH_MARKER_ENV]: marker, ...(crash ? { [FAULT_ENV]: JSON.stringify(crash) } : {}) });
-    const child = TsChild.start('test/e2e/convergence/support/host-child.ts', ['--config', this.dir], env, path.join(this.dir, `host-${n}.log`));
-    await child.waitFor(/Highwater local host on http:\/\/127\.0\.0\.1:\d+/, 60_000);
+    const child = this.track(TsChild.start('test/e2e/convergence/support/host-child.ts', ['--config', this.dir], env, path.join(this.dir, `host-${n}.log`)));
+    try {
+      await child.waitFor(/Highwater local host on http:\/\/127\.0\.0\.1:\d+/, 60_000);
+    } catch (err) {
+      // A host that never served (or served too late) must not outlive the error.
+      await child.kill();
+      throw err;
+    }
     return { child, outcome: async () => ({ ...(await child.exited), crashedAt: readMarker(marker) }) };
   }
 
@@ -116,8 +124,14 @@ export class SyncRig {
     const marker = path.join(this.dir, `crash-${n}.txt`);
     const env = this.childEnv({ [CRASH_MARKER_ENV]: marker, ...(killAfter ? { HW_E2E_MOVER_KILL_AFTER: String(killAfter) } : {}) });
     const args = ['--queue', queue, '--apply', '--data-dir', this.settings.dataDir];
-    const child = TsChild.start('test/e2e/crash/support/mover-child.ts', args, env, path.join(this.dir, `mover-${n}.log`));
+    const child = this.track(TsChild.start('test/e2e/crash/support/mover-child.ts', args, env, path.join(this.dir, `mover-${n}.log`)));
     return { child, outcome: async () => ({ ...(await child.exited), crashedAt: readMarker(marker) }) };
+  }
+
+  private track(child: TsChild): TsChild {
+    this.started.add(child);
+    void child.exited.then(() => this.started.delete(child));
+    return child;
   }
 
   async openBus(): Promise<MessageBus> {
@@ -204,8 +218,14 @@ export class SyncRig {
     }
   }
 
-  /** Closes everything; keeps the folder (logs, databases) when `keep` is set, for a failed run. */
+  /**
+   * Closes everything; keeps the folder (logs, databases) when `keep` is set, for a failed run.
+   * A child still running (a test that failed before it stopped its host, or a mover it did not
+   * wait for) is killed first: it would keep the test process alive (its pipes and process
+   * handle) and go on writing to the rig while it is removed.
+   */
   async close(keep = false): Promise<void> {
+    await Promise.all([...this.started].map((child) => child.kill()));
     await this.bus?.close().catch(() => undefined);
     await this.storage?.close().catch(() => undefined);
     await this.db.close().catch(() => undefined);
