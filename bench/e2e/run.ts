@@ -6,6 +6,7 @@ import { performance } from 'node:perf_hooks';
 import { startAzurite } from '../../src/storage/azurite';
 import { RESULT_PREFIX } from '../detect/workload';
 import { createTarget, generateUuidSource, writeE2eConfig, type E2eResult, type E2eTask } from './workload';
+import { LOCAL_HOST_V8_FLAGS } from '../../src/host/gc-flags';
 
 /**
  * The end-to-end benchmark: SQLite source → local bus → SQLite target through the local host's
@@ -35,7 +36,9 @@ function positive(name: string, fallback: number): number {
 function runChild(task: E2eTask, profileDir?: string): Promise<E2eResult> {
   const profile = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...profile, '-r', REGISTER, path.join(__dirname, 'e2e.bench.ts'), JSON.stringify(task)], {
+    // The host's stage runs with the V8 flags `npm start` gives the local host; the direct copy with none.
+    const v8Flags = task.stage === 'e2e' ? LOCAL_HOST_V8_FLAGS : [];
+    const child = spawn(process.execPath, [...v8Flags, ...profile, '-r', REGISTER, path.join(__dirname, 'e2e.bench.ts'), JSON.stringify(task)], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let out = '';

@@ -62,7 +62,12 @@ export function registerStartCommands(program: Command): void {
  */
 export async function runHost(opts: HostCommandOptions): Promise<number> {
   // The host loads here, not with the CLI: the other commands need none of it.
-  const [{ startLocalHost }, { describeBus }] = await Promise.all([import('../../host/local-host'), import('../../bus/create-bus')]);
+  const [{ startLocalHost }, { describeBus }, { applyLocalHostGcFlags }] = await Promise.all([
+    import('../../host/local-host'),
+    import('../../bus/create-bus'),
+    import('../../host/gc-flags'),
+  ]);
+  applyLocalHostGcFlags();
   const settings = readSettings();
   const log = consoleLogger;
   const configDir = path.resolve(opts.config);
