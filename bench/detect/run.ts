@@ -5,6 +5,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { startAzurite } from '../../src/storage/azurite';
 import { generateSource, RESULT_PREFIX, writeBenchConfig, type BenchResult, type BenchTask } from './workload';
+import { LOCAL_HOST_V8_FLAGS } from '../../src/host/gc-flags';
 
 /**
  * The detection benchmark: changes detected per second and peak RSS of one job run over a SQLite
@@ -16,6 +17,7 @@ import { generateSource, RESULT_PREFIX, writeBenchConfig, type BenchResult, type
  *   node -r ./test/support/swc-register.js bench/detect/run.ts [--sizes 10000,100000,1000000]
  *     [--row-bytes 1024] [--page-size 500] [--stages keyset,source,runtime] [--runs 1]
  *     [--profile DIR]   (writes a --cpu-prof profile of each measured child into DIR)
+ *     [--v8-flags none|host]   (host: the runtime stage with the local host's V8 flags, src/host/gc-flags.ts)
  */
 const STAGES: ReadonlyArray<BenchTask['stage']> = ['keyset', 'source', 'runtime'];
 const REGISTER = path.resolve(__dirname, '../../test/support/swc-register.js');
@@ -39,10 +41,12 @@ function list<T extends string>(name: string, fallback: readonly T[], allowed?: 
   return values;
 }
 
-function runChild(task: BenchTask, profileDir?: string): Promise<BenchResult> {
+function runChild(task: BenchTask, profileDir?: string, hostFlags = false): Promise<BenchResult> {
   const profile = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...profile, '-r', REGISTER, path.join(__dirname, 'detect.bench.ts'), JSON.stringify(task)], {
+    // `--v8-flags host`: the runtime stage with the V8 flags `npm start` gives the local host.
+    const v8Flags = task.stage === 'runtime' && hostFlags ? LOCAL_HOST_V8_FLAGS : [];
+    const child = spawn(process.execPath, [...v8Flags, ...profile, '-r', REGISTER, path.join(__dirname, 'detect.bench.ts'), JSON.stringify(task)], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let out = '';
@@ -75,6 +79,9 @@ async function main(): Promise<void> {
   const runs = positive('runs', 1);
   const stages = list('stages', STAGES, STAGES);
   const profileDir = flag('profile') ? path.resolve(flag('profile') as string) : undefined;
+  const v8Flags = flag('v8-flags') ?? 'none';
+  if (v8Flags !== 'none' && v8Flags !== 'host') throw new Error(`--v8-flags must be none or host, got ${JSON.stringify(v8Flags)}`);
+  const hostFlags = v8Flags === 'host';
   if (profileDir) fs.mkdirSync(profileDir, { recursive: true });
 
   console.log(`node ${process.version}, ${os.cpus().length} cores, load ${loadAverage()}`);
@@ -105,7 +112,7 @@ async function main(): Promise<void> {
       for (const stage of stages) {
         const results: BenchResult[] = [];
         for (let run = 0; run < runs; run++) {
-          const result = await runChild(task(stage, rows, dir, run), profileDir);
+          const result = await runChild(task(stage, rows, dir, run), profileDir, hostFlags);
           fs.rmSync(path.join(dir, `bus-${run}`), { recursive: true, force: true });
           console.error(`${rows} ${stage} run ${run + 1}: ${result.changesPerSecond} changes/s, ${result.seconds} s, peak RSS ${result.peakRssMb} MB, heap ${result.endHeapMb} MB, load ${loadAverage()}`);
           results.push(result);
