@@ -169,4 +169,9 @@ describe('SqliteDatabase durable writes', () => {
     await expect(open().query('PRAGMA cache_size', [], 'read cache_size')).resolves.toEqual([{ cache_size: -2048 }]);
     await expect(open({ cacheSizeKb: 512 }).query('PRAGMA cache_size', [], 'read cache_size')).resolves.toEqual([{ cache_size: -512 }]);
   });
+
+  it('checkpoints its WAL after 8192 pages, not SQLite’s 1000', async () => {
+    createTarget('WAL');
+    await expect(open().query('PRAGMA wal_autocheckpoint', [], 'read wal_autocheckpoint')).resolves.toEqual([{ wal_autocheckpoint: 8192 }]);
+  });
 });
