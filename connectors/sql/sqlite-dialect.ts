@@ -114,7 +114,7 @@ export class SqliteDatabase implements SqlDatabase {
     } catch (err) {
       throw this.classify(err, operation);
     }
-    await this.durable(operation);
+    if (this.walSync) await this.durable(operation);
     return rows;
   }
 
@@ -139,7 +139,7 @@ export class SqliteDatabase implements SqlDatabase {
       return [];
     };
     const rows = this.writes ? await this.writes.run(unit) : unit();
-    await this.durable(prepared[0]?.operation ?? 'write');
+    if (this.walSync) await this.durable(prepared[0]?.operation ?? 'write');
     return rows;
   }
 
