@@ -1,11 +1,8 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import type { QueueMessage } from '../../../src/model/queue-message';
-import { startTestAzurite, type TestAzurite } from '../../support/azurite';
-import { accountJob, accountMapping, accountRows, at, createAccounts, openRig, summary, tracker, type DetectRig } from './detect-rig';
+import { accountJob, accountMapping, accountRows, at, createAccounts, summary, tracker } from './detect-rig';
 import { hookedRegistry, type PageHook } from './faults';
-import { describeEngine, ENGINES, openSourceDb, type SourceDb } from './source-db';
+import { detectSuite } from './detect-suite';
+import { describeEngine, ENGINES } from './source-db';
 
 /**
  * Watermark consistency through the real runtime: rows changing while a run reads, and equal
@@ -13,40 +10,25 @@ import { describeEngine, ENGINES, openSourceDb, type SourceDb } from './source-d
  */
 describe.each(ENGINES)('detection consistency on %s', (engine) => {
   describeEngine(engine)(engine, () => {
-    let azurite: TestAzurite;
-    let dir: string;
-    let db: SourceDb;
-    let rig: DetectRig | undefined;
+    const suite = detectSuite(engine);
     const hooks: { afterPage?: PageHook } = {};
-    beforeAll(async () => {
-      azurite = await startTestAzurite();
-      dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hw-detect-'));
-      db = await openSourceDb(engine, dir);
-    });
-    afterEach(async () => {
+    afterEach(() => {
       hooks.afterPage = undefined;
-      await rig?.close();
-      rig = undefined;
-    });
-    afterAll(async () => {
-      await db?.close();
-      await azurite?.stop();
-      fs.rmSync(dir, { recursive: true, force: true });
     });
 
     const open = (mappings: object[], jobs: object[]) =>
-      openRig({ db, storageConnectionString: azurite.connectionString, mappings, jobs, registry: hookedRegistry(hooks) });
+      suite.open({ mappings, jobs, registry: hookedRegistry(hooks) });
     const keys = (messages: QueueMessage[]) => messages.map((m) => m.sourceKey);
 
     it('rows updated during a read: none lost (moved rows are read by the next run)', async () => {
-      await createAccounts(db, 'during');
-      await db.insert('during', accountRows('D', 1, 9, 1, 1)); // D-0000n at minute n
-      rig = await open([accountMapping('during', 'during')], [accountJob('during', 'during', { pageSize: 3 })]);
+      await createAccounts(suite.db, 'during');
+      await suite.db.insert('during', accountRows('D', 1, 9, 1, 1)); // D-0000n at minute n
+      const rig = await open([accountMapping('during', 'during')], [accountJob('during', 'during', { pageSize: 3 })]);
       hooks.afterPage = async (_page, index) => {
         if (index !== 0) return;
-        await db.exec(`UPDATE during SET name = 'changed', modified_at = '${at(20)}' WHERE id = 'D-00002'`); // already read
-        await db.exec(`UPDATE during SET name = 'moved', modified_at = '${at(21)}' WHERE id = 'D-00006'`); // not read yet
-        await db.insert('during', [
+        await suite.db.exec(`UPDATE during SET name = 'changed', modified_at = '${at(20)}' WHERE id = 'D-00002'`); // already read
+        await suite.db.exec(`UPDATE during SET name = 'moved', modified_at = '${at(21)}' WHERE id = 'D-00006'`); // not read yet
+        await suite.db.insert('during', [
           { id: 'D-00010', name: 'after the bound', modified_at: at(22) },
           { id: 'D-00011', name: 'inside the bound', modified_at: at(5.5) },
         ]);
@@ -78,14 +60,14 @@ describe.each(ENGINES)('detection consistency on %s', (engine) => {
     });
 
     it('equal timestamps across page boundaries: none lost, none repeated beyond the lookback', async () => {
-      await createAccounts(db, 'ties');
+      await createAccounts(suite.db, 'ties');
       const rows = [
         ...accountRows('E', 1, 2, 0, 0), // minute 0
         ...accountRows('E', 3, 7, 10, 0), // minute 10: pages of 3 split this group (E-3 | E-4 … E-6 | E-7)
         ...accountRows('E', 8, 8, 10.5, 0),
       ];
-      await db.insert('ties', rows);
-      rig = await open(
+      await suite.db.insert('ties', rows);
+      const rig = await open(
         [accountMapping('ties', 'ties')],
         [
           accountJob('ties-exact', 'ties', { pageSize: 3 }),
@@ -99,7 +81,7 @@ describe.each(ENGINES)('detection consistency on %s', (engine) => {
       expect(keys(await rig.take())).toEqual(all);
 
       // A late commit with an already passed timestamp, and a new change.
-      await db.insert('ties', [
+      await suite.db.insert('ties', [
         { id: 'E-00009', name: 'late', modified_at: at(10) },
         { id: 'E-00010', name: 'new', modified_at: at(11) },
       ]);
@@ -117,10 +99,10 @@ describe.each(ENGINES)('detection consistency on %s', (engine) => {
     });
 
     it('every row in one instant, paged by key: each read exactly once', async () => {
-      await createAccounts(db, 'instant');
+      await createAccounts(suite.db, 'instant');
       const rows = accountRows('N', 1, 7, 3, 0);
-      await db.insert('instant', rows);
-      rig = await open([accountMapping('instant', 'instant')], [accountJob('instant', 'instant', { pageSize: 2 })]);
+      await suite.db.insert('instant', rows);
+      const rig = await open([accountMapping('instant', 'instant')], [accountJob('instant', 'instant', { pageSize: 2 })]);
       expect(await rig.run('instant')).toMatchObject({ detected: 7, watermarkAfter: tracker(3) });
       expect(keys(await rig.take())).toEqual(rows.map((r) => r.id));
       expect(await rig.run('instant')).toMatchObject({ detected: 0, watermarkAfter: tracker(3) });

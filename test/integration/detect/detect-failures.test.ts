@@ -1,10 +1,7 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import type { QueueMessage } from '../../../src/model/queue-message';
-import { startTestAzurite, type TestAzurite } from '../../support/azurite';
-import { accountJob, accountMapping, accountRows, createAccounts, openRig, tracker, type DetectRig } from './detect-rig';
-import { describeEngine, ENGINES, openSourceDb, type SourceDb } from './source-db';
+import { accountJob, accountMapping, accountRows, createAccounts, tracker } from './detect-rig';
+import { detectSuite } from './detect-suite';
+import { describeEngine, ENGINES } from './source-db';
 
 /**
  * Failing runs through the real runtime: a source that is down, and runs cut off after some
@@ -13,35 +10,16 @@ import { describeEngine, ENGINES, openSourceDb, type SourceDb } from './source-d
  */
 describe.each(ENGINES)('detection failures on %s', (engine) => {
   describeEngine(engine)(engine, () => {
-    let azurite: TestAzurite;
-    let dir: string;
-    let db: SourceDb;
-    let rig: DetectRig | undefined;
-    beforeAll(async () => {
-      azurite = await startTestAzurite();
-      dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hw-detect-'));
-      db = await openSourceDb(engine, dir);
-    });
-    afterEach(async () => {
-      await rig?.close();
-      rig = undefined;
-    });
-    afterAll(async () => {
-      await db?.close();
-      await azurite?.stop();
-      fs.rmSync(dir, { recursive: true, force: true });
-    });
+    const suite = detectSuite(engine);
 
     const keys = (messages: QueueMessage[]) => messages.map((m) => m.sourceKey);
     const sorted = (values: string[]) => [...values].sort();
 
     it('a job whose source is down: error recorded, later jobs still run, its watermark unchanged', async () => {
-      await createAccounts(db, 'up');
-      await db.insert('up', accountRows('U', 1, 2, 1, 1));
-      rig = await openRig({
-        db,
-        storageConnectionString: azurite.connectionString,
-        connections: [await db.downConnection('down')],
+      await createAccounts(suite.db, 'up');
+      await suite.db.insert('up', accountRows('U', 1, 2, 1, 1));
+      const rig = await suite.open({
+        connections: [await suite.db.downConnection('down')],
         mappings: [accountMapping('up', 'up')],
         jobs: [accountJob('down-job', 'up', { order: 10, source: 'down' }), accountJob('up-job', 'up', { order: 20 })],
       });
@@ -65,9 +43,9 @@ describe.each(ENGINES)('detection failures on %s', (engine) => {
     });
 
     it('a run cut off after two batches rereads from the old watermark next time: repeats, none lost', async () => {
-      await createAccounts(db, 'cut');
-      await db.insert('cut', accountRows('C', 1, 100, 0, 1 / 60));
-      rig = await openRig({ db, storageConnectionString: azurite.connectionString, mappings: [accountMapping('cut', 'cut')], jobs: [accountJob('cut', 'cut')] });
+      await createAccounts(suite.db, 'cut');
+      await suite.db.insert('cut', accountRows('C', 1, 100, 0, 1 / 60));
+      const rig = await suite.open({ mappings: [accountMapping('cut', 'cut')], jobs: [accountJob('cut', 'cut')] });
       const loaded = await rig.run('cut');
       expect(loaded).toMatchObject({ outcome: 'Succeeded', detected: 100 });
       const old = loaded.watermarkAfter;
@@ -75,7 +53,7 @@ describe.each(ENGINES)('detection failures on %s', (engine) => {
       rig.bus.takeHanded();
 
       const newer = accountRows('C', 101, 1100, 100, 1 / 60);
-      await db.insert('cut', newer);
+      await suite.db.insert('cut', newer);
       rig.bus.arm(2); // batches of 200: rows 101-500 go out, then the bus is down
       const cut = await rig.run('cut');
       expect(cut).toMatchObject({ outcome: 'Failed', error: 'test fault: bus down after 2 batches', watermarkBefore: old, watermarkAfter: old });
@@ -96,10 +74,10 @@ describe.each(ENGINES)('detection failures on %s', (engine) => {
     });
 
     it('a run whose watermark write fails sent everything, keeps the old watermark and rereads all of it', async () => {
-      await createAccounts(db, 'unsaved');
+      await createAccounts(suite.db, 'unsaved');
       const rows = accountRows('W', 1, 50, 0, 1);
-      await db.insert('unsaved', rows);
-      rig = await openRig({ db, storageConnectionString: azurite.connectionString, mappings: [accountMapping('unsaved', 'unsaved')], jobs: [accountJob('unsaved', 'unsaved')] });
+      await suite.db.insert('unsaved', rows);
+      const rig = await suite.open({ mappings: [accountMapping('unsaved', 'unsaved')], jobs: [accountJob('unsaved', 'unsaved')] });
       rig.storage.failWatermarkWrites = true;
       const failed = await rig.run('unsaved');
       expect(failed).toMatchObject({ outcome: 'Failed', error: 'test fault: storage down before the watermark write', detected: 50, watermarkBefore: null, watermarkAfter: null });

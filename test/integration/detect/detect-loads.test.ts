@@ -1,9 +1,6 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { startTestAzurite, type TestAzurite } from '../../support/azurite';
-import { accountJob, accountMapping, accountRows, at, createAccounts, openRig, summary, tracker, type DetectRig } from './detect-rig';
-import { describeEngine, ENGINES, openSourceDb, type SourceDb } from './source-db';
+import { accountJob, accountMapping, accountRows, at, createAccounts, summary, tracker } from './detect-rig';
+import { detectSuite } from './detect-suite';
+import { describeEngine, ENGINES } from './source-db';
 
 /**
  * Detection through the real runtime (SQL source → serialize → ServiceBusService → local bus,
@@ -11,33 +8,16 @@ import { describeEngine, ENGINES, openSourceDb, type SourceDb } from './source-d
  */
 describe.each(ENGINES)('detection loads on %s', (engine) => {
   describeEngine(engine)(engine, () => {
-    let azurite: TestAzurite;
-    let dir: string;
-    let db: SourceDb;
-    let rig: DetectRig | undefined;
-    beforeAll(async () => {
-      azurite = await startTestAzurite();
-      dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hw-detect-'));
-      db = await openSourceDb(engine, dir);
-    });
-    afterEach(async () => {
-      await rig?.close();
-      rig = undefined;
-    });
-    afterAll(async () => {
-      await db?.close();
-      await azurite?.stop();
-      fs.rmSync(dir, { recursive: true, force: true });
-    });
+    const suite = detectSuite(engine);
 
-    const open = (mappings: object[], jobs: object[]) => openRig({ db, storageConnectionString: azurite.connectionString, mappings, jobs });
+    const open = (mappings: object[], jobs: object[]) => suite.open({ mappings, jobs });
 
     it('first full load: every row once in change order, the watermark at the newest, a run record', async () => {
-      await createAccounts(db, 'full_load');
+      await createAccounts(suite.db, 'full_load');
       const rows = accountRows('F', 1, 7, 0, 1);
       rows[3].modified_at = rows[2].modified_at; // equal timestamps inside the load
-      await db.insert('full_load', rows);
-      rig = await open([accountMapping('full-load', 'full_load')], [accountJob('full-load', 'full-load', { pageSize: 3, priority: 'high' })]);
+      await suite.db.insert('full_load', rows);
+      const rig = await open([accountMapping('full-load', 'full_load')], [accountJob('full-load', 'full-load', { pageSize: 3, priority: 'high' })]);
 
       const run = await rig.run('full-load');
       expect(run).toMatchObject({
@@ -54,9 +34,9 @@ describe.each(ENGINES)('detection loads on %s', (engine) => {
     });
 
     it('incremental load: only rows changed since the watermark; an idle run sends nothing and keeps it', async () => {
-      await createAccounts(db, 'incremental');
-      await db.insert('incremental', accountRows('I', 1, 3, 0, 1));
-      rig = await open([accountMapping('incremental', 'incremental')], [accountJob('incremental', 'incremental', { pageSize: 2 })]);
+      await createAccounts(suite.db, 'incremental');
+      await suite.db.insert('incremental', accountRows('I', 1, 3, 0, 1));
+      const rig = await open([accountMapping('incremental', 'incremental')], [accountJob('incremental', 'incremental', { pageSize: 2 })]);
       expect((await rig.run('incremental')).detected).toBe(3);
       expect(await rig.take()).toHaveLength(3);
 
@@ -64,8 +44,8 @@ describe.each(ENGINES)('detection loads on %s', (engine) => {
       expect(idle).toMatchObject({ outcome: 'Succeeded', detected: 0, sentByQueue: {}, watermarkBefore: tracker(2), watermarkAfter: tracker(2) });
       expect(await rig.take()).toEqual([]);
 
-      await db.exec(`UPDATE incremental SET name = 'renamed', modified_at = '${at(10)}' WHERE id = 'I-00002'`);
-      await db.insert('incremental', [{ id: 'I-00004', name: 'new', city: 'Bonn', modified_at: at(11) }]);
+      await suite.db.exec(`UPDATE incremental SET name = 'renamed', modified_at = '${at(10)}' WHERE id = 'I-00002'`);
+      await suite.db.insert('incremental', [{ id: 'I-00004', name: 'new', city: 'Bonn', modified_at: at(11) }]);
       const next = await rig.run('incremental');
       expect(next).toMatchObject({ detected: 2, sentByQueue: { sbqnormal: 2 }, watermarkBefore: tracker(2), watermarkAfter: tracker(11) });
       const sent = await rig.take();
@@ -78,15 +58,15 @@ describe.each(ENGINES)('detection loads on %s', (engine) => {
     });
 
     it('deletions: tombstone rows and soft-deleted rows become Delete messages', async () => {
-      await db.exec(`CREATE TABLE tombstones (id TEXT PRIMARY KEY, deleted_at ${db.types.timestamp} NOT NULL)`);
-      await db.insert('tombstones', [{ id: 'T-1', deleted_at: at(1) }, { id: 'T-2', deleted_at: at(2) }]);
-      await createAccounts(db, 'soft');
-      await db.insert('soft', [
+      await suite.db.exec(`CREATE TABLE tombstones (id TEXT PRIMARY KEY, deleted_at ${suite.db.types.timestamp} NOT NULL)`);
+      await suite.db.insert('tombstones', [{ id: 'T-1', deleted_at: at(1) }, { id: 'T-2', deleted_at: at(2) }]);
+      await createAccounts(suite.db, 'soft');
+      await suite.db.insert('soft', [
         { id: 'S-1', name: 'kept', modified_at: at(1), is_deleted: false },
         { id: 'S-2', name: 'gone', modified_at: at(2), is_deleted: true },
       ]);
       const tombstoneMapping = { name: 'tombstones', source: { entity: 'tombstones', key: ['id'] }, target: { entity: 'customers', key: ['crm_id'] }, fields: [{ target: 'crm_id', source: 'id' }] };
-      rig = await open(
+      const rig = await open(
         [tombstoneMapping, accountMapping('soft', 'soft')],
         [
           accountJob('tombstones', 'tombstones', { action: 'Delete', priority: 'low', watermark: { type: 'datetime', field: 'deleted_at' } }),
@@ -104,8 +84,8 @@ describe.each(ENGINES)('detection loads on %s', (engine) => {
       ]);
       expect(sent.find((m) => m.sourceKey === 'T-1')).toMatchObject({ targetKey: { crm_id: 'T-1' } });
 
-      await db.exec(`UPDATE soft SET is_deleted = ${db.engine === 'postgres' ? 'true' : '1'}, modified_at = '${at(5)}' WHERE id = 'S-1'`);
-      await db.insert('tombstones', [{ id: 'T-3', deleted_at: at(5) }]);
+      await suite.db.exec(`UPDATE soft SET is_deleted = ${suite.db.engine === 'postgres' ? 'true' : '1'}, modified_at = '${at(5)}' WHERE id = 'S-1'`);
+      await suite.db.insert('tombstones', [{ id: 'T-3', deleted_at: at(5) }]);
       await rig.run('soft');
       await rig.run('tombstones');
       expect(summary(await rig.take())).toEqual([

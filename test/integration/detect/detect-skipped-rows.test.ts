@@ -1,9 +1,6 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { startTestAzurite, type TestAzurite } from '../../support/azurite';
-import { accountJob, accountMapping, accountRows, createAccounts, openRig, tracker, type DetectRig } from './detect-rig';
-import { describeEngine, ENGINES, openSourceDb, type SourceDb } from './source-db';
+import { accountJob, accountMapping, accountRows, createAccounts, tracker } from './detect-rig';
+import { detectSuite } from './detect-suite';
+import { describeEngine, ENGINES } from './source-db';
 
 /** `accountMapping` whose city is looked up in `cities` (name → code), failing the row when there is none. */
 function cityCodeMapping(name: string, table: string): object {
@@ -24,32 +21,15 @@ function cityCodeMapping(name: string, table: string): object {
  */
 describe.each(ENGINES)('skipped rows on %s', (engine) => {
   describeEngine(engine)(engine, () => {
-    let azurite: TestAzurite;
-    let dir: string;
-    let db: SourceDb;
-    let rig: DetectRig | undefined;
-    beforeAll(async () => {
-      azurite = await startTestAzurite();
-      dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hw-skip-'));
-      db = await openSourceDb(engine, dir);
-    });
-    afterEach(async () => {
-      await rig?.close();
-      rig = undefined;
-    });
-    afterAll(async () => {
-      await db?.close();
-      await azurite?.stop();
-      fs.rmSync(dir, { recursive: true, force: true });
-    });
+    const suite = detectSuite(engine);
 
     async function citiesSource(table: string): Promise<void> {
-      await createAccounts(db, table);
-      await db.exec(`CREATE TABLE "${table}_cities" (name TEXT PRIMARY KEY, code TEXT NOT NULL)`);
-      await db.insert(`${table}_cities`, [{ name: 'Berlin', code: 'BER' }]);
+      await createAccounts(suite.db, table);
+      await suite.db.exec(`CREATE TABLE "${table}_cities" (name TEXT PRIMARY KEY, code TEXT NOT NULL)`);
+      await suite.db.insert(`${table}_cities`, [{ name: 'Berlin', code: 'BER' }]);
       const rows = accountRows('R', 1, 3, 1, 1);
       rows[1].city = 'Atlantis';
-      await db.insert(table, rows);
+      await suite.db.insert(table, rows);
     }
 
     const missing = 'mapping "m": field "city": no {T}_cities record with name = "Atlantis"';
@@ -57,7 +37,7 @@ describe.each(ENGINES)('skipped rows on %s', (engine) => {
     it('without skipFailedRows a resolver miss stops the run at the row and the watermark holds', async () => {
       const table = `skip_off_${engine}`;
       await citiesSource(table);
-      rig = await openRig({ db, storageConnectionString: azurite.connectionString, mappings: [cityCodeMapping('m', table)], jobs: [accountJob('j', 'm')] });
+      const rig = await suite.open({ mappings: [cityCodeMapping('m', table)], jobs: [accountJob('j', 'm')] });
       const run = await rig.run('j');
       expect(run).toMatchObject({ outcome: 'Failed', error: missing.replace('{T}', table), watermarkAfter: null });
       expect(run.skipped).toBeUndefined();
@@ -66,9 +46,7 @@ describe.each(ENGINES)('skipped rows on %s', (engine) => {
     it('with skipFailedRows the row is skipped and recorded, the others are sent, the watermark moves past it', async () => {
       const table = `skip_on_${engine}`;
       await citiesSource(table);
-      rig = await openRig({
-        db,
-        storageConnectionString: azurite.connectionString,
+      const rig = await suite.open({
         mappings: [cityCodeMapping('m', table)],
         jobs: [accountJob('j', 'm', { skipFailedRows: true })],
       });
@@ -89,12 +67,12 @@ describe.each(ENGINES)('skipped rows on %s', (engine) => {
 
     it('with skipFailedRows a row too large for the queue is skipped, the rest of its batch still goes out', async () => {
       const table = `skip_big_${engine}`;
-      await createAccounts(db, table);
+      await createAccounts(suite.db, table);
       const rows = accountRows('B', 1, 3, 1, 1);
       rows[0].city = 'x'.repeat(300 * 1024);
-      await db.insert(table, rows);
+      await suite.db.insert(table, rows);
       const job = (skipFailedRows: boolean) => accountJob(skipFailedRows ? 'skips' : 'stops', 'm', { skipFailedRows });
-      rig = await openRig({ db, storageConnectionString: azurite.connectionString, mappings: [accountMapping('m', table)], jobs: [job(false), job(true)] });
+      const rig = await suite.open({ mappings: [accountMapping('m', table)], jobs: [job(false), job(true)] });
 
       const stopped = await rig.run('stops');
       expect(stopped).toMatchObject({ outcome: 'Failed', watermarkAfter: null });
