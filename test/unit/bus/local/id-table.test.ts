@@ -80,6 +80,19 @@ describe('IdTable', () => {
     expect(table.has(1, '1', 0)).toBe(false);
   });
 
+  it('grows one segment at a time, so that old and new slots overlap by a sliver of the table', () => {
+    const table = new IdTable(() => false);
+    let largestStep = 0;
+    for (let i = 1; i <= 200_000; i++) {
+      const before = table.bytes;
+      table.add(1, String(i), i);
+      largestStep = Math.max(largestStep, table.bytes - before);
+    }
+    expect(table.size).toBe(200_000);
+    // A table growing as one would add half its size in one step (a third of the end size).
+    expect(largestStep).toBeLessThan(table.bytes / 10);
+  });
+
   it('keeps finding ids when log ids arrive below the base or far above it', () => {
     const log = makeLog();
     const table = new IdTable(log.check);
