@@ -72,8 +72,9 @@ function checkKnown(
   const problems: SettingsProblem[] = [];
   for (const [key, value] of Object.entries(settings)) {
     const check = checks[key];
-    if (SECRET_SETTINGS.includes(key)) {
+    if (allowedSecrets.includes(key)) {
       // The core's words: config validation reports a literal secret once, not once per checker.
+      // A type that takes no such secret (sqlite) reports it as the unknown setting it is.
       problems.push(secretSettingProblem(key, value));
     } else if (!check) {
       problems.push({ path: `settings.${key}`, message: `unknown setting of connector type ${type} (known: ${Object.keys(checks).join(', ')})` });

@@ -15,7 +15,7 @@ describe('sqlite settings', () => {
       { path: 'settings.file', message: 'is required: the SQLite database file (relative to the configuration folder)' },
       { path: 'settings.busyTimeoutMs', message: 'must be an integer from 0 to 600000' },
       { path: 'settings.versionField', message: 'must be a plain SQL identifier (letters, digits, _ and $, not starting with a digit)' },
-      { path: 'settings.password', message: 'literal secret not allowed; reference an app setting in secrets.password instead' },
+      { path: 'settings.password', message: 'unknown setting of connector type sqlite (known: file, busyTimeoutMs, versionField, groupCommit, synchronous, cacheSizeKb)' },
       { path: 'settings.fil', message: 'unknown setting of connector type sqlite (known: file, busyTimeoutMs, versionField, groupCommit, synchronous, cacheSizeKb)' },
       { path: 'secrets.password', message: 'unknown secret of connector type sqlite (known: none)' },
     ]);
