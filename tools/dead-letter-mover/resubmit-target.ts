@@ -5,8 +5,9 @@ import { PRIORITIES } from '../../src/model/job';
 /**
  * Where a resubmitted message goes: back to the work queue it came from. For a work queue that
  * is the queue itself; for a transitive queue the work queue of the same priority; for
- * `sbqignored` (and any other queue) the work queue of the job's priority, which only the
- * configuration knows (`--config`). `--to` overrides all of these.
+ * `sbqignored` the work queue of the job's priority, which only the configuration knows
+ * (`--config`). `--to` overrides all of these. A queue Highwater does not use is `other`: the
+ * mover refuses it before it opens the bus.
  */
 export type SourceRole =
   | { kind: 'work'; priority: Priority }
