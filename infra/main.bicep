@@ -128,6 +128,8 @@ var highwaterSettings = {
   HIGHWATER_TIMEZONE: timeZone
   // Nothing local is kept in Azure; a writable folder in case a component wants scratch space.
   HIGHWATER_DATA_DIR: '/tmp/highwater'
+  // Read by the embedded bus only, which Azure never opens (Service Bus is set above).
+  HIGHWATER_LOCAL_BUS_SYNCHRONOUS: 'NORMAL'
 }
 
 var useKeyVault = enableKeyVault || !empty(connectorSecrets)

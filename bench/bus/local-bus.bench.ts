@@ -8,15 +8,16 @@ import { makeBody, report, workloadFromArgv } from './workload';
 
 /**
  * Child process: the local bus with default queue options (duplicate detection on, WAL,
- * synchronous=NORMAL) in a fresh temp folder. Send in chunks, then `concurrency` receivers each
- * loop receive (up to `prefetch`) → complete until every message is completed.
+ * `synchronous` as the workload says, else NORMAL) in a fresh temp folder. Send in chunks, then
+ * `concurrency` receivers each loop receive (up to `prefetch`) → complete until every message
+ * is completed.
  */
 async function main(): Promise<void> {
   const workload = workloadFromArgv();
   const { messages, concurrency, prefetch, sendChunk } = workload;
   const body = makeBody(workload.bodyBytes);
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'highwater-bench-bus-'));
-  const bus = await LocalBus.open({ dataDir, queues: ['bench'] });
+  const bus = await LocalBus.open({ dataDir, queues: ['bench'], synchronous: workload.synchronous });
   try {
     const start = performance.now();
     for (let i = 0; i < messages; i += sendChunk) {

@@ -9,7 +9,9 @@ import { RESULT_PREFIX, SKIPPED_PREFIX, type BenchResult, type Workload } from '
  * reporting the median of `--runs` runs. Run without a build:
  *
  *   node -r ./test/support/swc-register.js bench/bus/run.ts [--messages 100000] [--runs 3]
- *     [--concurrency 16] [--prefetch 16] [--body-bytes 1024]
+ *     [--concurrency 16] [--prefetch 16] [--body-bytes 1024] [--synchronous NORMAL|FULL]
+ *
+ * (`npm run bench:bus -- <flags>`; `--help` prints this usage.)
  *
  * A small warm-up pass per adapter compiles the sources into the register hook's cache first,
  * so the measured children do not carry the compiler in their RSS.
@@ -26,6 +28,20 @@ function flag(name: string, fallback: number): number {
   if (!Number.isSafeInteger(value) || value <= 0) throw new Error(`--${name} must be a positive integer`);
   return value;
 }
+
+/** The local bus's `synchronous` option; undefined (the bus's default) when not given. */
+function synchronousFlag(): 'NORMAL' | 'FULL' | undefined {
+  const i = process.argv.indexOf('--synchronous');
+  if (i < 0) return undefined;
+  const value = process.argv[i + 1];
+  if (value !== 'NORMAL' && value !== 'FULL') throw new Error(`--synchronous must be NORMAL or FULL, got ${JSON.stringify(value)}`);
+  return value;
+}
+
+const USAGE = `usage: npm run bench:bus -- [--messages 100000] [--runs 3] [--concurrency 16] [--prefetch 16]
+  [--body-bytes 1024] [--synchronous NORMAL|FULL]
+The local bus (prefetch 1 and --prefetch) against BullMQ on the local Redis; --synchronous sets the
+local bus's option of that name (default NORMAL).`;
 
 const REGISTER = path.resolve(__dirname, '../../test/support/swc-register.js');
 
@@ -58,6 +74,12 @@ function median(values: number[]): number {
 }
 
 async function main(): Promise<void> {
+  if (process.argv.includes('--help')) {
+    console.log(USAGE);
+    return;
+  }
+  const synchronous = synchronousFlag();
+  const local = synchronous ? `local bus (${synchronous})` : 'local bus';
   const base = {
     messages: flag('messages', 100_000),
     concurrency: flag('concurrency', 16),
@@ -67,8 +89,8 @@ async function main(): Promise<void> {
   const runs = flag('runs', 3);
   const prefetch = flag('prefetch', 16);
   const configs: Config[] = [
-    { label: 'local bus, prefetch 1', worker: 'local-bus.bench.ts', workload: { ...base, prefetch: 1 } },
-    { label: `local bus, prefetch ${prefetch}`, worker: 'local-bus.bench.ts', workload: { ...base, prefetch } },
+    { label: `${local}, prefetch 1`, worker: 'local-bus.bench.ts', workload: { ...base, prefetch: 1, synchronous } },
+    { label: `${local}, prefetch ${prefetch}`, worker: 'local-bus.bench.ts', workload: { ...base, prefetch, synchronous } },
     { label: 'BullMQ', worker: 'bullmq.bench.ts', workload: { ...base, prefetch: 1 } },
   ];
   console.log(`node ${process.version}, ${os.cpus().length} cores, load ${loadAverage()}`);

@@ -13,6 +13,8 @@ export interface Workload {
   bodyBytes: number;
   /** Messages per send call (BullMQ: per addBulk). */
   sendChunk: number;
+  /** The local bus's `synchronous` option (BullMQ ignores it). Default the bus's: NORMAL. */
+  synchronous?: 'NORMAL' | 'FULL';
 }
 
 export interface BenchResult {

@@ -4,7 +4,7 @@ import { bindCommon, type SqlDatabase, type SqlDialect, type SqlRow, type SqlSta
 import { formatTimestamp, inferTimestampFormat } from './sqlite-timestamps';
 import { SQLITE_ERROR_RULES, sqliteErrorCode } from './sqlite-errors';
 import { SqliteGroupCommit } from './sqlite-group-commit';
-import { type FileSyncer, WalSync } from './sqlite-wal-sync';
+import { type FileSyncer, WalSync } from '../../src/sqlite/wal-sync';
 import { errorMessage, TransientError } from '../../src/model/errors';
 import type { WatermarkType } from '../../src/model/watermark-value';
 

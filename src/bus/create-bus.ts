@@ -1,7 +1,7 @@
 import path from 'node:path';
-import { allQueueNames, type Settings } from '../config/settings';
+import { allQueueNames, SETTING_NAMES, type Settings } from '../config/settings';
 import { LocalBus } from './local/local-bus';
-import type { MessageBus } from './message-bus';
+import { BusError, type MessageBus } from './message-bus';
 
 /** Where the bus runs, for messages (never secrets). */
 export function describeBus(settings: Pick<Settings, 'serviceBusConnectionString' | 'serviceBusNamespace' | 'dataDir'>): string {
@@ -25,5 +25,17 @@ export async function createBus(settings: Settings, options: { clock?: () => Dat
     const { AzureServiceBus } = await import('./azure/azure-bus');
     return new AzureServiceBus({ fullyQualifiedNamespace: settings.serviceBusNamespace, knownQueues });
   }
-  return LocalBus.open({ dataDir: settings.dataDir, queues: knownQueues, clock: options.clock });
+  const synchronous = localBusSynchronous(settings.localBusSynchronous);
+  return LocalBus.open({ dataDir: settings.dataDir, queues: knownQueues, clock: options.clock, ...(synchronous ? { synchronous } : {}) });
+}
+
+/**
+ * The local bus's `synchronous` option from its setting (any case).
+ * @throws BusError `InvalidArgument` naming the setting when it is neither NORMAL nor FULL.
+ */
+export function localBusSynchronous(value: string | undefined): 'NORMAL' | 'FULL' | undefined {
+  if (value === undefined) return undefined;
+  const upper = value.trim().toUpperCase();
+  if (upper === 'NORMAL' || upper === 'FULL') return upper;
+  throw new BusError('InvalidArgument', `${SETTING_NAMES.localBusSynchronous} must be NORMAL or FULL, got ${JSON.stringify(value)}`);
 }

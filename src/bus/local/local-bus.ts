@@ -14,6 +14,7 @@ import {
   type ReceiveOptions,
 } from '../message-bus';
 import { lockLostError, lockRefOf, messagesArgument, peekArguments, receiveArguments } from './bus-arguments';
+import { commitSync } from './commit-sync';
 import { LocalBatch } from './local-batch';
 import { decodeReceived, decodeRow, encodeMessage, storedBytes, type EncodedMessage } from './message-codec';
 import { DuplicateIndex } from './duplicate-index';
@@ -43,7 +44,9 @@ import { WalCheckpointer } from './wal-checkpointer';
  *
  * Durability: a call resolves after its transaction committed. With `synchronous: 'NORMAL'`
  * (default) that survives a crash of any process; power loss or an OS crash may lose the last
- * commits but never corrupts the file. `'FULL'` survives those too, at a cost.
+ * commits but never corrupts the file. With `'FULL'` the calls whose loss no redelivery would
+ * redo (send, sendBatch, deadLetter, createQueue) also wait for a sync of the WAL, off the event
+ * loop; receive and settling do not (which and why: `commit-sync.ts`).
  *
  * Several processes may share the file (the host and the dead-letter mover): every write runs
  * in a `BEGIN IMMEDIATE` transaction, and a busy file is waited for up to `busyTimeoutMs`.
@@ -68,8 +71,9 @@ export class LocalBus implements MessageBus {
     this.catalog = new QueueCatalog(db, file);
     this.store = new MessageStore(db, file);
     this.duplicates = new DuplicateIndex(db);
-    this.checkpointer = new WalCheckpointer(file, options.synchronous ?? 'NORMAL');
-    this.batcher = new TransactionBatcher(db, file, (bytes) => this.checkpointer.wrote(bytes));
+    this.checkpointer = new WalCheckpointer(file);
+    const sync = commitSync(file, options.synchronous, options.syncFile);
+    this.batcher = new TransactionBatcher(db, file, (bytes) => this.checkpointer.wrote(bytes), sync);
     this.notifier = new QueueNotifier(file);
     this.clock = options.clock ?? Date.now;
     this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
@@ -104,7 +108,10 @@ export class LocalBus implements MessageBus {
     this.ensureOpen();
     validateQueueName(name);
     const given = validateQueueOptions(name, options);
-    await this.batcher.run(() => this.catalog.declare(name, given));
+    await this.batcher.run(() => {
+      this.catalog.declare(name, given);
+      this.batcher.durable();
+    });
   }
 
   async listQueues(): Promise<string[]> {
@@ -185,7 +192,9 @@ export class LocalBus implements MessageBus {
     const { reason, description, propertiesToModify } = options;
     const outcome = await this.batcher.run(() => {
       const result = this.store.deadLetter(ref, this.now(), reason, description, propertiesToModify);
-      if (result === 'deadLettered') this.batcher.afterCommit(() => this.notifier.notify(info.name, true));
+      if (result !== 'deadLettered') return result;
+      this.batcher.afterCommit(() => this.notifier.notify(info.name, true));
+      this.batcher.durable();
       return result;
     });
     if (outcome === 'lockLost') throw lockLostError(message);
@@ -210,6 +219,8 @@ export class LocalBus implements MessageBus {
     this.closed = true;
     this.dropContents(this.store.completed());
     this.batcher.flush();
+    // The calls just flushed settle (under FULL, after their sync) before close resolves.
+    await this.batcher.settled();
     await this.checkpointer.close();
     this.notifier.close();
     this.db.close();
@@ -226,6 +237,8 @@ export class LocalBus implements MessageBus {
       if (dedup) this.duplicates.append();
       if (stored > 0) this.batcher.afterCommit(() => this.notifier.notify(info.name, false));
       this.batcher.wrote(storedBytes(messages));
+      // Also when every message was a duplicate: the first copy may not be on disk yet.
+      this.batcher.durable();
     });
   }
 

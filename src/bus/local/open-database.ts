@@ -40,6 +40,9 @@ export function validateBusOptions(options: LocalBusOptions): void {
   if (synchronous !== undefined && synchronous !== 'NORMAL' && synchronous !== 'FULL') {
     throw new BusError('InvalidArgument', `synchronous must be 'NORMAL' or 'FULL', got ${JSON.stringify(synchronous)}`);
   }
+  if (options.syncFile !== undefined && typeof options.syncFile !== 'function') {
+    throw new BusError('InvalidArgument', `syncFile must be a function (file, withDirectory) => Promise<void>, got ${typeof options.syncFile}`);
+  }
 }
 
 /** The database file's absolute path for these options. */
@@ -78,7 +81,9 @@ function openOnce<T>(options: LocalBusOptions, init: (db: Database.Database, fil
     if (mode !== 'wal') {
       throw new BusError('Unavailable', `The local bus database ${file} cannot use WAL mode (got ${String(mode)})`);
     }
-    db.pragma(`synchronous = ${options.synchronous ?? 'NORMAL'}`);
+    // Also with the option `synchronous: 'FULL'`: SQLite's FULL would fsync inside every COMMIT on
+    // the event loop; the calls that need it wait for a sync of the WAL instead (commit-sync.ts).
+    db.pragma('synchronous = NORMAL');
     for (const pragma of PRAGMAS) db.pragma(pragma);
     ensureSchema(db, file);
     const opened = db;

@@ -1,3 +1,4 @@
+import type { FileSyncer } from '../../sqlite/wal-sync';
 import { BusError } from '../message-bus';
 
 /** Per-queue settings, named and defaulted as in Service Bus. */
@@ -46,11 +47,21 @@ export interface LocalBusOptions {
    */
   pollIntervalMs?: number;
   /**
-   * SQLite `synchronous` in WAL mode. `NORMAL` (default): a resolved call survives a crash of
-   * any process; the last commits may be lost on power loss or OS crash (the file stays
-   * consistent). `FULL`: fsync on every commit, survives power loss too, slower.
+   * How durable a resolved call is. Default `NORMAL`: it survives a crash of any process; the
+   * last commits may be lost on power loss or OS crash (the file stays consistent).
+   * `FULL`: a send (also `sendBatch`, scheduled), `deadLetter` or `createQueue` also survives
+   * power loss: it resolves only after an fdatasync of the WAL, run off the event loop and
+   * shared by all commits made before it started (the connection itself commits with NORMAL;
+   * see `commit-sync.ts`). Receive, complete, abandon and renewLock do not wait: what they lose
+   * on power loss is a delivery that happens again. A failed flush rejects the waiting calls
+   * with BusError `Unavailable` (retryable).
    */
   synchronous?: 'NORMAL' | 'FULL';
+  /**
+   * With `synchronous: 'FULL'`: flushes the WAL file to disk. Default: open, fdatasync (and,
+   * the first time, fsync of the folder), close, on libuv's thread pool. Tests inject one.
+   */
+  syncFile?: FileSyncer;
 }
 
 export const DEFAULT_QUEUE_OPTIONS: ResolvedQueueOptions = {

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { isBusError } from '../message-bus';
+import type { CommitSync } from './commit-sync';
 import { toBusError } from './sqlite-errors';
 
 /** Pages a transaction rewrites besides the rows it adds (table, index and tree pages). */
@@ -11,9 +12,17 @@ interface PendingOp {
   reject: (reason: unknown) => void;
 }
 
+interface Outcome {
+  ok: boolean;
+  value: unknown;
+  /** Settled only once a sync started after COMMIT is done ({@link TransactionBatcher.durable}). */
+  durable: boolean;
+}
+
 /**
  * Runs the write operations queued during one event-loop turn in one `BEGIN IMMEDIATE`
- * transaction, and settles their promises only after COMMIT: a resolved call is on disk.
+ * transaction, and settles their promises only after COMMIT: a resolved call is in the file
+ * (and, for an operation that asked with {@link durable} under `synchronous: 'FULL'`, on disk).
  *
  * One transaction per turn instead of one per call is what makes the bus fast (a commit costs
  * far more than a row), while keeping every call's own semantics.
@@ -27,6 +36,10 @@ export class TransactionBatcher {
   private scheduled = false;
   private committed: Array<() => void> = [];
   private rolledBack: Array<() => void> = [];
+  /** Whether the operation running now asked for {@link durable}. */
+  private wantsDurable = false;
+  /** The last sync waited for, settled either way (for {@link settled}). */
+  private lastSync: Promise<void> = Promise.resolve();
 
   private readonly begin: Database.Statement;
   private readonly commit: Database.Statement;
@@ -39,6 +52,8 @@ export class TransactionBatcher {
     private readonly file: string,
     /** Called after each COMMIT with an estimate of the bytes it wrote to the WAL. */
     private readonly onCommit: (bytes: number) => void = () => undefined,
+    /** With `synchronous: 'FULL'`: what {@link durable} operations wait for; without, none do. */
+    private readonly sync?: CommitSync,
   ) {
     // Prepared once: `db.exec` would parse these three on every transaction.
     this.begin = db.prepare('BEGIN IMMEDIATE');
@@ -67,6 +82,21 @@ export class TransactionBatcher {
     this.written += bytes;
   }
 
+  /**
+   * Inside an operation: its promise settles only after a sync that started after COMMIT (with
+   * a {@link CommitSync}; else at COMMIT as the others), and rejects with the sync's BusError.
+   * Only for writes whose loss on power failure at-least-once delivery would not redo (which
+   * those are: `commit-sync.ts`); the others in the transaction do not wait.
+   */
+  durable(): void {
+    this.wantsDurable = true;
+  }
+
+  /** Resolves once the syncs waited for so far are done (failed or not), e.g. before closing. */
+  settled(): Promise<void> {
+    return this.lastSync;
+  }
+
   /** Inside an operation: runs `fn` if the transaction rolls back (to undo in-memory state). */
   afterRollback(fn: () => void): void {
     this.rolledBack.push(fn);
@@ -80,15 +110,17 @@ export class TransactionBatcher {
     this.pending = [];
     this.committed = [];
     this.rolledBack = [];
-    const outcomes: Array<{ ok: boolean; value: unknown }> = [];
+    const outcomes: Outcome[] = [];
     try {
       this.begin.run();
       for (const op of ops) {
+        this.wantsDurable = false;
         try {
-          outcomes.push({ ok: true, value: op.run() });
+          const value = op.run();
+          outcomes.push({ ok: true, value, durable: this.wantsDurable && this.sync !== undefined });
         } catch (err) {
           if (!isBusError(err) || err.code === 'Corrupt') throw err;
-          outcomes.push({ ok: false, value: err });
+          outcomes.push({ ok: false, value: err, durable: false });
         }
       }
       this.commit.run();
@@ -107,8 +139,24 @@ export class TransactionBatcher {
     const hooks = this.committed;
     this.committed = [];
     this.rolledBack = [];
-    ops.forEach((op, i) => (outcomes[i].ok ? op.resolve(outcomes[i].value) : op.reject(outcomes[i].value)));
+    const waiting: Array<{ op: PendingOp; value: unknown }> = [];
+    ops.forEach((op, i) => {
+      const { ok, value, durable } = outcomes[i];
+      if (durable) waiting.push({ op, value });
+      else if (ok) op.resolve(value);
+      else op.reject(value);
+    });
+    if (this.sync && waiting.length > 0) this.settleWhenSynced(this.sync, waiting);
+    // Receivers are woken at once: the commit is visible to every connection already, synced or not.
     for (const hook of hooks) hook();
+  }
+
+  /** One wait for the whole transaction: the sync it ends with starts after COMMIT, so covers all of it. */
+  private settleWhenSynced(sync: CommitSync, waiting: Array<{ op: PendingOp; value: unknown }>): void {
+    this.lastSync = sync().then(
+      () => waiting.forEach(({ op, value }) => op.resolve(value)),
+      (err: unknown) => waiting.forEach(({ op }) => op.reject(err)),
+    );
   }
 
   private rollback(): void {

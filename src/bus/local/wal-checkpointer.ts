@@ -19,7 +19,9 @@ const fs = require('node:fs');
 const Database = require(workerData.sqlite);
 const signal = new Int32Array(workerData.signal);
 const db = new Database(workerData.file, { fileMustExist: true, timeout: 0 });
-db.pragma('synchronous = ' + workerData.synchronous);
+// NORMAL whatever the bus's option: a checkpoint then syncs the WAL before it copies and the
+// database after, which is what keeps a commit that a WAL sync covered on disk (commit-sync.ts).
+db.pragma('synchronous = NORMAL');
 const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
 const header = Buffer.alloc(136);
 let shm;
@@ -59,11 +61,13 @@ db.close();
 /**
  * Runs WAL checkpoints on a worker thread, so that the bus's thread never waits for one.
  *
- * A checkpoint copies the WAL's pages into the database file and fsyncs both (with
- * `synchronous=NORMAL`, the only fsyncs there are). On the bus's thread each one of 16 MiB took
- * ~40 ms, a fifth of the bus benchmark's time. On a second connection in a worker it overlaps with
- * the bus's own work. What is durable when does not change: a commit is in the WAL when its
- * call resolves, whichever connection copies it into the database later.
+ * A checkpoint copies the WAL's pages into the database file and fsyncs both (the bus's
+ * connections commit with `synchronous=NORMAL`: the only fsyncs there are besides the WAL syncs
+ * of the option `synchronous: 'FULL'`). On the bus's thread each one of 16 MiB took ~40 ms, a
+ * fifth of the bus benchmark's time. On a second connection in a worker it overlaps with the
+ * bus's own work. What is durable when does not change: a commit is in the WAL when its call
+ * resolves (and synced there, for the calls that wait under FULL), whichever connection copies
+ * it into the database later.
  *
  * The bus's thread only adds up an estimate of what it wrote and wakes the worker every
  * {@link WAKE_AFTER_BYTES}; the worker reads the exact number of frames waiting from the WAL
@@ -82,10 +86,7 @@ export class WalCheckpointer {
   private total = 0;
   private stopped = false;
 
-  constructor(
-    private readonly file: string,
-    private readonly synchronous: 'NORMAL' | 'FULL',
-  ) {}
+  constructor(private readonly file: string) {}
 
   /** After a commit: about `bytes` were written to the WAL. */
   wrote(bytes: number): void {
@@ -124,7 +125,6 @@ export class WalCheckpointer {
         file: this.file,
         sqlite: require.resolve('better-sqlite3'),
         signal: this.signal.buffer,
-        synchronous: this.synchronous,
         frames: CHECKPOINT_FRAMES,
         nearAutoFrames: (AUTO_CHECKPOINT_PAGES * 3) / 4,
       },

@@ -40,7 +40,7 @@ describe('LocalBus WAL checkpoints on a worker thread', () => {
       for (let i = 0; i < 5000; i++) insert.run(Buffer.alloc(3000, i % 251));
     })();
     const before = statSync(file).size;
-    const checkpointer = new WalCheckpointer(file, 'NORMAL');
+    const checkpointer = new WalCheckpointer(file);
     try {
       checkpointer.wrote(0.5 * MB);
       await new Promise((resolve) => setTimeout(resolve, 200));

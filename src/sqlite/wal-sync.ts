@@ -9,13 +9,17 @@ export type FileSyncer = (file: string, withDirectory: boolean) => Promise<void>
  *
  * Why: better-sqlite3 builds SQLite with `SQLITE_DEFAULT_WAL_SYNCHRONOUS=1`, so a connection to a
  * WAL database commits with `synchronous = NORMAL`: the commit reaches the OS but not the disk,
- * and a power loss can take back a write whose message was already completed on the bus.
+ * and a power loss can take back a write the caller was already told about (a target row whose
+ * message was completed on the bus, a message the local bus accepted).
  * `synchronous = FULL` would fsync inside every COMMIT, on the thread that runs everything else.
  * Instead the connection stays on NORMAL and each write waits for {@link durable}: an fdatasync of
  * the WAL file on libuv's thread pool, one at a time, shared by every commit made before it
  * started. The WAL holds every committed frame until a checkpoint copies it, and a checkpoint
  * under NORMAL syncs the WAL before and the database after: a synced WAL covers the commit
  * either way.
+ *
+ * Used by the SQLite target connector (`connectors/sql/sqlite-dialect.ts`) and the local bus
+ * (`src/bus/local/commit-sync.ts`), both with their option `synchronous: 'FULL'`.
  */
 export class WalSync {
   private running: Promise<void> | undefined;

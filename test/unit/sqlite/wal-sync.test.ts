@@ -1,4 +1,4 @@
-import { WalSync } from '../../../../connectors/sql/sqlite-wal-sync';
+import { WalSync } from '../../../src/sqlite/wal-sync';
 
 /** A syncer whose rounds the test finishes by hand. */
 function manualSyncer() {

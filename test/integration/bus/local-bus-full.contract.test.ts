@@ -1,0 +1,27 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { LocalBus } from '../../../src/bus/local/local-bus';
+import { runMessageBusContract } from '../../contract/message-bus.contract';
+import { FakeClock } from '../../support/fake-clock';
+
+/** The contract again with `synchronous: 'FULL'`: waiting for WAL syncs changes no semantics. */
+runMessageBusContract("LocalBus (SQLite file, synchronous 'FULL')", async () => {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'highwater-bus-contract-full-'));
+  const clock = new FakeClock('2026-03-01T00:00:00Z');
+  const bus = await LocalBus.open({ dataDir, clock: () => clock.now(), pollIntervalMs: 20, synchronous: 'FULL' });
+  let created = 0;
+  return {
+    bus,
+    clock,
+    queue: async (suffix, options) => {
+      const name = `contract-${++created}-${suffix}`;
+      await bus.createQueue(name, options);
+      return name;
+    },
+    cleanup: async () => {
+      await bus.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+});
