@@ -15,5 +15,6 @@ export function durableOrchestrationPort(context: OrchestrationContext): Orchest
     callEntity: (entity, operation, input) => context.df.callEntity(new df.EntityId(entity.name, entity.key), operation, input),
     callActivity: (name, input) => context.df.callActivity(name, input),
     setStatus: (status) => context.df.setCustomStatus(status),
+    continueAsNew: (input) => context.df.continueAsNew(input),
   };
 }

@@ -119,28 +119,40 @@ export class DurableDriver {
     const status = this.instances.get(instanceId);
     if (!status) return;
     this.update(status, { runtimeStatus: 'Running' });
+    let input = status.input;
+    let continued: GetChangesInput | undefined;
     const port: OrchestrationPort<DriverTask> = {
-      input: () => cloneJson(status.input),
+      input: () => cloneJson(input),
       instanceId: () => instanceId,
       now: () => this.now(),
       callEntity: (entity, operation, input) => ({ kind: 'entity', entity, operation, input }),
       callActivity: (name, input) => ({ kind: 'activity', name, input }),
       setStatus: (customStatus) => this.update(status, { customStatus: customStatus && cloneJson(customStatus) }),
+      continueAsNew: (next) => (continued = cloneJson(next)),
     };
     try {
-      const generator = getChangesOrchestration(port);
-      let step = generator.next();
-      while (!step.done) {
-        let value: unknown;
-        let failure: { error: unknown } | undefined;
-        try {
-          value = await this.execute(step.value);
-        } catch (error) {
-          failure = { error };
+      for (;;) {
+        const generator = getChangesOrchestration(port);
+        let step = generator.next();
+        while (!step.done) {
+          let value: unknown;
+          let failure: { error: unknown } | undefined;
+          try {
+            value = await this.execute(step.value);
+          } catch (error) {
+            failure = { error };
+          }
+          step = failure ? generator.throw(failure.error) : generator.next(value);
         }
-        step = failure ? generator.throw(failure.error) : generator.next(value);
+        // As the engine does: a generation that continued as new starts again with its input.
+        if (continued === undefined) {
+          this.update(status, { runtimeStatus: 'Completed', output: cloneJson(step.value) });
+          return;
+        }
+        input = continued;
+        continued = undefined;
+        this.update(status, { input: cloneJson(input) });
       }
-      this.update(status, { runtimeStatus: 'Completed', output: cloneJson(step.value) });
     } catch (err) {
       this.update(status, { runtimeStatus: 'Failed', error: errorMessage(err) });
       this.options.log?.error(`orchestration ${instanceId} failed: ${errorMessage(err)}`);

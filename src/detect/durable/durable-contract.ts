@@ -16,6 +16,27 @@ export const MAX_BATCH_SIZE = 3;
 /** Orchestration input: the jobs to run, in order (resolved by the starter). */
 export interface GetChangesInput {
   jobs: string[];
+  /**
+   * Set only by the orchestration itself when it continues as new (never by the starter, whose
+   * request body is read by `resolveGetChangesInput`): where the previous generation stopped.
+   */
+  resume?: GetChangesResume;
+}
+
+/**
+ * A generation's hand-over to the next (`continueAsNew` keeps the instance id, so the job's
+ * JobState lease stays with it). The job at `jobs[done.length]` is held and continues at `next`.
+ */
+export interface GetChangesResume {
+  startedAt: string;
+  /** Results of the jobs before the current one. */
+  done: JobOrchestrationResult[];
+  /** The current job's result so far. */
+  current: JobOrchestrationResult;
+  /** The current job's next page. */
+  next: JobActivityParam;
+  /** When its lease was last renewed (ms since the epoch, from the engine's clock). */
+  renewedAt: number;
 }
 
 /** Activity input (the spec's `JobActivityParam`). */

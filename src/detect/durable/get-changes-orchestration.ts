@@ -5,6 +5,7 @@ import {
   JOB_STATE_KEY,
   type GetChangesInput,
   type GetChangesOutput,
+  type GetChangesResume,
   type GetChangesStatus,
   type JobActivityParam,
   type JobActivityResult,
@@ -33,6 +34,11 @@ export interface OrchestrationPort<TTask> {
   callEntity(entity: EntityAddress, operation: string, input: unknown): TTask;
   callActivity(name: string, input: unknown): TTask;
   setStatus(status: GetChangesStatus | null): void;
+  /**
+   * Ends this generation and starts the instance again with `input`, history cleared
+   * (Durable: `context.df.continueAsNew`). The generator returns right after calling it.
+   */
+  continueAsNew(input: GetChangesInput): void;
 }
 
 export const JOB_STATE: EntityAddress = { name: JOB_STATE_ENTITY, key: JOB_STATE_KEY };
@@ -41,11 +47,22 @@ export const JOB_STATE: EntityAddress = { name: JOB_STATE_ENTITY, key: JOB_STATE
 const RENEW_AFTER_MS = JOB_LEASE_MS / 4;
 
 /**
+ * Pages one generation reads before it continues as new. Every task adds events to the
+ * history, and every episode replays the whole history: a job of 100,000 changes at 3 records a
+ * page would make one history of ~100,000 events, replayed ~33,000 times. 100 pages keep each
+ * generation at a few hundred events.
+ */
+export const PAGES_PER_GENERATION = 100;
+
+/**
  * `GetChangesOrchestrator` (ARCHITECTURE §4). Per job, in input order: `InProgress` → skip, else
  * `Add`, then `GetChangesActivity` page by page until `hasMoreRecord` is false, then `Remove` —
  * in every exit path, also when a page fails. A failed job does not stop the jobs after it.
  * The job is held under a lease (job-state.ts), renewed between pages once a quarter of it has
  * passed; a run whose lease was taken over stops that job (Failed) without releasing it.
+ * After {@link PAGES_PER_GENERATION} pages the orchestration continues as new with the state
+ * it needs (`resume`): same instance id, so the lease stays held; the last generation's output
+ * holds every job's result.
  *
  * Deterministic (the engine replays it): no clock but `port.now()`, no I/O, no randomness.
  * Activities are not retried here: a failed job is read again from the stored watermark by the
@@ -53,18 +70,31 @@ const RENEW_AFTER_MS = JOB_LEASE_MS / 4;
  */
 export function* getChangesOrchestration<TTask>(port: OrchestrationPort<TTask>): Generator<TTask, GetChangesOutput, unknown> {
   const input = parseOrchestrationInput(port.input());
-  const startedAt = port.now().toISOString();
-  const jobs: JobOrchestrationResult[] = [];
-  for (const jobName of input.jobs) {
-    const result: JobOrchestrationResult = { jobName, outcome: 'Skipped', pages: 0, detected: 0, sent: 0, watermark: null };
-    jobs.push(result);
+  const resume = input.resume;
+  const startedAt = resume?.startedAt ?? port.now().toISOString();
+  const jobs: JobOrchestrationResult[] = resume ? [...resume.done] : [];
+  let pagesLeft = PAGES_PER_GENERATION;
+  for (let index = jobs.length; index < input.jobs.length; index++) {
+    const jobName = input.jobs[index];
     const lease = (): JobStateRequest => ({ job: jobName, owner: port.instanceId(), at: port.now().toISOString() });
-    if ((yield port.callEntity(JOB_STATE, 'InProgress', lease())) === true) continue;
-    if ((yield port.callEntity(JOB_STATE, 'Add', lease())) !== true) continue;
-    let renewedAt = port.now().getTime();
+    const resumed = resume && index === resume.done.length ? resume : undefined;
+    // A copy: an engine may hand every replay the same input object, and the result is counted up.
+    const result: JobOrchestrationResult = resumed ? { ...resumed.current } : { jobName, outcome: 'Skipped', pages: 0, detected: 0, sent: 0, watermark: null };
+    jobs.push(result);
+    if (!resumed) {
+      if ((yield port.callEntity(JOB_STATE, 'InProgress', lease())) === true) continue;
+      if ((yield port.callEntity(JOB_STATE, 'Add', lease())) !== true) continue;
+    }
+    let renewedAt = resumed?.renewedAt ?? port.now().getTime();
+    let continuing = false;
     try {
-      let param: JobActivityParam = { jobName, pageNumber: 0 };
+      let param: JobActivityParam = resumed?.next ?? { jobName, pageNumber: 0 };
       for (;;) {
+        if (pagesLeft === 0) {
+          continuing = true;
+          port.continueAsNew({ jobs: input.jobs, resume: { startedAt, done: jobs.slice(0, -1), current: result, next: param, renewedAt } } satisfies GetChangesInput);
+          return { startedAt, endedAt: port.now().toISOString(), jobs };
+        }
         if (port.now().getTime() - renewedAt >= RENEW_AFTER_MS) {
           if ((yield port.callEntity(JOB_STATE, 'Renew', lease())) !== true) {
             throw new Error(`job "${jobName}": its JobState lease expired and another run took the job over; this run stops`);
@@ -73,6 +103,7 @@ export function* getChangesOrchestration<TTask>(port: OrchestrationPort<TTask>):
         }
         port.setStatus({ jobName, page: param.pageNumber });
         const page = asActivityResult(yield port.callActivity(GET_CHANGES_ACTIVITY, param));
+        pagesLeft--;
         result.pages++;
         result.detected += page.detected;
         result.sent += page.sent;
@@ -87,7 +118,8 @@ export function* getChangesOrchestration<TTask>(port: OrchestrationPort<TTask>):
       result.outcome = 'Failed';
       result.error = errorMessage(err);
     } finally {
-      yield port.callEntity(JOB_STATE, 'Remove', { job: jobName, owner: port.instanceId() } satisfies JobStateRequest);
+      // Continuing as new keeps the job: the next generation goes on with it under the same lease.
+      if (!continuing) yield port.callEntity(JOB_STATE, 'Remove', { job: jobName, owner: port.instanceId() } satisfies JobStateRequest);
     }
   }
   port.setStatus(null);
@@ -103,7 +135,24 @@ export function parseOrchestrationInput(raw: unknown): GetChangesInput {
   jobs.forEach((name, i) => {
     if (typeof name !== 'string' || name.trim() === '') throw new Error(`${where}.jobs[${i}]: expected a job name`);
   });
-  return { jobs: jobs as string[] };
+  const resume = (raw as { resume?: unknown }).resume;
+  if (resume === undefined) return { jobs: jobs as string[] };
+  return { jobs: jobs as string[], resume: parseResume(resume, jobs as string[], `${where}.resume`) };
+}
+
+/** The hand-over written by {@link getChangesOrchestration} itself; checked all the same. */
+function parseResume(raw: unknown, jobs: readonly string[], where: string): GetChangesResume {
+  const r = raw as Partial<GetChangesResume> | null;
+  if (typeof r !== 'object' || r === null) throw new Error(`${where}: expected an object`);
+  if (typeof r.startedAt !== 'string') throw new Error(`${where}.startedAt: expected a time`);
+  if (!Array.isArray(r.done) || r.done.length >= jobs.length) throw new Error(`${where}.done: expected the results of fewer jobs than ${jobs.length}`);
+  const job = jobs[r.done.length];
+  if (typeof r.current !== 'object' || r.current === null || r.current.jobName !== job) throw new Error(`${where}.current: expected the result so far of job "${job}"`);
+  if (typeof r.next !== 'object' || r.next === null || r.next.jobName !== job || typeof r.next.pageNumber !== 'number') {
+    throw new Error(`${where}.next: expected the next page of job "${job}"`);
+  }
+  if (typeof r.renewedAt !== 'number' || !Number.isFinite(r.renewedAt)) throw new Error(`${where}.renewedAt: expected a time in ms`);
+  return r as GetChangesResume;
 }
 
 function asActivityResult(value: unknown): JobActivityResult {

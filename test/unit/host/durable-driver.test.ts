@@ -46,6 +46,30 @@ describe('DurableDriver (local stand-in for the Durable Task engine)', () => {
     expect(driver.jobsInProgress()).toEqual([]);
   });
 
+  it('continues as new like the engine: the next generation runs with the hand-over, the job stays held between them', async () => {
+    const calls: JobActivityParam[] = [];
+    let heldAtHandOver: string[] | undefined;
+    const driver: DurableDriver = new DurableDriver({
+      activity: async (input) => {
+        const param = input as JobActivityParam;
+        calls.push(param);
+        if (param.pageNumber === 100) heldAtHandOver = driver.jobsInProgress();
+        return result(param, 120);
+      },
+      now,
+      newInstanceId,
+    });
+    const id = driver.start({ jobs: ['crm-accounts'] });
+    const final = await driver.waitForCompletion(id);
+    expect(final.runtimeStatus).toBe('Completed');
+    expect(calls.map((c) => c.pageNumber)).toEqual(Array.from({ length: 120 }, (_, page) => page));
+    expect(calls[100]).toMatchObject({ cursor: 'c99', watermark: 'w99' });
+    expect(heldAtHandOver).toEqual(['crm-accounts']);
+    expect(final.input).toMatchObject({ jobs: ['crm-accounts'], resume: { done: [], next: { pageNumber: 100 } } });
+    expect(final.output?.jobs).toEqual([{ jobName: 'crm-accounts', outcome: 'Succeeded', pages: 120, detected: 360, sent: 360, watermark: 'w119' }]);
+    expect(driver.jobsInProgress()).toEqual([]);
+  });
+
   it('keeps JobState in memory: a second instance skips the job the first is running', async () => {
     const gate = gatedActivity(1);
     const driver = new DurableDriver({ activity: gate.activity, now, newInstanceId });

@@ -120,6 +120,53 @@ describe('GetChangesOrchestrator on the durable replay engine', () => {
     expect(JSON.parse(b.entityStates.get(JOB_STATE_ID) ?? 'null')).toEqual([]);
   });
 
+  it('continues as new every 100 pages, keeping the job held and every result, so no history grows with the job', async () => {
+    const { seen, activity } = pagedActivity({ 'crm-accounts': 250, 'crm-contacts': 2 }, { job: 'crm-contacts', page: 1 });
+    const b = backend(activity);
+    const run = await runOrchestration(getChangesOrchestrator, { jobs: ['crm-accounts', 'crm-contacts'] }, b);
+
+    expect(run).toMatchObject({ status: 'Completed', generations: 3 });
+    expect(seen.map((p) => `${p.jobName}#${p.pageNumber}`)).toEqual([
+      ...Array.from({ length: 250 }, (_, page) => `crm-accounts#${page}`),
+      'crm-contacts#0',
+      'crm-contacts#1',
+    ]);
+    // The page after a generation's last one carries its cursor and watermarks across the hand-over.
+    expect(seen[100]).toEqual({
+      jobName: 'crm-accounts',
+      pageNumber: 100,
+      cursor: 'crm-accounts:99',
+      startWatermark: '2026-01-01T00:00:00.0000000Z',
+      watermark: `2026-02-0${99 + 1}T00:00:00.0000000Z`,
+    });
+    // Held once across all three generations, released once.
+    expect(run.calls.filter((c) => c.kind === 'entity').map(entityCall)).toEqual([
+      'InProgress(crm-accounts)',
+      'Add(crm-accounts)',
+      'Remove(crm-accounts)',
+      'InProgress(crm-contacts)',
+      'Add(crm-contacts)',
+      'Remove(crm-contacts)',
+    ]);
+    const output = run.output as GetChangesOutput;
+    expect(output.startedAt).toBe('2026-03-01T08:00:00.000Z');
+    expect(output.jobs).toEqual([
+      { jobName: 'crm-accounts', outcome: 'Succeeded', pages: 250, detected: 249 * 3 + 1, sent: 249 * 3 + 1, watermark: '2026-02-0250T00:00:00.0000000Z' },
+      expect.objectContaining({ jobName: 'crm-contacts', outcome: 'Failed', pages: 1, error: expect.stringContaining('source "crm-contacts" unreachable') }),
+    ]);
+    expect(JSON.parse(b.entityStates.get(JOB_STATE_ID) ?? 'null')).toEqual([]);
+    // A generation's history holds its ~100 pages (a few events each), not the job's 250.
+    expect(run.longestHistory).toBeLessThan(2 * 250);
+  });
+
+  it('refuses a hand-over that does not match its jobs, naming the property', async () => {
+    const resume = { startedAt: '2026-03-01T08:00:00.000Z', done: [], current: { jobName: 'other' }, next: { jobName: 'other', pageNumber: 3 }, renewedAt: 0 };
+    const run = await runOrchestration(getChangesOrchestrator, { jobs: ['crm-accounts'], resume }, backend(() => undefined));
+    expect(run.status).toBe('Failed');
+    expect(run.error).toBe('GetChangesOrchestrator input.resume.current: expected the result so far of job "crm-accounts"');
+    expect(run.calls).toEqual([]);
+  });
+
   it('fails without touching JobState when the input names no jobs', async () => {
     const { seen, activity } = pagedActivity({});
     const run = await runOrchestration(getChangesOrchestrator, { jobs: 'crm-accounts' }, backend(activity));

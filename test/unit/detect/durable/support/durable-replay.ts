@@ -8,7 +8,7 @@ import {
 
 /** durable-functions' HistoryEventType / ActionType values used here. */
 const EVENT = { ExecutionStarted: 0, TaskScheduled: 4, TaskCompleted: 5, TaskFailed: 6, OrchestratorStarted: 12, OrchestratorCompleted: 13, EventSent: 14, EventRaised: 15 };
-const ACTION = { CallActivity: 0, CallEntity: 7 };
+const ACTION = { CallActivity: 0, ContinueAsNew: 4, CallEntity: 7 };
 
 type Orchestrator = (context: OrchestrationContext) => Generator<Task, unknown, unknown>;
 /** Any entity function, whatever its state type (called through the untyped entity runner). */
@@ -38,6 +38,10 @@ export interface ReplayResult {
   calls: CallRecord[];
   /** Episodes the engine ran (each one replays the whole history from the start). */
   episodes: number;
+  /** Generations: 1 + how often the orchestration continued as new. */
+  generations: number;
+  /** The longest history one episode replayed, in events. */
+  longestHistory: number;
 }
 
 /**
@@ -51,23 +55,36 @@ export interface ReplayResult {
 export async function runOrchestration(orchestrator: Orchestrator, input: unknown, backend: ReplayBackend, start = new Date('2026-03-01T08:00:00Z')): Promise<ReplayResult> {
   const engine = createOrchestrator(orchestrator);
   const clock = (episode: number) => new Date(start.getTime() + episode * 1000);
-  const history: Array<Record<string, unknown>> = [
-    { EventType: EVENT.OrchestratorStarted, EventId: -1, IsPlayed: false, Timestamp: clock(0) },
-    { EventType: EVENT.ExecutionStarted, EventId: -1, IsPlayed: false, Timestamp: clock(0), Name: 'orchestrator', Input: JSON.stringify(input) },
+  const begin = (at: Date, generationInput: unknown): Array<Record<string, unknown>> => [
+    { EventType: EVENT.OrchestratorStarted, EventId: -1, IsPlayed: false, Timestamp: at },
+    { EventType: EVENT.ExecutionStarted, EventId: -1, IsPlayed: false, Timestamp: at, Name: 'orchestrator', Input: JSON.stringify(generationInput) },
   ];
+  let history = begin(clock(0), input);
   const calls: CallRecord[] = [];
   let known: Array<Record<string, unknown>> = [];
+  let generations = 1;
+  let longestHistory = 0;
   for (let episode = 1; episode <= 10_000; episode++) {
     let state: OrchestratorStateLike;
+    longestHistory = Math.max(longestHistory, history.length);
     try {
       state = await engine(new DurableOrchestrationInput('instance-1', structuredClone(history), input), new DummyOrchestrationContext('orchestrator'));
     } catch (err) {
-      return { status: 'Failed', error: failureMessage(err), calls, episodes: episode };
+      return { status: 'Failed', error: failureMessage(err), calls, episodes: episode, generations, longestHistory };
     }
     const actions = state.actions.flat();
     const replayed = JSON.stringify(actions.slice(0, known.length));
     if (replayed !== JSON.stringify(known)) throw new Error(`non-deterministic replay in episode ${episode}: ${replayed} vs ${JSON.stringify(known)}`);
-    if (state.isDone) return { status: 'Completed', output: state.output, calls, episodes: episode };
+    const continued = actions.find((action) => action.actionType === ACTION.ContinueAsNew);
+    if (state.isDone && continued) {
+      // As the extension does: the same instance starts again with the new input and an empty history.
+      input = typeof continued.input === 'string' ? JSON.parse(continued.input) : continued.input;
+      history = begin(clock(episode), input);
+      known = [];
+      generations++;
+      continue;
+    }
+    if (state.isDone) return { status: 'Completed', output: state.output, calls, episodes: episode, generations, longestHistory };
     const fresh = actions.slice(known.length);
     if (fresh.length === 0) throw new Error(`episode ${episode}: the orchestration neither finished nor scheduled anything`);
     known = actions;
