@@ -45,9 +45,10 @@ describe('secretSettingProblem', () => {
 });
 
 describe('a literal secret through config validation with the connectors', () => {
-  it('is reported once for SQL connections', () => {
+  it('is reported once for SQL connections; sqlite, which takes no password, also calls it an unknown setting', () => {
     expect(issuesOf({ type: 'sqlite', settings: { file: './crm.db', password: 'hunter2' } })).toEqual([
       'connections: connections[0].settings.password: literal secret not allowed; reference an app setting in secrets.password instead',
+      'connections: connections[0].settings.password: unknown setting of connector type sqlite (known: file, busyTimeoutMs, versionField, groupCommit, synchronous, cacheSizeKb)',
     ]);
     expect(issuesOf({ type: 'postgres', settings: { host: 'db', database: 'crm', user: 'sync', password: 'hunter2' } })).toEqual([
       'connections: connections[0].settings.password: literal secret not allowed; reference an app setting in secrets.password instead',
