@@ -19,7 +19,7 @@ import { LocalBatch } from './local-batch';
 import { decodeReceived, decodeRow, encodeMessage, storedBytes, type EncodedMessage } from './message-codec';
 import { DuplicateIndex } from './duplicate-index';
 import { MessageStore } from './message-store';
-import { openDatabase, validateBusOptions } from './open-database';
+import { AUTO_CHECKPOINT_PAGES, openDatabase, validateBusOptions } from './open-database';
 import {
   DEFAULT_POLL_INTERVAL_MS,
   parseDeclaration,
@@ -32,7 +32,7 @@ import { QueueCatalog, type QueueInfo } from './queue-catalog';
 import { QueueNotifier } from './queue-notifier';
 import { toBusError } from './sqlite-errors';
 import { TransactionBatcher } from './transaction-batcher';
-import { WalCheckpointer } from './wal-checkpointer';
+import { WalCheckpointer } from '../../sqlite/wal-checkpointer';
 
 /**
  * The embedded, durable message bus: one SQLite file in WAL mode with Service Bus semantics
@@ -71,7 +71,7 @@ export class LocalBus implements MessageBus {
     this.catalog = new QueueCatalog(db, file);
     this.store = new MessageStore(db, file);
     this.duplicates = new DuplicateIndex(db);
-    this.checkpointer = new WalCheckpointer(file);
+    this.checkpointer = new WalCheckpointer(file, AUTO_CHECKPOINT_PAGES);
     const sync = commitSync(file, options.synchronous, options.syncFile);
     this.batcher = new TransactionBatcher(db, file, (bytes) => this.checkpointer.wrote(bytes), sync);
     this.notifier = new QueueNotifier(file);

@@ -4,7 +4,6 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { LocalBus } from '../../../src/bus/local/local-bus';
-import { WalCheckpointer } from '../../../src/bus/local/wal-checkpointer';
 import { bulkBody } from './fixtures/bus-bulk-sender';
 
 const MB = 1024 * 1024;
@@ -27,40 +26,6 @@ describe('LocalBus WAL checkpoints on a worker thread', () => {
     dataDir = mkdtempSync(path.join(os.tmpdir(), 'highwater-bus-checkpoint-'));
   });
   afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
-
-  it('copies the WAL into the database file on its own connection, and stops on close', async () => {
-    const file = path.join(dataDir, 'raw.sqlite');
-    const db = new Database(file);
-    db.pragma('journal_mode = WAL');
-    db.pragma('wal_autocheckpoint = 0');
-    db.exec('CREATE TABLE t (body BLOB)');
-    const insert = db.prepare('INSERT INTO t VALUES (?)');
-    // A blob of 3,000 bytes takes a page: 5,000 of them leave ~5,000 frames in the WAL.
-    db.transaction(() => {
-      for (let i = 0; i < 5000; i++) insert.run(Buffer.alloc(3000, i % 251));
-    })();
-    const before = statSync(file).size;
-    const checkpointer = new WalCheckpointer(file);
-    try {
-      checkpointer.wrote(0.5 * MB);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      expect(statSync(file).size).toBe(before);
-      checkpointer.wrote(20 * MB);
-      await until(() => statSync(file).size >= before + 15 * MB, 10_000);
-    } finally {
-      await checkpointer.close();
-    }
-    // Stopped: what is written now stays in the WAL.
-    db.transaction(() => {
-      for (let i = 0; i < 5000; i++) insert.run(Buffer.alloc(3000, 7));
-    })();
-    checkpointer.wrote(20 * MB);
-    const after = statSync(file).size;
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(statSync(file).size).toBe(after);
-    expect((db.prepare('SELECT count(*) AS n FROM t').get() as { n: number }).n).toBe(10_000);
-    db.close();
-  });
 
   it('keeps every send that resolved when the process is SIGKILLed while its worker checkpoints', async () => {
     const queue = 'bulk';
