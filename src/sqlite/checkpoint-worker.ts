@@ -15,6 +15,8 @@ function add(request) {
     // NORMAL whatever the writer's setting: a checkpoint then syncs the WAL before it copies and
     // the database after, which keeps a commit that a WAL sync covered on disk (wal-sync.ts).
     db.pragma('synchronous = NORMAL');
+    // A checkpoint copies frames through a buffer of its own, not the page cache (16 MiB by default in better-sqlite3's build).
+    db.pragma('cache_size = -64');
     files.set(request.id, { ...request, db, checkpoint: db.prepare('PRAGMA wal_checkpoint(PASSIVE)'), shm: undefined });
   } catch {
     // No connection (the file went away): its writer's auto-checkpoint does the work.
