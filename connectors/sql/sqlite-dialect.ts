@@ -72,9 +72,10 @@ export const DEFAULT_CACHE_SIZE_KB = 2048;
 
 /**
  * A writing connection checkpoints its WAL after this many pages (32 MiB; SQLite's default is
- * 1000) if the checkpoint worker (WalCheckpointer) has not done so before. A checkpoint there runs inside the COMMIT that crosses the bound, on the event loop, and copies
- * each page once however often the WAL holds it: upserts by random keys rewrite the same interior
- * and leaf pages many times over 8192 frames. Measured end to end at 100k rows: 9.1–9.3k →
+ * 1000) if the checkpoint worker (WalCheckpointer) has not done so before. That checkpoint runs
+ * inside the COMMIT that crosses the bound, on the event loop, and copies each page once however
+ * often the WAL holds it: upserts by random keys rewrite the same interior and leaf pages many
+ * times over 8192 frames. Measured end to end at 100k rows: 9.1–9.3k →
  * 11.2–11.3k rows/s, peak RSS the same. The bus's connection uses the same bound.
  */
 export const WAL_AUTOCHECKPOINT_PAGES = 8192;
