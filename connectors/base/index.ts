@@ -6,3 +6,4 @@ export * from './registry';
 export * from './resolvers';
 export * from './source-connector';
 export * from './target-connector';
+export * from './target-batch';

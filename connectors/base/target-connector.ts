@@ -1,6 +1,7 @@
 import type { Job } from '../../src/model/job';
 import type { Mapping, ResponseFieldMapping } from '../../src/model/mapping';
 import type { JsonValue, QueueMessage } from '../../src/model/queue-message';
+import type { BatchTarget } from './target-batch';
 
 export interface UpsertContext {
   /** When given, the target returns these `from` fields of the written record (e.g. a generated number). */
@@ -18,7 +19,7 @@ export interface UpsertResult {
  * `src/model/errors.ts` (classified at the adapter boundary): `TransitiveError` when a dependency
  * is missing, `PermanentError` when the message can never be applied, `TransientError` otherwise.
  */
-export interface TargetConnector {
+export interface TargetConnector extends BatchTarget {
   /** Inserts or updates the record identified by `message.targetKey` with `message.fields`. */
   upsert(message: QueueMessage, mapping: Mapping, context?: UpsertContext): Promise<UpsertResult>;
   /** Deletes the record identified by `message.targetKey`; deleting a missing record succeeds. */

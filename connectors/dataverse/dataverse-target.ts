@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { toJsonValue } from '../base/connector-base';
 import type { TargetConnector, UpsertContext, UpsertResult } from '../base/target-connector';
+import { applyOneByOne, type ItemOutcome, type TargetBatch } from '../base/target-batch';
 import { TransientError } from '../../src/model/errors';
 import type { Job } from '../../src/model/job';
 import type { Mapping } from '../../src/model/mapping';
@@ -79,6 +80,11 @@ export class DataverseTarget implements TargetConnector {
 
   getTargetVersion(message: QueueMessage, mapping: Mapping): Promise<string | null> {
     return this.base.getTargetVersion(message, mapping);
+  }
+
+  /** Concurrent upserts, which the group commit joins into `$batch` requests (UpsertMultiple is planned). */
+  applyBatch(batch: TargetBatch): Promise<ItemOutcome[]> {
+    return applyOneByOne(this, batch, 50);
   }
 
   async close(): Promise<void> {}

@@ -1,6 +1,7 @@
 import { toJsonValue } from '../base/connector-base';
 import { toText } from '../base/operations';
 import type { TargetConnector, UpsertContext, UpsertResult } from '../base/target-connector';
+import { applyOneByOne, type ItemOutcome, type TargetBatch } from '../base/target-batch';
 import { ConfigError, TransitiveError } from '../../src/model/errors';
 import type { Job } from '../../src/model/job';
 import type { Mapping } from '../../src/model/mapping';
@@ -120,6 +121,11 @@ export class OdataTarget implements TargetConnector {
     }
     const version = row?.[property];
     return version === undefined || version === null ? null : toText(version);
+  }
+
+  /** Single requests, a few at a time (a native `$batch` is planned). */
+  applyBatch(batch: TargetBatch): Promise<ItemOutcome[]> {
+    return applyOneByOne(this, batch);
   }
 
   async close(): Promise<void> {}

@@ -1,5 +1,6 @@
 import { toJsonValue } from '../base/connector-base';
 import type { TargetConnector, UpsertContext, UpsertResult } from '../base/target-connector';
+import { applyOneByOne, type ItemOutcome, type TargetBatch } from '../base/target-batch';
 import { toText } from '../base/operations';
 import { ConfigError, PermanentError } from '../../src/model/errors';
 import type { Job } from '../../src/model/job';
@@ -92,6 +93,11 @@ export class SqlTarget implements TargetConnector {
     const sql = `SELECT ${column} AS "version" FROM ${entity} WHERE ${this.keyCondition(message, mapping, params)} LIMIT 1`;
     const [row] = await this.db.query(sql, params.values, `read the version in ${entity}`);
     return row === undefined || row.version === null || row.version === undefined ? null : toText(row.version);
+  }
+
+  /** One statement per message for now, joined by the group commit (a native batch is planned). */
+  applyBatch(batch: TargetBatch): Promise<ItemOutcome[]> {
+    return applyOneByOne(this, batch, 64);
   }
 
   async close(): Promise<void> {

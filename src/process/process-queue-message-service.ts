@@ -13,6 +13,7 @@ import { buildResponseMessage } from './response-message';
 import { isOutdated } from './outdated';
 import { ERROR_PROPERTY } from '../bus/message-properties';
 import type { ProcessingDependencies } from './processing-dependencies';
+import type { BatchSettlement, ReceivedItem } from './received-item';
 
 /** What happened to one message; `Failed` covers both abandon and dead-letter. */
 export interface ProcessResult {
@@ -21,6 +22,8 @@ export interface ProcessResult {
   disposition: 'completed' | 'ignored' | 'transitive' | 'abandoned' | 'deadLettered';
   jobName?: string;
   error?: string;
+  /** Set when the message could not be settled (lock lost, bus down): the broker delivers it again. */
+  settleError?: string;
 }
 
 /** Longest `Retry-After` waited for within one delivery; longer ones abandon (backoff on redelivery). */
@@ -61,6 +64,21 @@ export class ProcessQueueMessageService {
     this.deps.metrics.track(METRIC_NAMES.messagesProcessed, 1, { job, queue: source, outcome: result.outcome });
     this.deps.metrics.track(METRIC_NAMES.processingDurationMs, clock.now().getTime() - started, { job, queue: source, outcome: result.outcome });
     return result;
+  }
+
+  /**
+   * Processes received messages as one batch and settles every one of them; resolves with one
+   * result per item, in order. Never rejects for a message's failure: a message that could not be
+   * settled has `settleError` (a Functions trigger throws when none could be settled, so that the
+   * host abandons them).
+   * @param queue the work queue they came from (metric dimension, side-queue copy ids).
+   */
+  async executeBatch(items: readonly ReceivedItem[], queue: string, _settlement: BatchSettlement = {}): Promise<ProcessResult[]> {
+    return Promise.all(
+      items.map((item) =>
+        this.execute(item.message, item.settler, queue).catch((err): ProcessResult => ({ outcome: 'Failed', disposition: 'abandoned', settleError: errorMessage(err) })),
+      ),
+    );
   }
 
   private async process(received: BusMessage, settler: MessageSettler, queue: string): Promise<ProcessResult> {

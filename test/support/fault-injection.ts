@@ -2,8 +2,9 @@ import type { ConnectorContext } from '../../connectors/base/connector-context';
 import { ConnectorRegistry, type ConnectorFactory } from '../../connectors/base/registry';
 import type { RetrieveOptions, SourceConnector, SourcePage } from '../../connectors/base/source-connector';
 import type { TargetConnector, UpsertContext, UpsertResult } from '../../connectors/base/target-connector';
+import { isItemError, type ItemOutcome, type TargetBatch } from '../../connectors/base/target-batch';
 import { sqlConnectorFactories } from '../../connectors/sql';
-import type { Job } from '../../src/model/job';
+import { JobActionType, type Job } from '../../src/model/job';
 import type { Mapping } from '../../src/model/mapping';
 import type { QueueMessage } from '../../src/model/queue-message';
 import type { WatermarkValue } from '../../src/model/watermark-value';
@@ -83,6 +84,32 @@ class FaultyTarget implements TargetConnector {
   async getTargetVersion(message: QueueMessage, mapping: Mapping): Promise<string | null> {
     await this.before('getTargetVersion', message);
     return this.inner.getTargetVersion(message, mapping);
+  }
+
+  /**
+   * Every message passes the fault plan first (as `upsert`, `delete` or `invokeAction`); the ones
+   * it faults fail alone, the rest go to the real target's batch.
+   */
+  async applyBatch(batch: TargetBatch): Promise<ItemOutcome[]> {
+    const method: TargetMethod = batch.action === JobActionType.Delete ? 'delete' : batch.action === JobActionType.InvokeAction ? 'invokeAction' : 'upsert';
+    const outcomes = new Array<ItemOutcome | undefined>(batch.messages.length);
+    const passed: number[] = [];
+    for (let i = 0; i < batch.messages.length; i++) {
+      try {
+        await this.before(method, batch.messages[i]);
+        passed.push(i);
+      } catch (error) {
+        outcomes[i] = { status: 'failed', error };
+      }
+    }
+    if (passed.length === 0) {
+      const first = outcomes[0] as { error: unknown };
+      if (!isItemError(first.error)) throw first.error;
+      return outcomes as ItemOutcome[];
+    }
+    const inner = await this.inner.applyBatch({ ...batch, messages: passed.map((i) => batch.messages[i]) });
+    passed.forEach((index, j) => (outcomes[index] = inner[j]));
+    return outcomes as ItemOutcome[];
   }
 
   close(): Promise<void> {
