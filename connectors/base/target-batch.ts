@@ -66,8 +66,8 @@ export interface BisectOptions {
  * (all or nothing) and throws when it fails. An item error (see {@link isItemError}) splits the
  * subset in halves until each failing item stands alone and takes the error as its outcome; its
  * neighbours are applied. Any other error rejects the whole call (the caller retries the group).
- * Bounded: when both halves of a split fail again, each half goes one by one (most of the group
- * is bad), so a group of n never takes more than about 2n calls.
+ * Bounded: k bad items in n take about 2k·log2(n/k) calls, never more than 2n; ranges of
+ * `oneByOneAt` or fewer go one by one (when most of a group is bad, that is what it comes to).
  */
 export async function bisectGroup<T>(
   items: readonly T[],
@@ -108,11 +108,6 @@ export async function bisectGroup<T>(
     const leftFailed = await attempt(from, mid);
     const rightFailed = await attempt(mid, to);
     // A failed range of one already holds its outcome.
-    if (leftFailed && rightFailed) {
-      if (mid - from > 1) await alone(from, mid);
-      if (to - mid > 1) await alone(mid, to);
-      return;
-    }
     if (leftFailed && mid - from > 1) await split(from, mid);
     if (rightFailed && to - mid > 1) await split(mid, to);
   };

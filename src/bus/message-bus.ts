@@ -117,6 +117,20 @@ export interface MessageBus {
   /** Removes the message. @throws BusError `LockLost`. */
   complete(message: ReceivedMessage): Promise<void>;
   /**
+   * Completes several messages received from this bus. Resolves with one entry per message, in
+   * order: undefined when completed, else the BusError (e.g. `LockLost` for that message); one
+   * message's failure never fails the others. The local bus completes them in one transaction;
+   * Service Bus has no multi-message complete, so the Azure adapter settles them concurrently
+   * (at most 16 at a time).
+   *
+   * The messages may come from different queues and subqueues (each is settled by its own lock).
+   * The same delivery twice in one call completes once: the later entry is `LockLost`, as a
+   * second `complete` would be. A malformed entry is `InvalidArgument` at its index.
+   * @throws BusError `Unavailable` only when the bus cannot be reached at all (nothing was
+   * completed); `InvalidArgument` when `messages` is not an array or the bus is closed.
+   */
+  completeMany(messages: readonly ReceivedMessage[]): Promise<Array<BusError | undefined>>;
+  /**
    * Releases the lock so the message is delivered again; sets `propertiesToModify` on it.
    * At `maxDeliveryCount` deliveries the message moves to the dead-letter subqueue with
    * reason `MaxDeliveryCountExceeded` instead. @throws BusError `LockLost`.

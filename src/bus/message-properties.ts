@@ -22,6 +22,12 @@ export const ERROR_PROPERTY = {
   at: 'ErrorAt',
   /** Set when the target said when to come back (`Retry-After`): the redelivery waits until then. */
   retryNotBefore: 'RetryNotBefore',
+  /**
+   * The processing attempt a retry copy is for (2 for the first retry): retries are scheduled
+   * copies, so the count travels in the message, not in the broker's delivery count. Removed on
+   * resubmit with the other error properties: a requeued message starts again at attempt 1.
+   */
+  attempt: 'Attempt',
 } as const;
 
 /** Time to live of every message: `P14D`, as the queues are configured. */

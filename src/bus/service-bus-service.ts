@@ -108,6 +108,28 @@ export class ServiceBusService {
     });
   }
 
+  /**
+   * Sends ready-made messages to one queue (copies for retries and side queues, response
+   * messages of a batch) in as few size-limited batches as they fit, in order.
+   * @throws PermanentError when one message alone exceeds the queue's size limit (nothing of
+   * that batch is sent); BusError from the bus when a send fails.
+   */
+  sendOutgoing(queue: string, messages: readonly OutgoingMessage[]): Promise<void> {
+    return this.serialized(async () => {
+      let batch = await this.#bus.createBatch(queue);
+      for (const outgoing of messages) {
+        if (batch.tryAdd(outgoing)) continue;
+        if (batch.count > 0) {
+          await this.sendAndCount(queue, batch);
+          batch = await this.#bus.createBatch(queue);
+          if (batch.tryAdd(outgoing)) continue;
+        }
+        throw new PermanentError(`a message for queue '${queue}' (id ${outgoing.messageId ?? 'unset'}) is ${bodySize(outgoing)} bytes, over the queue's size limit of ${batch.maxSizeInBytes} bytes`);
+      }
+      if (batch.count > 0) await this.sendAndCount(queue, batch);
+    });
+  }
+
   /** Messages sent so far, per queue (for run logs). */
   sentCounts(): Record<string, number> {
     return Object.fromEntries(this.#sent);

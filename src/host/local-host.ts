@@ -17,8 +17,8 @@ import { HostStats } from './host-stats';
 import { LocalHttpServer } from './http-server';
 import { QueueProcessor } from './queue-processor';
 
-/** Messages in flight per work queue, as the Functions app's `maxConcurrentCalls` would set. */
-export const DEFAULT_CONCURRENCY: Record<Priority, number> = { high: 16, normal: 8, low: 2 };
+/** Messages in flight per work queue (in batches of up to 256, as the Functions app's `maxMessageBatchSize`). */
+export const DEFAULT_CONCURRENCY: Record<Priority, number> = { high: 512, normal: 512, low: 128 };
 
 export interface LocalHostOptions {
   /** Configuration folder (files mode). */

@@ -6,7 +6,16 @@ import { totalSent } from '../detect/job-run';
 import type { Clock } from '../model/clock';
 import type { HostStats } from './host-stats';
 
-const OUTCOMES = ['Success', 'Ignored', 'Transitive', 'Failed'] as const;
+const OUTCOMES = ['Success', 'Superseded', 'Ignored', 'Transitive', 'Failed'] as const;
+
+/** The progress line's words for the outcomes. */
+const OUTCOME_WORDS: Record<(typeof OUTCOMES)[number], string> = {
+  Success: 'applied',
+  Superseded: 'superseded',
+  Ignored: 'ignored',
+  Transitive: 'waiting on a dependency',
+  Failed: 'failed',
+};
 
 /** Depth of every queue (work and side queues) with its dead-letter count. */
 export async function queueDepths(bus: MessageBus, queues: QueueNames): Promise<Array<{ queue: string } & QueueCounts>> {
@@ -19,7 +28,7 @@ export function progressLine(stats: HostStats, now: Date): string {
   const detected = stats.recentRuns.reduce((n, r) => n + r.detected, 0);
   const sent = stats.recentRuns.reduce((n, r) => n + totalSent(r), 0);
   const queues = [...stats.processed.entries()]
-    .map(([queue, byOutcome]) => `${queue} ${OUTCOMES.map((o) => `${o[0]}${byOutcome.get(o) ?? 0}`).join('/')}`)
+    .map(([queue, byOutcome]) => `${queue} ${OUTCOMES.filter((o) => (byOutcome.get(o) ?? 0) > 0 || o === 'Success').map((o) => `${byOutcome.get(o) ?? 0} ${OUTCOME_WORDS[o]}`).join(', ')}`)
     .join(' · ');
   const failedRuns = stats.recentRuns.filter((r) => r.outcome === 'Failed').length;
   return `[${now.toISOString().slice(11, 19)}] detected ${detected}, sent ${sent}${failedRuns ? `, ${failedRuns} failed run(s)` : ''} | processed ${stats.processedCount()}${queues ? ` (${queues})` : ''}`;
@@ -55,10 +64,12 @@ export function formatSummary(args: { runs: JobRunResult[]; stats: HostStats; de
     'Where messages ended',
     ...[
       ['applied to the target', d('completed'), ''],
+      ['superseded (newer in batch)', d('superseded'), ''],
       ['ignored (outdated)', d('ignored'), queues.ignored],
       ['parked (dependency missing)', d('transitive'), Object.values(queues.transitive).join(' / ')],
       ['dead-lettered', d('deadLettered'), '<queue>/$deadletterqueue'],
-      ['abandoned for retry', d('abandoned'), 'redelivered'],
+      ['retried later', d('retried'), 'a scheduled copy in its queue'],
+      ['released for redelivery', d('abandoned'), 'redelivered'],
     ].map(([label, n, where]) => `  ${String(label).padEnd(29)}${String(n).padStart(6)}${where ? `  → ${where}` : ''}`),
     '',
     'Queues now (active / scheduled / dead-letter)',

@@ -1,68 +1,58 @@
-import type { ApplicationProperties, BusMessage } from '../bus/message-bus';
-import { sideQueueCopyId } from '../bus/message-properties';
-import { errorKind, errorMessage, PermanentError } from '../model/errors';
-import { JobActionType, type Job } from '../model/job';
-import type { Mapping } from '../model/mapping';
-import { deserializeQueueMessage, type QueueMessage } from '../model/queue-message';
+import { errorMessage } from '../model/errors';
 import { messageLogContext, receivedLogContext } from '../telemetry/log-context';
 import { METRIC_NAMES, type ProcessOutcome } from '../telemetry/metrics';
-import { deliveryBackoffMs } from './backoff';
-import { startLockRenewal } from './lock-renewal';
+import { applyGroups } from './batch/apply-groups';
+import { coalesce } from './batch/coalesce';
+import { settleBatch } from './batch/settle-batch';
+import { settlePlan } from './batch/settle-plan';
+import { triage } from './batch/triage';
+import type { Verdict } from './batch/verdict';
+import { startBatchLockRenewal } from './lock-renewal';
 import type { MessageSettler } from './message-settler';
-import { buildResponseMessage } from './response-message';
-import { isOutdated } from './outdated';
-import { ERROR_PROPERTY } from '../bus/message-properties';
+import type { BusMessage } from '../bus/message-bus';
 import type { ProcessingDependencies } from './processing-dependencies';
 import type { BatchSettlement, ReceivedItem } from './received-item';
 
-/** What happened to one message; `Failed` covers both abandon and dead-letter. */
+/** What happened to one message. */
 export interface ProcessResult {
+  /** `Failed` covers retried and dead-lettered messages; `Transitive` parked ones and retries of a missing dependency. */
   outcome: ProcessOutcome;
-  /** Where the message ended: completed, a side queue, abandoned for retry, or dead-lettered. */
-  disposition: 'completed' | 'ignored' | 'transitive' | 'abandoned' | 'deadLettered';
+  /**
+   * Where the message ended: completed (applied), superseded by a newer change of its record in
+   * the same batch, a side queue, a scheduled retry copy, dead-lettered — or abandoned, when a
+   * copy of it could not be sent and the broker is to deliver it again.
+   */
+  disposition: 'completed' | 'superseded' | 'ignored' | 'transitive' | 'retried' | 'abandoned' | 'deadLettered';
   jobName?: string;
   error?: string;
+  /** For `retried`: when the copy for the next attempt becomes visible. */
+  retryAt?: Date;
   /** Set when the message could not be settled (lock lost, bus down): the broker delivers it again. */
   settleError?: string;
 }
-
-/** Longest `Retry-After` waited for within one delivery; longer ones abandon (backoff on redelivery). */
-export const MAX_RETRY_AFTER_MS = 120_000;
-/** Longest wait for a `RetryNotBefore` on redelivery (the Functions timeout is 30 min). */
-export const MAX_REDELIVERY_WAIT_MS = 20 * 60_000;
-/** Attempts within one delivery when the target keeps throttling. */
-export const MAX_RETRY_AFTER_ATTEMPTS = 3;
 
 /** Default lock renewal interval: half the Service Bus default lock duration (60 s). */
 export const DEFAULT_LOCK_RENEWAL_MS = 30_000;
 
 /**
- * Applies one queue message to its target and settles it (ARCHITECTURE §5). Shared by the
- * Functions' Service Bus triggers and the local host's processors.
+ * Applies received messages to their targets and settles each (ARCHITECTURE §5), a batch at a
+ * time: triage (what can never be applied is dead-lettered before any target call), coalescing
+ * per record (the newest change wins), one `applyBatch` per job and action, then settlement —
+ * copies first, then the originals. Failures never wait in a processing slot: a retry is a copy
+ * scheduled for the next attempt. Shared by the Functions' Service Bus triggers and the local
+ * host's processors.
  */
 export class ProcessQueueMessageService {
   constructor(private readonly deps: ProcessingDependencies) {}
 
   /**
-   * @param queue the queue the message came from (metric dimension and log context); default:
-   * the received message's own `queue` when it has one.
+   * Processes one message (a batch of one).
+   * @throws the settlement error when the message could not be settled (the broker delivers it again).
    */
   async execute(received: BusMessage, settler: MessageSettler, queue?: string): Promise<ProcessResult> {
-    const { clock, log } = this.deps;
     const source = queue ?? (received as { queue?: string }).queue ?? 'unknown';
-    const started = clock.now().getTime();
-    const stopRenewal = startLockRenewal(settler, clock, this.deps.lockRenewalMs ?? DEFAULT_LOCK_RENEWAL_MS, (err) =>
-      log.warn(`lock renewal failed for message ${received.messageId}: ${errorMessage(err)}`, receivedLogContext(received, source)),
-    );
-    let result: ProcessResult;
-    try {
-      result = await this.process(received, settler, source);
-    } finally {
-      stopRenewal();
-    }
-    const job = result.jobName ?? 'unknown';
-    this.deps.metrics.track(METRIC_NAMES.messagesProcessed, 1, { job, queue: source, outcome: result.outcome });
-    this.deps.metrics.track(METRIC_NAMES.processingDurationMs, clock.now().getTime() - started, { job, queue: source, outcome: result.outcome });
+    const [result] = await this.executeBatch([{ message: received, settler }], source);
+    if (result.settleError !== undefined) throw new Error(`message ${received.messageId} not settled: ${result.settleError}`);
     return result;
   }
 
@@ -70,197 +60,72 @@ export class ProcessQueueMessageService {
    * Processes received messages as one batch and settles every one of them; resolves with one
    * result per item, in order. Never rejects for a message's failure: a message that could not be
    * settled has `settleError` (a Functions trigger throws when none could be settled, so that the
-   * host abandons them).
-   * @param queue the work queue they came from (metric dimension, side-queue copy ids).
+   * host abandons them). Every message's lock is renewed while the batch is worked on.
+   * @param queue the work queue they came from (metric dimension, copies' ids, retries).
    */
-  async executeBatch(items: readonly ReceivedItem[], queue: string, _settlement: BatchSettlement = {}): Promise<ProcessResult[]> {
-    return Promise.all(
-      items.map((item) =>
-        this.execute(item.message, item.settler, queue).catch((err): ProcessResult => ({ outcome: 'Failed', disposition: 'abandoned', settleError: errorMessage(err) })),
-      ),
+  async executeBatch(items: readonly ReceivedItem[], queue: string, settlement: BatchSettlement = {}): Promise<ProcessResult[]> {
+    if (items.length === 0) return [];
+    const { clock, log } = this.deps;
+    const started = clock.now().getTime();
+    const stopRenewal = startBatchLockRenewal(items, clock, this.deps.lockRenewalMs ?? DEFAULT_LOCK_RENEWAL_MS, (item, err) =>
+      log.warn(`lock renewal failed for message ${item.message.messageId}: ${errorMessage(err)}`, receivedLogContext(item.message, queue)),
     );
-  }
-
-  private async process(received: BusMessage, settler: MessageSettler, queue: string): Promise<ProcessResult> {
-    const { config } = this.deps;
-    let message: QueueMessage;
-    let job: Job;
-    let mapping: Mapping;
+    let results: ProcessResult[];
     try {
-      await config.ensureInitialized();
-      message = deserializeQueueMessage(received.body);
-      const found = config.getJob(message.jobName);
-      if (!found) throw new PermanentError(`unknown job "${message.jobName}"`);
-      job = found;
-      const foundMapping = config.getMapping(job.mapping);
-      if (!foundMapping) throw new PermanentError(`job "${job.name}": unknown mapping "${job.mapping}"`);
-      mapping = foundMapping;
-    } catch (err) {
-      return this.fail(received, settler, queue, err, undefined);
+      const verdicts = await this.decide(items);
+      const plans = verdicts.map((v) => settlePlan(v, queue, this.deps));
+      plans.sort((a, b) => a.index - b.index);
+      this.logFailures(verdicts, queue);
+      results = await settleBatch(plans, items, this.deps, settlement);
+    } finally {
+      stopRenewal();
     }
-
-    // A first delivery that carries no RetryNotBefore never waits: no clock read for it.
-    if (received.deliveryCount > 1 || received.applicationProperties[ERROR_PROPERTY.retryNotBefore] !== undefined) {
-      const wait = redeliveryWaitMs(received, this.deps.clock.now());
-      if (wait > 0) await this.deps.clock.sleep(wait);
+    const elapsed = clock.now().getTime() - started;
+    for (const result of results) {
+      const dims = { job: result.jobName ?? 'unknown', queue, outcome: result.outcome };
+      this.deps.metrics.track(METRIC_NAMES.messagesProcessed, 1, dims);
+      this.deps.metrics.track(METRIC_NAMES.processingDurationMs, elapsed, dims);
     }
+    return results;
+  }
 
-    let ignored: boolean;
+  /** One verdict per item, in any order. */
+  private async decide(items: readonly ReceivedItem[]): Promise<Verdict[]> {
     try {
-      ignored = await this.honouringRetryAfter(async () => {
-        const target = await this.deps.targets.target(job.target);
-        if (job.skipOutdatedMessages && ((await isOutdated(target, message, mapping, job)) || (await this.deletedAfter(job, mapping, message)))) {
-          await this.deps.sender.sendMessage(this.deps.queues.ignored, message, copyProperties(received), sideQueueCopyId(received, queue));
-          return true;
-        }
-        await this.apply(target, message, job, mapping);
-        return false;
-      });
-    } catch (err) {
-      return this.fail(received, settler, queue, err, job, message);
+      await this.deps.config.ensureInitialized();
+    } catch (error) {
+      // Without configuration nothing can be looked up: every message is retried as it is.
+      return items.map((item, index): Verdict => ({ kind: 'failed', index, item, error }));
     }
-    // Outside the try: a failed complete (lock lost) must not abandon or park the message — the
-    // broker delivers it again and the idempotent apply absorbs the repeat.
-    await settler.complete();
-    return ignored
-      ? { outcome: 'Ignored', disposition: 'ignored', jobName: job.name }
-      : { outcome: 'Success', disposition: 'completed', jobName: job.name };
+    const { work, rejected } = triage(items, this.deps.config);
+    const verdicts: Verdict[] = rejected.map((r) => ({ kind: 'failed', index: r.index, item: r.item, error: r.error, message: r.message }));
+    const { winners, superseded } = coalesce(work);
+    for (const w of superseded) verdicts.push({ kind: 'superseded', work: w });
+    verdicts.push(...(await applyGroups(winners, this.deps)));
+    return verdicts;
   }
 
-  /**
-   * Runs `work`; when it fails with a transient error that says when to come back (`Retry-After`
-   * of a 429/503), waits that long — the lock is renewed meanwhile — and tries again, so that
-   * throttling is a delay, not a failed delivery. Longer waits, or a third throttle, fail as usual.
-   */
-  private async honouringRetryAfter<T>(work: () => Promise<T>): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await work();
-      } catch (err) {
-        const waitMs = (err as { retryAfterMs?: unknown }).retryAfterMs;
-        const honour = errorKind(err) === 'transient' && typeof waitMs === 'number' && waitMs >= 0 && waitMs <= MAX_RETRY_AFTER_MS;
-        if (!honour || attempt >= MAX_RETRY_AFTER_ATTEMPTS) throw err;
-        this.deps.log.info(`target asked to retry after ${waitMs} ms (attempt ${attempt})`);
-        await this.deps.clock.sleep(waitMs);
+  /** One line per failed message (per group when the whole group failed with one error). */
+  private logFailures(verdicts: readonly Verdict[], queue: string): void {
+    const groupsLogged = new Set<string>();
+    const groupSizes = new Map<string, number>();
+    for (const v of verdicts) if (v.kind === 'failed' && v.group) groupSizes.set(groupKey(v), (groupSizes.get(groupKey(v)) ?? 0) + 1);
+    for (const v of verdicts) {
+      if (v.kind !== 'failed') continue;
+      const text = errorMessage(v.error);
+      const context = { ...receivedLogContext(v.item.message, queue), ...(v.message ? messageLogContext(v.message) : {}) };
+      if (v.group) {
+        const key = groupKey(v);
+        if (groupsLogged.has(key)) continue;
+        groupsLogged.add(key);
+        this.deps.log.warn(`${groupSizes.get(key)} message(s) of job ${v.work?.job.name ?? 'unknown'} failed together on ${queue}: ${text}`, context);
+        continue;
       }
+      this.deps.log.warn(`message ${v.item.message.messageId} (job ${v.work?.job.name ?? v.message?.jobName ?? 'unknown'}) failed, attempt ${v.work?.attempt ?? 1}: ${text}`, context);
     }
-  }
-
-  private async apply(
-    target: Awaited<ReturnType<ProcessingDependencies['targets']['target']>>,
-    message: QueueMessage,
-    job: Job,
-    mapping: Mapping,
-  ): Promise<void> {
-    switch (message.action) {
-      case JobActionType.NewUpdate: {
-        const result = await target.upsert(message, mapping, { responseMapping: mapping.responseMapping, job });
-        const deleted = this.deletedAfter(job, mapping, message);
-        if (deleted !== false && (await deleted)) {
-          // A newer delete of this record was processed while this upsert was: the delete wins.
-          this.deps.log.info(`job "${job.name}": ${message.sourceKey} was deleted by a newer change while it was upserted: deleting it again`);
-          await target.delete(message, mapping);
-          return;
-        }
-        if (job.responseJob) await this.sendResponse(message, job, mapping, result.returned);
-        await this.deps.appliedHashes?.recordApplied(job, message);
-        return;
-      }
-      case JobActionType.Delete:
-        // Recorded first: an upsert checked after this point sees it, one checked before is undone by its own re-check.
-        await this.deps.deletions?.recordDeleted(job, mapping, message);
-        await target.delete(message, mapping);
-        await this.deps.appliedHashes?.forget(job, message);
-        return;
-      case JobActionType.InvokeAction:
-        await target.invokeAction(message, job);
-        return;
-    }
-  }
-
-  /** Skip-outdated upserts only: whether a newer delete of the record was recorded; plain `false` (nothing to await) when none can be. */
-  private deletedAfter(job: Job, mapping: Mapping, message: QueueMessage): false | Promise<boolean> {
-    if (!job.skipOutdatedMessages || message.action !== JobActionType.NewUpdate || !this.deps.deletions) return false;
-    return this.deps.deletions.deletedAfter(job, mapping, message);
-  }
-
-  private async sendResponse(message: QueueMessage, job: Job, mapping: Mapping, returned: QueueMessage['fields'] | undefined) {
-    if (!job.responseJob || !returned || !mapping.responseMapping?.length) return;
-    const responseJob = this.deps.config.getJob(job.responseJob);
-    const responseMapping = responseJob && this.deps.config.getMapping(responseJob.mapping);
-    if (!responseJob || !responseMapping) throw new PermanentError(`job "${job.name}": unknown response job "${job.responseJob}"`);
-    const response = buildResponseMessage({
-      original: message,
-      originalMapping: mapping,
-      responseJob,
-      responseJobMapping: responseMapping,
-      returned,
-      now: this.deps.clock.now(),
-    });
-    if (response) await this.deps.sender.sendMessage(this.deps.queues.work[responseJob.priority], response);
-  }
-
-  /** Settles a failure by its kind: transitive → park, permanent → dead-letter, else retry. */
-  private async fail(
-    received: BusMessage,
-    settler: MessageSettler,
-    queue: string,
-    err: unknown,
-    job?: Job,
-    message?: QueueMessage,
-  ): Promise<ProcessResult> {
-    const props = this.deps.errorProperties(err, this.deps.clock.now());
-    const text = String(props.ErrorMessage ?? errorMessage(err));
-    const jobName = job?.name;
-    const kind = errorKind(err);
-    if (kind === 'transitive' && job && message && received.deliveryCount <= (job.transitiveRetries ?? 0)) {
-      // Opt-in: give the dependency time to arrive (backoff on redelivery) before parking.
-      await settler.abandon(props);
-      return { outcome: 'Transitive', disposition: 'abandoned', jobName, error: text };
-    }
-    if (kind === 'transitive' && job && message) {
-      // The copy is sent before the original is settled: a crash in between duplicates, never loses.
-      await this.deps.sender.sendMessage(
-        this.deps.queues.transitive[job.priority],
-        message,
-        { ...copyProperties(received), ...props },
-        sideQueueCopyId(received, queue),
-      );
-      await settler.complete();
-      return { outcome: 'Transitive', disposition: 'transitive', jobName, error: text };
-    }
-    // Config errors (e.g. a rejected credential) are retried: fixing the setting makes them pass.
-    if (kind === 'permanent' || kind === 'transitive') {
-      await settler.deadLetter({ reason: String(props.ErrorType), description: text, propertiesToModify: props });
-      return { outcome: 'Failed', disposition: 'deadLettered', jobName, error: text };
-    }
-    const retryAfterMs = (err as { retryAfterMs?: unknown } | undefined)?.retryAfterMs;
-    if (typeof retryAfterMs === 'number' && retryAfterMs > 0) {
-      // The redelivery waits for what the target asked, not only DeliveryCount² seconds.
-      props[ERROR_PROPERTY.retryNotBefore] = new Date(this.deps.clock.now().getTime() + retryAfterMs).toISOString();
-    }
-    this.deps.log.warn(`message ${received.messageId} (job ${jobName ?? 'unknown'}) failed, delivery ${received.deliveryCount}: ${text}`, {
-      ...receivedLogContext(received, queue),
-      ...(message ? messageLogContext(message) : {}),
-    });
-    await settler.abandon(props);
-    return { outcome: 'Failed', disposition: 'abandoned', jobName, error: text };
   }
 }
 
-/**
- * How long a delivery waits before it is applied: `DeliveryCount² · 1000 ms` on redelivery, or
- * until `RetryNotBefore` (a target's `Retry-After` from the previous delivery) when that is later —
- * at most {@link MAX_REDELIVERY_WAIT_MS}, within the function timeout.
- */
-export function redeliveryWaitMs(received: Pick<BusMessage, 'deliveryCount' | 'applicationProperties'>, now: Date): number {
-  const backoff = deliveryBackoffMs(received.deliveryCount);
-  const notBefore = Date.parse(String(received.applicationProperties[ERROR_PROPERTY.retryNotBefore] ?? ''));
-  const asked = Number.isFinite(notBefore) ? notBefore - now.getTime() : 0;
-  return Math.min(Math.max(backoff, asked), Math.max(backoff, MAX_REDELIVERY_WAIT_MS));
-}
-
-/** Application properties carried over when a message is copied to a side queue. */
-function copyProperties(received: BusMessage): ApplicationProperties {
-  return { ...received.applicationProperties };
+function groupKey(v: Extract<Verdict, { kind: 'failed' }>): string {
+  return `${v.work?.job.name ?? ''}\u0000${v.message?.action ?? ''}\u0000${errorMessage(v.error)}`;
 }

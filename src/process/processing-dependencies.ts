@@ -1,4 +1,4 @@
-import type { ApplicationProperties } from '../bus/message-bus';
+import type { ApplicationProperties, OutgoingMessage } from '../bus/message-bus';
 import type { QueueNames } from '../config/settings';
 import type { Clock } from '../model/clock';
 import type { Job } from '../model/job';
@@ -24,6 +24,8 @@ export interface TargetProvider {
 /** Sends single messages (side queues, response messages); `messageId` replaces the change's own id. */
 export interface SingleSender {
   sendMessage(queue: string, message: QueueMessage, properties?: ApplicationProperties, messageId?: string): Promise<void>;
+  /** Sends ready-made messages to one queue, in order (retry and side-queue copies, responses). */
+  sendOutgoing(queue: string, messages: readonly OutgoingMessage[]): Promise<void>;
 }
 
 /** Remembers what was applied per record, for `skipUnchanged` jobs. */
@@ -47,4 +49,6 @@ export interface ProcessingDependencies {
   deletions?: DeletionGuard;
   /** Lock renewal interval in ms. Default 30 000. */
   lockRenewalMs?: number;
+  /** Attempts before a failing message is dead-lettered (`MaxDeliveryCountExceeded`). Default 10, the queues' `maxDeliveryCount`. */
+  maxAttempts?: number;
 }

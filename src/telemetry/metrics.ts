@@ -30,7 +30,7 @@ export const METRIC_DIMENSIONS: Readonly<Record<MetricName, readonly string[]>> 
 };
 
 /** Outcome dimension of `MessagesProcessed`. */
-export type ProcessOutcome = 'Success' | 'Transitive' | 'Ignored' | 'Failed';
+export type ProcessOutcome = 'Success' | 'Superseded' | 'Transitive' | 'Ignored' | 'Failed';
 
 export type Dimensions = Record<string, string>;
 

@@ -1,4 +1,5 @@
 import type { MessageBus } from '../../src/bus/message-bus';
+import { completeManyCases } from './message-bus/complete-many.cases';
 import { sleep, type ContractContext, type ContractQueueOptions, type MessageBusFixture } from './message-bus/context';
 import { sendReceiveCases } from './message-bus/send-receive.cases';
 import { sendingCases } from './message-bus/sending.cases';
@@ -62,6 +63,7 @@ export function runMessageBusContract(
     describe('send and receive', () => sendReceiveCases(ctx));
     describe('sending', () => sendingCases(ctx));
     describe('settlement and dead-lettering', () => settlementCases(ctx));
+    describe('completeMany', () => completeManyCases(ctx));
     describe('time: locks, TTL, scheduling, duplicate window', () => timeCases(ctx));
   });
 }

@@ -119,7 +119,7 @@ export interface SyncFixture {
   erp: Database.Database;
   runtime: Runtime;
   settings: Settings;
-  /** Receives and processes everything in the work queues until they are empty. */
+  /** Receives and processes everything in the work queues until they are empty, in batches of up to 50. */
   drain(): Promise<ProcessResult[]>;
   close(): Promise<void>;
 }
@@ -156,7 +156,9 @@ export async function createSyncFixture(
       for (const queue of Object.values(settings.queues.work)) {
         const messages: ReceivedMessage[] = await runtime.bus.receive(queue, { maxMessages: 50 });
         got += messages.length;
-        for (const message of messages) results.push(await runtime.processor.execute(message, busSettler(runtime.bus, message)));
+        if (messages.length === 0) continue;
+        const items = messages.map((message) => ({ message, settler: busSettler(runtime.bus, message) }));
+        results.push(...(await runtime.processor.executeBatch(items, queue, { completeMany: (some) => runtime.bus.completeMany(some.map((i) => i.message as ReceivedMessage)) })));
       }
       if (got === 0) return results;
     }

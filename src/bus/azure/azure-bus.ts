@@ -22,6 +22,7 @@ import { translateErrors, type ErrorContext } from './error-mapping';
 import { HeldLocks, type HeldLock } from './held-locks';
 import { fromReceivedMessage, fromServiceBusMessage, toServiceBusMessage } from './message-conversion';
 import { adminInventory, peekInventory, type QueueInventory } from './queue-inventory';
+import { settleConcurrently } from './settle-concurrently';
 
 export type AzureServiceBusOptions = AzureServiceBusConnection & {
   retry?: AzureRetryOptions;
@@ -140,6 +141,12 @@ export class AzureServiceBus implements MessageBus {
 
   async complete(message: ReceivedMessage): Promise<void> {
     await this.settle('complete', message, true, (held) => held.receiver.completeMessage(held.message));
+  }
+
+  /** Service Bus has no multi-message complete: one `complete` per message, 16 in flight. */
+  async completeMany(messages: readonly ReceivedMessage[]): Promise<Array<BusError | undefined>> {
+    this.throwIfClosed({ operation: 'completeMany' });
+    return settleConcurrently(messages, (message) => this.complete(message));
   }
 
   async abandon(message: ReceivedMessage, propertiesToModify?: ApplicationProperties): Promise<void> {

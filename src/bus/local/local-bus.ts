@@ -15,6 +15,7 @@ import {
 } from '../message-bus';
 import { lockLostError, lockRefOf, messagesArgument, peekArguments, receiveArguments } from './bus-arguments';
 import { commitSync } from './commit-sync';
+import { Completions } from './completions';
 import { LocalBatch } from './local-batch';
 import { decodeReceived, decodeRow, encodeMessage, storedBytes, type EncodedMessage } from './message-codec';
 import { DuplicateIndex } from './duplicate-index';
@@ -58,6 +59,7 @@ export class LocalBus implements MessageBus {
   private readonly batcher: TransactionBatcher;
   private readonly checkpointer: WalCheckpointer;
   private readonly notifier: QueueNotifier;
+  private readonly completions: Completions;
   private readonly clock: () => number | Date;
   private readonly pollIntervalMs: number;
   private closed = false;
@@ -77,6 +79,8 @@ export class LocalBus implements MessageBus {
     this.notifier = new QueueNotifier(file);
     this.clock = options.clock ?? Date.now;
     this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
+    const { batcher, store } = this;
+    this.completions = new Completions({ batcher, store, now: () => this.now(), closed: () => this.closed });
   }
 
   /**
@@ -163,13 +167,14 @@ export class LocalBus implements MessageBus {
   }
 
   async complete(message: ReceivedMessage): Promise<void> {
-    const ref = lockRefOf(message);
     this.ensureOpen();
-    const done = await this.batcher.run(() => this.store.complete(ref, this.now()));
-    if (!done) throw lockLostError(message);
-    // Only after the commit: the contents must outlive the message's state.
-    const due = this.store.completed(ref.seq);
-    if (due && !this.closed) this.dropContents(due);
+    await this.completions.complete(message);
+  }
+
+  /** One transaction for all of them (see {@link Completions.completeMany}). */
+  async completeMany(messages: readonly ReceivedMessage[]): Promise<Array<BusError | undefined>> {
+    this.ensureOpen();
+    return this.completions.completeMany(messages);
   }
 
   async abandon(message: ReceivedMessage, propertiesToModify?: ApplicationProperties): Promise<void> {
@@ -217,7 +222,7 @@ export class LocalBus implements MessageBus {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.dropContents(this.store.completed());
+    this.completions.dropAll();
     this.batcher.flush();
     // The calls just flushed settle (under FULL, after their sync) before close resolves.
     await this.batcher.settled();
@@ -240,11 +245,6 @@ export class LocalBus implements MessageBus {
       // Also when every message was a duplicate: the first copy may not be on disk yet.
       this.batcher.durable();
     });
-  }
-
-  /** Deletes contents of completed messages in one transaction (a lost batch is swept on open). */
-  private dropContents(seqs: readonly number[] | undefined): void {
-    if (seqs?.length) this.batcher.run(() => this.store.dropContents(seqs)).catch(() => undefined);
   }
 
   private queue(name: string): QueueInfo {

@@ -73,6 +73,7 @@ function lend(bus: MessageBus): MessageBus {
     receive: (queue, options) => bus.receive(queue, options),
     renewLock: (message) => bus.renewLock(message),
     complete: (message) => bus.complete(message),
+    completeMany: (messages) => bus.completeMany(messages),
     abandon: (message, properties) => bus.abandon(message, properties),
     deadLetter: (message, options) => bus.deadLetter(message, options),
     peek: (queue, options) => bus.peek(queue, options),

@@ -4,6 +4,7 @@ import { OUTCOMES, type ThroughputBucket } from './status-model';
 
 const COLORS: Record<ProcessOutcome, string> = {
   Success: '#2da44e',
+  Superseded: '#57ab5a',
   Transitive: '#d4a72c',
   Ignored: '#8c959f',
   Failed: '#cf222e',

@@ -83,8 +83,8 @@ export interface ThroughputBucket {
   counts: Record<ProcessOutcome, number>;
 }
 
-export const OUTCOMES: readonly ProcessOutcome[] = ['Success', 'Transitive', 'Ignored', 'Failed'];
+export const OUTCOMES: readonly ProcessOutcome[] = ['Success', 'Superseded', 'Transitive', 'Ignored', 'Failed'];
 
 export function zeroOutcomes(): Record<ProcessOutcome, number> {
-  return { Success: 0, Transitive: 0, Ignored: 0, Failed: 0 };
+  return { Success: 0, Superseded: 0, Transitive: 0, Ignored: 0, Failed: 0 };
 }

@@ -110,17 +110,19 @@ describe('processing outcomes', () => {
     ]);
   });
 
-  it('abandons a message whose target is down, for redelivery with error properties', async () => {
+  it('retries a message whose target is down with a copy scheduled 4 s later, with error properties', async () => {
     f.crm.prepare('INSERT INTO accounts VALUES (?, ?, ?, ?, NULL)').run('A-5', 'Acme', 'x', '2026-01-01T00:00:00.000Z');
     await f.runtime.detection.execute();
     f.erp.exec('DROP TABLE contacts; DROP TABLE customers;');
     const [message] = await f.runtime.bus.receive(f.settings.queues.work.high, { maxMessages: 1 });
     const { busSettler } = await import('../../../src/process/bus-settler');
+    const before = Date.now();
     const result = await f.runtime.processor.execute(message, busSettler(f.runtime.bus, message));
-    expect(result.disposition).toBe('abandoned');
-    const [again] = await f.runtime.bus.receive(f.settings.queues.work.high, { maxMessages: 1 });
-    expect(again.deliveryCount).toBe(2);
-    expect(again.applicationProperties.ErrorMessage).toEqual(expect.stringMatching(/customers/));
-    await f.runtime.bus.abandon(again);
+    expect(result.disposition).toBe('retried');
+    expect(await f.runtime.bus.receive(f.settings.queues.work.high, { maxMessages: 1 })).toEqual([]);
+    const [copy] = await f.runtime.bus.peek(f.settings.queues.work.high);
+    expect(copy.applicationProperties).toMatchObject({ SourceKey: 'A-5', Attempt: 2, ErrorMessage: expect.stringMatching(/customers/) });
+    expect(copy.scheduledEnqueueTime!.getTime() - before).toBeGreaterThanOrEqual(4_000);
+    expect(copy.scheduledEnqueueTime!.getTime() - before).toBeLessThan(6_000);
   });
 });

@@ -101,6 +101,9 @@ export class InMemorySendBus implements MessageBus {
   complete(): Promise<void> {
     return Promise.reject(new Error('InMemorySendBus: complete is not implemented'));
   }
+  completeMany(): Promise<Array<BusError | undefined>> {
+    return Promise.reject(new Error('InMemorySendBus: completeMany is not implemented'));
+  }
   abandon(): Promise<void> {
     return Promise.reject(new Error('InMemorySendBus: abandon is not implemented'));
   }

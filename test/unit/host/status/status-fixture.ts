@@ -78,6 +78,7 @@ const unusedBus: MessageBus = {
   receive: notUsed,
   renewLock: notUsed,
   complete: notUsed,
+  completeMany: notUsed,
   abandon: notUsed,
   deadLetter: notUsed,
   peek: notUsed,

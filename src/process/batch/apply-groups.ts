@@ -1,0 +1,130 @@
+import type { ItemOutcome } from '../../../connectors/base/target-batch';
+import { PermanentError } from '../../model/errors';
+import { JobActionType } from '../../model/job';
+import type { JsonValue, QueueMessage } from '../../model/queue-message';
+import { parseWatermarkType } from '../../model/watermark-value';
+import type { ProcessingDependencies } from '../processing-dependencies';
+import { buildResponseMessage } from '../response-message';
+import { mapLimited } from './map-limited';
+import type { Work } from './triage';
+import { failed, type Verdict } from './verdict';
+
+/** Point reads of the deletion guard at once, per group. */
+const GUARD_CONCURRENCY = 32;
+
+/**
+ * Applies coalesced work to the targets: one `applyBatch` per (job, action) group — a job has one
+ * target connection and one mapping, so one entity — with the groups of different jobs in
+ * parallel. Keeps the guarantees of the single-message path: an upsert older than a recorded
+ * delete of its record is outdated (checked before, and after the write against a delete applied
+ * meanwhile), a delete is recorded before it is applied, response messages are built from the
+ * returned fields, applied hashes are recorded.
+ */
+export async function applyGroups(work: readonly Work[], deps: ProcessingDependencies): Promise<Verdict[]> {
+  const groups = new Map<string, Work[]>();
+  for (const w of work) {
+    const key = `${w.job.name}\u0000${w.message.action}`;
+    const group = groups.get(key);
+    if (group) group.push(w);
+    else groups.set(key, [w]);
+  }
+  const verdicts = await Promise.all([...groups.values()].map((group) => applyGroup(group, deps)));
+  return verdicts.flat();
+}
+
+async function applyGroup(group: readonly Work[], deps: ProcessingDependencies): Promise<Verdict[]> {
+  const { job, mapping } = group[0];
+  const action = group[0].message.action;
+  const verdicts: Verdict[] = [];
+  let pending: Work[] = [...group];
+  try {
+    const guarded = action === JobActionType.NewUpdate && job.skipOutdatedMessages && deps.deletions;
+    if (guarded) pending = await dropDeleted(pending, deps, verdicts, 'a newer delete of this record was applied');
+    if (action === JobActionType.Delete && deps.deletions) {
+      // Recorded first: an upsert checked after this point sees it, one checked before is undone by its own re-check.
+      const deletions = deps.deletions;
+      await mapLimited(pending, GUARD_CONCURRENCY, (w) => deletions.recordDeleted(job, mapping, w.message));
+    }
+    if (pending.length === 0) return verdicts;
+    const target = await deps.targets.target(job.target);
+    const type = parseWatermarkType(job.watermark.type);
+    const outcomes = await target.applyBatch({
+      job,
+      mapping,
+      action,
+      messages: pending.map((w) => w.message),
+      responseMapping: job.responseJob ? mapping.responseMapping : undefined,
+      versionCheck: job.skipOutdatedMessages && action === JobActionType.NewUpdate && type ? { type } : undefined,
+    });
+    if (outcomes.length !== pending.length) throw new Error(`target "${job.target}" answered ${outcomes.length} outcomes for ${pending.length} messages`);
+    const applied: Array<{ work: Work; outcome: Extract<ItemOutcome, { status: 'applied' }> }> = [];
+    pending.forEach((w, i) => {
+      const outcome = outcomes[i];
+      if (outcome.status === 'applied') applied.push({ work: w, outcome });
+      else if (outcome.status === 'outdated') verdicts.push({ kind: 'ignored', work: w, reason: `the target holds a newer version (${outcome.targetVersion})` });
+      else verdicts.push(failed(w, outcome.error));
+    });
+    let kept = applied;
+    if (guarded && applied.length > 0) kept = await undoDeleted(applied, deps, verdicts);
+    for (const { work: w, outcome } of kept) verdicts.push(await afterApplied(w, outcome, deps));
+  } catch (err) {
+    // The whole group failed before or at its target: every message not decided yet shares the error.
+    const decided = new Set(verdicts.map((v) => (v.kind === 'failed' ? v.index : v.work.index)));
+    for (const w of group) if (!decided.has(w.index)) verdicts.push(failed(w, err, true));
+  }
+  return verdicts;
+}
+
+/** Moves upserts older than a recorded delete of their record to `verdicts` (ignored). */
+async function dropDeleted(work: Work[], deps: ProcessingDependencies, verdicts: Verdict[], reason: string): Promise<Work[]> {
+  const deletions = deps.deletions!;
+  const deleted = await mapLimited(work, GUARD_CONCURRENCY, (w) => deletions.deletedAfter(w.job, w.mapping, w.message));
+  const kept: Work[] = [];
+  work.forEach((w, i) => (deleted[i] ? verdicts.push({ kind: 'ignored', work: w, reason }) : kept.push(w)));
+  return kept;
+}
+
+/**
+ * A newer delete of a record applied while its upsert was being written (another queue, another
+ * instance): the delete wins, so the record is deleted again and the upsert counts as outdated.
+ */
+async function undoDeleted<T extends { work: Work }>(applied: T[], deps: ProcessingDependencies, verdicts: Verdict[]): Promise<T[]> {
+  const deletions = deps.deletions!;
+  const deleted = await mapLimited(applied, GUARD_CONCURRENCY, (a) => deletions.deletedAfter(a.work.job, a.work.mapping, a.work.message));
+  const undone = applied.filter((_, i) => deleted[i]);
+  if (undone.length === 0) return applied;
+  const { job, mapping } = undone[0].work;
+  deps.log.info(`job "${job.name}": ${undone.length} record(s) were deleted by a newer change while they were upserted: deleting them again`);
+  const target = await deps.targets.target(job.target);
+  const outcomes = await target.applyBatch({ job, mapping, action: JobActionType.Delete, messages: undone.map((a) => a.work.message) });
+  undone.forEach((a, i) => {
+    const outcome = outcomes[i];
+    verdicts.push(outcome?.status === 'failed' ? failed(a.work, outcome.error) : { kind: 'ignored', work: a.work, reason: 'a newer delete of this record was applied meanwhile' });
+  });
+  return applied.filter((_, i) => !deleted[i]);
+}
+
+/** The response message (response jobs) and the applied-hash bookkeeping of one applied message. */
+async function afterApplied(w: Work, outcome: Extract<ItemOutcome, { status: 'applied' }>, deps: ProcessingDependencies): Promise<Verdict> {
+  try {
+    let response: QueueMessage | undefined;
+    if (w.message.action === JobActionType.NewUpdate) {
+      response = responseFor(w, outcome.returned, deps);
+      await deps.appliedHashes?.recordApplied(w.job, w.message);
+    } else if (w.message.action === JobActionType.Delete) {
+      await deps.appliedHashes?.forget(w.job, w.message);
+    }
+    return { kind: 'applied', work: w, response };
+  } catch (err) {
+    return failed(w, err);
+  }
+}
+
+function responseFor(w: Work, returned: Record<string, JsonValue> | undefined, deps: ProcessingDependencies): QueueMessage | undefined {
+  const { job, mapping, message } = w;
+  if (!job.responseJob || !returned || !mapping.responseMapping?.length) return undefined;
+  const responseJob = deps.config.getJob(job.responseJob);
+  const responseMapping = responseJob && deps.config.getMapping(responseJob.mapping);
+  if (!responseJob || !responseMapping) throw new PermanentError(`job "${job.name}": unknown response job "${job.responseJob}"`);
+  return buildResponseMessage({ original: message, originalMapping: mapping, responseJob, responseJobMapping: responseMapping, returned, now: deps.clock.now() });
+}
