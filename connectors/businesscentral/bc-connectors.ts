@@ -8,11 +8,16 @@ import { OdataTarget } from '../odata/odata-target';
 import { companyServiceRoot } from './bc-company';
 import { BC_SCOPE, businessCentralApiRoot, type BusinessCentralSettings, validateBusinessCentralSettings } from './bc-settings';
 
+/** Business Central's limits: operations per `$batch`, and requests in flight per user. */
+export const BC_MAX_BATCH_OPERATIONS = 100;
+export const BC_MAX_CONCURRENCY = 5;
+
 /** A client on the connection's company, resolved on the first request. */
 function openCompany(ctx: ConnectorContext, overrides?: OdataTransportOverrides): { settings: BusinessCentralSettings; http: OdataHttpClient; label: string } {
   const settings = ctx.connection.settings as unknown as BusinessCentralSettings;
   const label = `businesscentral connection "${ctx.connection.name}"`;
-  const open = openOdataConnection(ctx, { type: 'businesscentral', defaultScope: BC_SCOPE, overrides });
+  // Business Central runs 5 requests per user at once and queues (then refuses) the rest.
+  const open = openOdataConnection(ctx, { type: 'businesscentral', defaultScope: BC_SCOPE, overrides, maxConcurrencyCap: BC_MAX_CONCURRENCY });
   const apiRoot = businessCentralApiRoot(settings);
   const api = open(apiRoot);
   return { settings, label, http: open(() => companyServiceRoot(api, settings.company, label)) };
@@ -21,7 +26,8 @@ function openCompany(ctx: ConnectorContext, overrides?: OdataTransportOverrides)
 /**
  * `businesscentral`: Business Central API (v2.0 or custom); source (watermark
  * `lastModifiedDateTime`, or change tracking with `watermark.field: "@odata.deltaLink"`) and
- * target (records found by the mapped key, written at `id` with `If-Match: <ETag>`; bound actions
+ * target (records found by the mapped key, written at `id` with `If-Match: <ETag>`, a batch of
+ * messages as JSON `$batch` requests of at most 100 operations; bound actions
  * such as `salesInvoices/Microsoft.NAV.post`). `overrides` replace the transport (tests).
  */
 export function createBusinessCentralConnectorFactory(overrides?: OdataTransportOverrides): ConnectorFactory {
@@ -39,6 +45,9 @@ export function createBusinessCentralConnectorFactory(overrides?: OdataTransport
         defaultEntityKey: ['id'],
         bareSingleKey: (_name, value) => isGuid(value),
         versionField: settings.versionField ?? 'lastModifiedDateTime',
+        // Independent operations (no `Isolation: snapshot`): each keeps its own status.
+        batchFormat: 'json',
+        batchSize: BC_MAX_BATCH_OPERATIONS,
       });
     },
   };

@@ -37,6 +37,8 @@ export function createDataverseConnectorFactory(overrides?: OdataTransportOverri
         lookups: settings.lookups,
         batchSize: settings.batchSize,
         versionField: settings.versionField,
+        upsertMultiple: settings.upsertMultiple,
+        warn: ctx.warn,
       });
     },
   };

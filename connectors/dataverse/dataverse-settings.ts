@@ -1,4 +1,5 @@
 import type { SettingsValidator } from '../base/registry';
+import type { BulkTable } from './upsert-multiple';
 import { AUTH_SECRETS, checkAuth, COMMON_CHECKS, type OdataCommonSettings } from '../odata/odata-settings';
 import { type Check, checkConnection, httpUrl, identifier, integerBetween, isObject, objectOf, recordOf } from '../odata/settings-checks';
 
@@ -18,6 +19,11 @@ export interface DataverseLookup {
  *   `<property>@odata.bind` are sent as they are (a bare GUID needs a `lookups` entry).
  * - `batchSize`: most upserts sent together in one `$batch` while another request is in
  *   flight (group commit); 1 turns batching off. Default 50, at most 1000.
+ *   It is also the most requests per `$batch` when a batch of messages is written.
+ * - `upsertMultiple`: entity set → `{ logicalName, maxRecords? }` of tables written with
+ *   `UpsertMultiple` (not every table supports it: query `sdkmessagefilters`); `logicalName` is
+ *   the table's logical name (`account` for `accounts`), `maxRecords` the most records per
+ *   request (default 1000; 100 suits elastic tables). Default: none, every table through `$batch`.
  * - `auth.scope` defaults to `<url>/.default`; `versionField` defaults to `modifiedon`.
  */
 export interface DataverseSettings extends OdataCommonSettings {
@@ -25,9 +31,15 @@ export interface DataverseSettings extends OdataCommonSettings {
   apiVersion?: string;
   lookups?: Record<string, Record<string, DataverseLookup>>;
   batchSize?: number;
+  upsertMultiple?: Record<string, BulkTable>;
 }
 
 const apiVersion: Check = (v, path) => (typeof v === 'string' && /^\d+\.\d+$/.test(v) ? [] : [{ path, message: 'must be a version such as 9.2' }]);
+
+const bulkTable: Check = (v, path) =>
+  isObject(v)
+    ? objectOf({ logicalName: identifier, maxRecords: integerBetween(1, 1000) }, ['logicalName'])(v, path)
+    : [{ path, message: 'must be an object with logicalName (and maxRecords)' }];
 
 const lookup: Check = (v, path) =>
   isObject(v) ? objectOf({ entitySet: identifier, key: identifier }, ['entitySet'])(v, path) : [{ path, message: 'must be an object with entitySet (and key)' }];
@@ -43,7 +55,7 @@ export const validateDataverseSettings: SettingsValidator = (settings, secrets) 
   ...checkConnection(
     {
       type: 'dataverse',
-      settings: { ...COMMON_CHECKS, url: environmentUrl, apiVersion, lookups: recordOf(recordOf(lookup)), batchSize: integerBetween(1, 1000) },
+      settings: { ...COMMON_CHECKS, url: environmentUrl, apiVersion, lookups: recordOf(recordOf(lookup)), batchSize: integerBetween(1, 1000), upsertMultiple: recordOf(bulkTable) },
       required: ['url'],
       secrets: AUTH_SECRETS,
     },

@@ -3,18 +3,21 @@ import { toJsonValue } from '../base/connector-base';
 import type { TargetConnector, UpsertContext, UpsertResult } from '../base/target-connector';
 import { applyOneByOne, type ItemOutcome, type TargetBatch } from '../base/target-batch';
 import { TransientError } from '../../src/model/errors';
-import type { Job } from '../../src/model/job';
+import { type Job, JobActionType } from '../../src/model/job';
 import type { Mapping } from '../../src/model/mapping';
 import type { JsonValue, QueueMessage } from '../../src/model/queue-message';
 import { classifyHttpFailure, parseErrorBody } from '../odata/odata-errors';
 import type { OdataHttpClient } from '../odata/odata-http';
 import { identifier, isGuid, queryString } from '../odata/odata-literals';
 import { OdataTarget } from '../odata/odata-target';
-import { RecordLocator } from '../odata/record-locator';
-import { type BatchAnswer, boundaryOf, buildBatch, parseBatch } from './batch-multipart';
+import { BatchTransport } from '../odata/batch-transport';
+import { BatchWriter } from '../odata/batch-writer';
+import { RecordLocator, type TargetRef } from '../odata/record-locator';
+import { type BatchAnswer, boundaryOf, buildBatch, parseBatch } from '../odata/batch-multipart';
 import { withLookupBinds } from './dataverse-lookups';
 import type { DataverseLookup } from './dataverse-settings';
 import { GroupCommit, type ItemResult } from './group-commit';
+import { type BulkTable, UpsertMultiple } from './upsert-multiple';
 
 export interface DataverseTargetOptions {
   http: OdataHttpClient;
@@ -25,6 +28,9 @@ export interface DataverseTargetOptions {
   batchSize?: number;
   /** Default `modifiedon`. */
   versionField?: string;
+  /** Entity set → the table written with `UpsertMultiple` by `applyBatch`. Default: none. */
+  upsertMultiple?: Record<string, BulkTable>;
+  warn?: (message: string) => void;
 }
 
 interface Upsert {
@@ -46,22 +52,25 @@ export class DataverseTarget implements TargetConnector {
   private readonly base: OdataTarget;
   private readonly locator: RecordLocator;
   private readonly batcher: GroupCommit<Upsert, Record<string, unknown> | undefined>;
+  private readonly writer: BatchWriter;
+  private readonly bulk: UpsertMultiple;
 
   constructor(private readonly options: DataverseTargetOptions) {
     const bareSingleKey = (_name: string, value: unknown) => isGuid(value);
     this.base = new OdataTarget({ http: options.http, label: options.label, upsertMode: 'patch', versionField: options.versionField ?? 'modifiedon', bareSingleKey });
     this.locator = new RecordLocator({ http: options.http, bareSingleKey });
     this.batcher = new GroupCommit({ sendOne: (u) => this.sendOne(u), sendMany: (us) => this.sendMany(us), maxSize: options.batchSize ?? 50 });
+    const body = (message: QueueMessage, target: TargetRef) => this.body(message, target);
+    const transport = new BatchTransport({ http: options.http, format: 'multipart', maxOperations: options.batchSize ?? 50, absoluteUrls: true });
+    this.writer = new BatchWriter({ transport, locator: this.locator, mode: 'patch', body, versionField: (mapping) => this.versionField(mapping) });
+    this.bulk = new UpsertMultiple({ http: options.http, locator: this.locator, body, warn: options.warn });
   }
 
   async upsert(message: QueueMessage, mapping: Mapping, context: UpsertContext = {}): Promise<UpsertResult> {
     const target = this.locator.target(message, mapping);
-    const record: Record<string, JsonValue> = { ...Object.fromEntries(target.keys), ...message.fields };
-    // The key is in the URL; Dataverse refuses a body that sets an alternate key's columns differently.
-    for (const [key] of target.keys) delete record[key];
     const upsert: Upsert = {
       path: this.locator.directPath(target),
-      body: withLookupBinds(record, target.set, this.options.lookups),
+      body: this.body(message, target),
       returning: (context.responseMapping ?? []).map((r) => identifier(r.from, `mapping "${mapping.name}": responseMapping.from`)),
     };
     const written = await this.batcher.submit(upsert);
@@ -82,12 +91,33 @@ export class DataverseTarget implements TargetConnector {
     return this.base.getTargetVersion(message, mapping);
   }
 
-  /** Concurrent upserts, which the group commit joins into `$batch` requests (UpsertMultiple is planned). */
+  /**
+   * A group of upserts: `UpsertMultiple` for tables configured so (no version check and no
+   * response fields, which it cannot do), else `$batch` of PATCH requests on the keys
+   * (`If-Match` / `If-None-Match: *` under a version check); deletes through `$batch` too.
+   * Actions go one by one.
+   */
   applyBatch(batch: TargetBatch): Promise<ItemOutcome[]> {
-    return applyOneByOne(this, batch, 50);
+    if (batch.action === JobActionType.InvokeAction) return applyOneByOne(this, batch, 50);
+    const perItem = (subset: TargetBatch) => this.writer.apply(subset, `${subset.action === JobActionType.Delete ? 'delete' : 'upsert'} ${subset.messages.length} records of ${subset.mapping.target.entity}`);
+    const table = this.options.upsertMultiple?.[batch.mapping.target.entity];
+    const bulk = batch.action === JobActionType.NewUpdate && table && !batch.versionCheck && (batch.responseMapping ?? []).length === 0 && this.bulk.usable(batch.mapping.target.entity);
+    if (!bulk) return perItem(batch);
+    return this.bulk.apply(batch, table, (messages) => perItem({ ...batch, messages }));
   }
 
   async close(): Promise<void> {}
+
+  /** The key is in the URL; Dataverse refuses a body that sets an alternate key's columns differently. */
+  private body(message: QueueMessage, target: TargetRef): Record<string, JsonValue> {
+    const record: Record<string, JsonValue> = { ...Object.fromEntries(target.keys), ...message.fields };
+    for (const [key] of target.keys) delete record[key];
+    return withLookupBinds(record, target.set, this.options.lookups);
+  }
+
+  private versionField(mapping: Mapping): string {
+    return identifier(mapping.target.versionField ?? this.options.versionField ?? 'modifiedon', `${this.options.label}: versionField`);
+  }
 
   private headers(upsert: Upsert): Record<string, string> | undefined {
     return upsert.returning.length > 0 ? { Prefer: 'return=representation' } : undefined;

@@ -20,6 +20,8 @@ export interface OdataConnectionOptions {
   /** Token scope when `settings.auth.scope` is not given. */
   defaultScope: string;
   overrides?: OdataTransportOverrides;
+  /** The most requests in flight the service allows, whatever `connection.maxConcurrency` says (Business Central: 5). Default: no cap. */
+  maxConcurrencyCap?: number;
 }
 
 export function clockOf(ctx: ConnectorContext): () => Date {
@@ -40,10 +42,10 @@ export function sleepOf(ctx: ConnectorContext): ((ms: number) => Promise<void>) 
 // the connector provider) share `maxConcurrency`; a reloaded configuration starts afresh.
 const LIMITS = new WeakMap<Connection, ConcurrencyLimit>();
 
-function sharedLimit(connection: Connection): ConcurrencyLimit {
+function sharedLimit(connection: Connection, cap = Infinity): ConcurrencyLimit {
   let limit = LIMITS.get(connection);
   if (!limit) {
-    limit = new ConcurrencyLimit(connection.maxConcurrency ?? 8);
+    limit = new ConcurrencyLimit(Math.min(connection.maxConcurrency ?? 8, cap));
     LIMITS.set(connection, limit);
   }
   return limit;
@@ -77,7 +79,7 @@ export function openOdataConnection(ctx: ConnectorContext, options: OdataConnect
       tokens,
       fetch: options.overrides?.fetch,
       timeoutMs: settings.timeoutMs,
-      limit: sharedLimit(ctx.connection),
+      limit: sharedLimit(ctx.connection, options.maxConcurrencyCap),
       maxRetries: settings.maxRetries,
       maxRetryWaitMs: settings.maxRetryWaitMs,
       now,

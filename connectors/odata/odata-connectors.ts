@@ -23,6 +23,8 @@ export function createOdataConnectorFactory(overrides?: OdataTransportOverrides)
         upsertMode: settings.upsertMode,
         entityKeys: settings.entityKeys,
         versionField: settings.versionField,
+        batchFormat: settings.batchFormat,
+        batchSize: settings.batchSize,
       });
     },
   };

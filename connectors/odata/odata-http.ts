@@ -88,6 +88,11 @@ export class OdataHttpClient {
     return this.root;
   }
 
+  /** Names the connection in error messages, e.g. `odata connection "catalog"`. */
+  get label(): string {
+    return this.options.label;
+  }
+
   /** Removes the connection's secret values from a text (for errors built outside this client). */
   redact(text: string): string {
     return this.options.redact?.(text) ?? text;
@@ -154,7 +159,8 @@ export class OdataHttpClient {
     return resolved.href;
   }
 
-  private now(): Date {
+  /** The connection's clock. */
+  now(): Date {
     return this.options.now?.() ?? new Date();
   }
 }

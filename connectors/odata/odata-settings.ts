@@ -50,11 +50,17 @@ export interface OdataCommonSettings {
  *   their entity key. Default: the mapping's target key is the entity key.
  * - `upsertMode`: `read-then-write` (default: find the record, then PATCH it with `If-Match`
  *   when it has an ETag, or POST it) or `patch` (one PATCH; for services that upsert on PATCH).
+ * - `batchFormat`: how a group of messages is written: `json` (one OData 4.01 JSON `$batch`),
+ *   `multipart` (one `multipart/mixed` `$batch`) or `off` (default: single requests, as many at
+ *   once as `connection.maxConcurrency` allows; for services without `$batch`).
+ * - `batchSize`: most operations per `$batch`; a larger group goes as several. Default 100, at most 1000.
  */
 export interface OdataSettings extends OdataCommonSettings {
   serviceUrl: string;
   entityKeys?: Record<string, string[]>;
   upsertMode?: 'read-then-write' | 'patch';
+  batchFormat?: 'json' | 'multipart' | 'off';
+  batchSize?: number;
 }
 
 export const AUTH_SECRETS = ['clientSecret', 'certificate'] as const;
@@ -116,6 +122,8 @@ export const validateOdataSettings: SettingsValidator = (settings, secrets) => [
         serviceUrl: httpUrl,
         entityKeys: recordOf(arrayOf(identifier)),
         upsertMode: oneOf('read-then-write', 'patch'),
+        batchFormat: oneOf('json', 'multipart', 'off'),
+        batchSize: integerBetween(1, 1000),
       },
       required: ['serviceUrl'],
       secrets: AUTH_SECRETS,

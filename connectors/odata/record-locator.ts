@@ -52,19 +52,32 @@ export class RecordLocator {
    * @throws PermanentError when several records match.
    */
   async find(target: TargetRef, select: readonly string[] = []): Promise<FoundRecord | undefined> {
-    const { set, keys } = target;
-    const entityKey = this.entityKey(target).map((k) => identifier(k, `entity key of ${set}`));
-    const filter = keys.map(([name, value]) => `${name} eq ${literal(value, `target key "${name}"`)}`).join(' and ');
-    const fields = [...new Set([...entityKey, ...select.map((f) => identifier(f, `field of ${set}`))])];
     const response = await this.options.http.request({
       method: 'GET',
-      url: `${set}${queryString([['$filter', filter], ['$select', fields.join(',')], ['$top', '2']])}`,
-      operation: `find ${set} by ${keys.map(([k]) => k).join(', ')}`,
+      url: this.findUrl(target, select),
+      operation: `find ${target.set} by ${target.keys.map(([k]) => k).join(', ')}`,
     });
-    const rows = rowsOf(response, `find ${set}`);
+    return this.foundIn(target, rowsOf(response, `find ${target.set}`));
+  }
+
+  /** The query {@link find} sends: `$filter` on the target key, the entity key and `select` properties, `$top=2`. */
+  findUrl(target: TargetRef, select: readonly string[] = []): string {
+    const { set, keys } = target;
+    const entityKey = this.entityKey(target).map((k) => identifier(k, `entity key of ${set}`));
+    const fields = [...new Set([...entityKey, ...select.map((f) => identifier(f, `field of ${set}`))])];
+    return `${set}${queryString([['$filter', filterOf(keys)], ['$select', fields.join(',')], ['$top', '2']])}`;
+  }
+
+  /**
+   * The record among the rows a {@link findUrl} query answered; undefined when there is none.
+   * @throws PermanentError when several records match.
+   */
+  foundIn(target: TargetRef, rows: ReadonlyArray<Record<string, unknown>>): FoundRecord | undefined {
+    const { set, keys } = target;
     if (rows.length === 0) return undefined;
-    if (rows.length > 1) throw new PermanentError(`${set}: several records match ${filter}; the target key must be unique`);
+    if (rows.length > 1) throw new PermanentError(`${set}: several records match ${filterOf(keys)}; the target key must be unique`);
     const [row] = rows;
+    const entityKey = this.entityKey(target).map((k) => identifier(k, `entity key of ${set}`));
     const missing = entityKey.filter((k) => row[k] === undefined || row[k] === null);
     if (missing.length > 0) throw new PermanentError(`${set}: the found record has no value for its key ${missing.join(', ')}`);
     const path = `${set}${this.segment(entityKey.map((k) => [k, row[k]] as [string, unknown]), `entity key of ${set}`)}`;
@@ -76,6 +89,10 @@ export class RecordLocator {
     const bare = keys.length === 1 && (this.options.bareSingleKey?.(keys[0][0], keys[0][1]) ?? false);
     return keySegment(keys, bare, what);
   }
+}
+
+function filterOf(keys: ReadonlyArray<readonly [string, JsonValue]>): string {
+  return keys.map(([name, value]) => `${name} eq ${literal(value, `target key "${name}"`)}`).join(' and ');
 }
 
 /** An entity set and the key values naming one of its records. */

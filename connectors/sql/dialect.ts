@@ -39,7 +39,36 @@ export interface SqlDatabase {
    * that failed.
    */
   firstWithRows?(statements: readonly SqlStatement[]): Promise<SqlRow[]>;
+  /**
+   * Runs `work` in one transaction on one connection (PostgreSQL: a pooled client) and commits;
+   * any error rolls everything back and rejects, classified. Optional (the batch path).
+   * @param operation what the transaction does, for error messages of BEGIN/COMMIT.
+   */
+  transaction?<T>(work: (tx: SqlTransaction) => Promise<T>, operation: string): Promise<T>;
+  /**
+   * Runs `work` synchronously inside one `BEGIN IMMEDIATE … COMMIT` (SQLite: nothing else runs
+   * on the connection meanwhile) and resolves after the commit is as durable as a single write
+   * would be. When `work` throws, the transaction is rolled back and the call rejects. Optional.
+   */
+  transactionSync?<T>(work: (tx: SqlSyncTransaction) => T, operation: string): Promise<T>;
   close(): Promise<void>;
+}
+
+/** Statements inside {@link SqlDatabase.transaction}; errors are classified. */
+export interface SqlTransaction {
+  query(sql: string, params: readonly unknown[], operation: string): Promise<SqlRow[]>;
+}
+
+/** Statements inside {@link SqlDatabase.transactionSync}; errors are classified. */
+export interface SqlSyncTransaction {
+  /** Runs one statement; returns the rows of a query or of `RETURNING`. */
+  run(sql: string, params: readonly unknown[], operation: string): SqlRow[];
+  /**
+   * Whether the transaction is still open. A constraint error rolls back only its statement;
+   * SQLITE_FULL/IOERR/BUSY/NOMEM or an `ON CONFLICT ROLLBACK` constraint may end the whole
+   * transaction, and the writes before it with it.
+   */
+  readonly active: boolean;
 }
 
 /** One statement with its bound parameters and what it does (for error messages). */

@@ -1,6 +1,6 @@
-import { Pool, types } from 'pg';
+import { Pool, type PoolClient, types } from 'pg';
 import { classifyError } from '../base/error-classification';
-import { bindCommon, type SqlDatabase, type SqlDialect, type SqlRow } from './dialect';
+import { bindCommon, type SqlDatabase, type SqlDialect, type SqlRow, type SqlTransaction } from './dialect';
 import { POSTGRES_ERROR_RULES, postgresErrorCode } from './postgres-errors';
 import type { WatermarkType } from '../../src/model/watermark-value';
 
@@ -71,12 +71,50 @@ export class PostgresDatabase implements SqlDatabase {
       const result = await this.open().query<SqlRow>({ text: sql, values: [...params] });
       return result.rows;
     } catch (err) {
-      throw classifyError(err, POSTGRES_ERROR_RULES, {
-        codeOf: postgresErrorCode,
-        operation: `postgres connection "${this.options.connectionName}": ${operation}`,
-        redact: this.options.redact,
-      });
+      throw this.classify(err, operation);
     }
+  }
+
+  /**
+   * `work` in one transaction on one pooled client (READ COMMITTED). Any error rolls back and
+   * rejects, classified; a client whose ROLLBACK failed (connection lost) is discarded.
+   */
+  async transaction<T>(work: (tx: SqlTransaction) => Promise<T>, operation: string): Promise<T> {
+    let client: PoolClient;
+    try {
+      client = await this.open().connect();
+    } catch (err) {
+      throw this.classify(err, operation);
+    }
+    const tx: SqlTransaction = {
+      query: async (sql, params, op) => {
+        try {
+          return (await client.query<SqlRow>({ text: sql, values: [...params] })).rows;
+        } catch (err) {
+          throw this.classify(err, op);
+        }
+      },
+    };
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      const result = await work(tx);
+      await client.query('COMMIT');
+      return result;
+    } catch (err) {
+      await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
+      throw this.classify(err, operation);
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  private classify(err: unknown, operation: string) {
+    return classifyError(err, POSTGRES_ERROR_RULES, {
+      codeOf: postgresErrorCode,
+      operation: `postgres connection "${this.options.connectionName}": ${operation}`,
+      redact: this.options.redact,
+    });
   }
 
   async close(): Promise<void> {

@@ -1,9 +1,10 @@
 import Database from 'better-sqlite3';
 import { classifyError } from '../base/error-classification';
-import { bindCommon, type SqlDatabase, type SqlDialect, type SqlRow, type SqlStatement } from './dialect';
+import { bindCommon, type SqlDatabase, type SqlDialect, type SqlRow, type SqlStatement, type SqlSyncTransaction } from './dialect';
 import { formatTimestamp, inferTimestampFormat } from './sqlite-timestamps';
 import { SQLITE_ERROR_RULES, sqliteErrorCode } from './sqlite-errors';
 import { SqliteGroupCommit } from './sqlite-group-commit';
+import { execute, inImmediateTransaction } from './sqlite-transaction';
 import { type FileSyncer, WalSync } from '../../src/sqlite/wal-sync';
 import { WalCheckpointer } from '../../src/sqlite/wal-checkpointer';
 import { errorMessage, TransientError } from '../../src/model/errors';
@@ -86,12 +87,6 @@ export const WAL_AUTOCHECKPOINT_PAGES = 8192;
  */
 const WRITE_BYTES_ESTIMATE = 2 * 4096;
 
-function execute(statement: Database.Statement, params: readonly unknown[]): SqlRow[] {
-  if (statement.reader) return statement.all(...params) as SqlRow[];
-  statement.run(...params);
-  return [];
-}
-
 /**
  * One better-sqlite3 handle, opened on first use with `PRAGMA foreign_keys = ON` (so a missing
  * referenced row is reported, as a TransitiveError). Statements are prepared once and cached.
@@ -153,6 +148,29 @@ export class SqliteDatabase implements SqlDatabase {
     this.checkpointer?.wrote(WRITE_BYTES_ESTIMATE);
     if (this.walSync) await this.durable(prepared[0]?.operation ?? 'write');
     return rows;
+  }
+
+  /**
+   * `work` inside one `BEGIN IMMEDIATE … COMMIT`, synchronously: nothing interleaves, and the
+   * group commit's own transactions run between event-loop turns, never inside this one. Resolves
+   * after the commit and, with `synchronous: 'FULL'` on a WAL database, after its WAL sync.
+   * @throws the classified error of BEGIN (SQLITE_BUSY after the busy timeout), of `work` or of
+   *   COMMIT (a deferred foreign key); the transaction is rolled back first, nothing is kept.
+   */
+  async transactionSync<T>(work: (tx: SqlSyncTransaction) => T, operation: string): Promise<T> {
+    const parts = { db: this.handle(operation), statement: (sql: string) => this.statement(sql), classify: (err: unknown, op: string) => this.classify(err, op) };
+    const { value, statements } = inImmediateTransaction(parts, work, operation);
+    this.checkpointer?.wrote(statements * WRITE_BYTES_ESTIMATE);
+    if (this.walSync) await this.durable(operation);
+    return value;
+  }
+
+  private handle(operation: string): Database.Database {
+    try {
+      return this.open();
+    } catch (err) {
+      throw this.classify(err, operation);
+    }
   }
 
   /**

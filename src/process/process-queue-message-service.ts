@@ -82,9 +82,9 @@ export class ProcessQueueMessageService {
     }
     const elapsed = clock.now().getTime() - started;
     for (const result of results) {
-      const dims = { job: result.jobName ?? 'unknown', queue, outcome: result.outcome };
-      this.deps.metrics.track(METRIC_NAMES.messagesProcessed, 1, dims);
-      this.deps.metrics.track(METRIC_NAMES.processingDurationMs, elapsed, dims);
+      const job = result.jobName ?? 'unknown';
+      this.deps.metrics.track(METRIC_NAMES.messagesProcessed, 1, { job, queue, outcome: result.outcome });
+      this.deps.metrics.track(METRIC_NAMES.processingDurationMs, elapsed, { job, queue, outcome: result.outcome });
     }
     return results;
   }

@@ -111,19 +111,18 @@ describe('throttled target (429 with Retry-After)', () => {
     });
   });
 
-  it('a Retry-After too long to hold the message for: abandoned with the error properties, applied on a later delivery', async () => {
+  it('a long Retry-After: retried by a copy with the error properties, applied on the next attempt', async () => {
     await syncOneAccount({ throttledWrites: 1, retryAfter: () => '600' }, async (service, driver) => {
       const deliveries = await driver.processAll();
-      expect(outcomes(deliveries)).toEqual(['Failed/abandoned', 'Success/completed']);
+      expect(outcomes(deliveries)).toEqual(['Failed/retried', 'Success/completed']);
       expect(deliveries[0].result.error).toBe(THROTTLED);
       expect(deliveries[1].applicationProperties).toMatchObject({ ErrorMessage: THROTTLED, ErrorType: 'TransientError' });
       expect(service.writes().map((w) => w.status)).toEqual([429, 204]);
     });
   });
 
-  // A Retry-After longer than one delivery waits for (120 s) is carried to the redelivery as
-  // RetryNotBefore, which then waits for it instead of DeliveryCount² alone (4 s here).
-  it('a Retry-After too long to hold the message for still delays the redelivery', async () => {
+  // The retry copy is scheduled at the Retry-After, not at the backoff alone (4 s here).
+  it('a long Retry-After delays the retry copy that long', async () => {
     await syncOneAccount({ throttledWrites: 1, retryAfter: () => '600' }, async (service, driver) => {
       await driver.processAll();
       expect(retryGaps(service)).toHaveLength(1);
@@ -131,13 +130,13 @@ describe('throttled target (429 with Retry-After)', () => {
     });
   });
 
-  it('a service that never stops throttling: dead-lettered after maxDeliveryCount with ErrorMessage', async () => {
+  it('a service that never stops throttling: dead-lettered after 10 attempts with ErrorMessage', async () => {
     await syncOneAccount({ throttledWrites: Number.MAX_SAFE_INTEGER, retryAfter: () => '1' }, async (service, driver) => {
       const deliveries = await driver.processAll();
-      expect(deliveries.map((d) => d.deliveryCount)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
-      expect(outcomes(deliveries)).toEqual(Array(10).fill('Failed/abandoned'));
+      expect(deliveries.map((d) => d.attempt)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+      expect(outcomes(deliveries)).toEqual([...Array(9).fill('Failed/retried'), 'Failed/deadLettered']);
       const [dead] = await driver.deadLetters(driver.queues.work.normal);
-      expect(dead).toMatchObject({ deadLetterReason: 'MaxDeliveryCountExceeded', deliveryCount: 10 });
+      expect(dead).toMatchObject({ deadLetterReason: 'MaxDeliveryCountExceeded' });
       expect(dead.applicationProperties).toMatchObject({ SourceKey: 'A-1', ErrorMessage: THROTTLED, ErrorType: 'TransientError' });
       expect(service.writes().length).toBeGreaterThanOrEqual(10);
       for (const gap of retryGaps(service)) expect(gap).toBeGreaterThanOrEqual(1);

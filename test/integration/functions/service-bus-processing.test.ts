@@ -9,7 +9,7 @@ import { toOutgoingMessage } from '../../../src/bus/message-properties';
 import { JobActionType } from '../../../src/model/job';
 import { createQueueMessage } from '../../../src/model/queue-message';
 import { createSyncFixture, type SyncFixture } from '../../support/sync-fixture';
-import { bindHostMessage, type HostMessage, useSettlementEndpoint } from '../../unit/functions/support/sdk-binding';
+import { bindHostMessage, bindHostMessages, type HostMessage, useSettlementEndpoint } from '../../unit/functions/support/sdk-binding';
 import { startFakeSettlementHost } from './support/fake-settlement-host';
 
 jest.mock('@azure/functions-core', () => ({ setProgrammingModel() {}, registerFunction: () => ({ dispose() {} }), registerHook: () => ({ dispose() {} }), log() {} }), {
@@ -17,7 +17,7 @@ jest.mock('@azure/functions-core', () => ({ setProgrammingModel() {}, registerFu
 });
 
 /** The message as the host would deliver it: what detection put on the bus, with a fresh lock. */
-function delivered(message: BusMessage, lockToken = randomUUID()): HostMessage {
+function delivered(message: BusMessage, lockToken = randomUUID(), deliveryCount = 1): HostMessage {
   return {
     body: Buffer.from(message.body).toString('utf8'),
     messageId: message.messageId,
@@ -25,7 +25,7 @@ function delivered(message: BusMessage, lockToken = randomUUID()): HostMessage {
     correlationId: message.correlationId,
     contentType: message.contentType,
     applicationProperties: message.applicationProperties as Record<string, string>,
-    deliveryCount: 1,
+    deliveryCount,
     enqueuedTime: message.enqueuedTime,
     sequenceNumber: Number(message.sequenceNumber),
     timeToLiveMs: message.expiresAt.getTime() - message.enqueuedTime.getTime(),
@@ -40,9 +40,9 @@ function invocation(functionName: string) {
 }
 
 /**
- * The Service Bus triggers end to end below the host: messages decoded by the real extension,
- * processed by a real runtime (Azurite, local bus, SQLite), settled through the extension's real
- * gRPC actions against a fake host Settlement service.
+ * The Service Bus batch triggers end to end below the host: binding data in the host's byte
+ * layout decoded by our factory, processed by a real runtime (Azurite, local bus, SQLite),
+ * settled through the extension's real gRPC actions against a fake host Settlement service.
  */
 describe('Service Bus triggers with SDK binding and explicit settlement', () => {
   let f: SyncFixture;
@@ -71,7 +71,7 @@ describe('Service Bus triggers with SDK binding and explicit settlement', () => 
 
     expect(host.settled).toEqual([{ action: 'complete', lockToken: message.lockToken }]);
     expect(f.erp.prepare('SELECT name, city FROM customers WHERE crm_id = ?').get('S-1')).toEqual({ name: 'ACME', city: 'Berlin' });
-    expect(logs).toEqual([`information: message ${detected.messageId} (job crm-accounts): Success, completed`]);
+    expect(logs).toEqual(['information: 1 messages: 1 Success/completed']);
 
     // The extension logs each refused call to console.error before rejecting.
     const consoleError = jest.spyOn(console, 'error').mockImplementation(() => undefined);
@@ -83,6 +83,26 @@ describe('Service Bus triggers with SDK binding and explicit settlement', () => 
     // A failed complete is not retried as an abandon: the broker redelivers after the lock expires.
     expect(host.refused).toEqual([`complete ${message.lockToken}`]);
     expect(host.settled).toHaveLength(1);
+  });
+
+  it('applies a batch of 3 detected changes and completes each through its own lock', async () => {
+    const insert = f.crm.prepare('INSERT INTO accounts VALUES (?, ?, ?, ?, NULL)');
+    ['B-1', 'B-2', 'B-3'].forEach((id, i) => insert.run(id, `Batch ${i}`, 'Hamburg', `2026-01-02T10:00:0${i}.000Z`));
+    // Not execute(): the job already ran in this schedule window (first test).
+    await f.runtime.detection.runJob(f.runtime.init.getJob('crm-accounts'));
+    const detected = (await f.runtime.bus.peek('sbqhigh', { maxMessages: 100 })).filter((m) => /B-\d/.test(String(m.applicationProperties.SourceKey)));
+    expect(detected).toHaveLength(3);
+    // The second one on its third delivery (header delivery_count 3, as the host sends it).
+    const messages = detected.map((m, i) => delivered(m, randomUUID(), i === 1 ? 3 : 1));
+    const { context, logs } = invocation('ProcessHighQueueItems');
+
+    await processHighQueueItems(bindHostMessages(messages), context);
+
+    const settled = host.settled.filter((s) => messages.some((m) => m.lockToken === s.lockToken));
+    expect(settled.map((s) => s.action)).toEqual(['complete', 'complete', 'complete']);
+    expect(new Set(settled.map((s) => s.lockToken))).toEqual(new Set(messages.map((m) => m.lockToken)));
+    expect(f.erp.prepare("SELECT crm_id FROM customers WHERE crm_id LIKE 'B-%' ORDER BY crm_id").all()).toEqual([{ crm_id: 'B-1' }, { crm_id: 'B-2' }, { crm_id: 'B-3' }]);
+    expect(logs).toEqual(['information: 3 messages: 3 Success/completed']);
   });
 
   it('dead-letters a message of an unknown job with reason, description and error properties', async () => {
@@ -109,7 +129,7 @@ describe('Service Bus triggers with SDK binding and explicit settlement', () => 
       description: 'unknown job "nope"',
       properties: { ErrorMessage: 'unknown job "nope"', ErrorType: 'PermanentError', ErrorAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/) },
     });
-    expect(logs).toEqual([`warning: message ${message.messageId} (job unknown): Failed, deadLettered: unknown job "nope"`]);
+    expect(logs).toContain(`warning: message ${message.messageId} (job unknown): Failed, deadLettered: unknown job "nope"`);
   });
 
   it('abandons with error properties and fails the invocation when the runtime cannot be created', async () => {

@@ -82,11 +82,11 @@ describe('Functions app registrations', () => {
     ['ProcessHighQueueItems', '%QUEUE_HIGH%'],
     ['ProcessNormalQueueItems', '%QUEUE_NORMAL%'],
     ['ProcessLowQueueItems', '%QUEUE_LOW%'],
-  ])('binds %s to %s with SDK binding and explicit settlement', (name, queueName) => {
+  ])('binds %s to %s as a batch trigger with SDK binding and explicit settlement', (name, queueName) => {
     expect(trigger(name)).toMatchObject({
       queueName,
       connection: 'ServiceBusConnection',
-      cardinality: 'one',
+      cardinality: 'many',
       sdkBinding: true,
       autoCompleteMessages: false,
       properties: { supportsDeferredBinding: 'true' },

@@ -15,7 +15,7 @@ const HOST_MESSAGE: HostMessage = {
   lockToken: '6f1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d',
 };
 
-/** Decoded by the real extension (its factory, reached the way @azure/functions reaches it). */
+/** Decoded by the registered factory (ours: functions/support/service-bus-extension.ts), reached the way @azure/functions reaches it. */
 describe('Service Bus SDK binding → port message', () => {
   let restore: () => void;
   beforeAll(() => {

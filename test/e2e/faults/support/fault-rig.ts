@@ -1,4 +1,5 @@
 import type { ApplicationProperties, BusMessage } from '../../../../src/bus/message-bus';
+import { attemptOf } from '../../../../src/process/batch/attempts';
 import { busSettler } from '../../../../src/process/bus-settler';
 import type { ProcessResult } from '../../../../src/process/process-queue-message-service';
 import type { Runtime, RuntimeOptions } from '../../../../src/runtime/runtime';
@@ -12,13 +13,14 @@ export interface Delivery {
   messageId: string;
   sourceKey: string;
   jobName: string;
-  deliveryCount: number;
+  /** The processing attempt (`Attempt` of a retry copy, 1 for an original, plus broker redeliveries). */
+  attempt: number;
   /** As received: on a redelivery they carry the previous failure's `ErrorMessage`, `ErrorType`, `ErrorAt`. */
   applicationProperties: ApplicationProperties;
   result: ProcessResult;
   /**
-   * Fake-clock sleeps requested while this delivery's round ran, in ms: with one message per
-   * round, exactly this delivery's backoff.
+   * How long the fake clock was moved forward for this round's messages to become visible, in ms
+   * (their retry copies' backoff), followed by any sleeps requested while the round ran.
    */
   roundSleeps: number[];
 }
@@ -31,6 +33,8 @@ export interface Delivery {
  */
 export class MessageDriver {
   readonly deliveries: Delivery[] = [];
+  /** The clock moves made since the last round (waiting for scheduled retry copies). */
+  private waited: number[] = [];
 
   constructor(
     readonly runtime: Runtime,
@@ -50,25 +54,27 @@ export class MessageDriver {
     const messages = await bus.receive(queue, { maxMessages });
     if (messages.length === 0) return [];
     const sleepsBefore = this.clock.sleeps.length;
-    let settled = 0;
-    const running = messages.map((message) => {
-      const done = processor.execute(message, busSettler(bus, message));
-      void done.finally(() => settled++).catch(() => undefined);
-      return done;
-    });
-    // Time moves only when every unsettled message waits on the clock, and then only to the next due sleep.
+    const done = processor.executeBatch(
+      messages.map((message) => ({ message, settler: busSettler(bus, message) })),
+      queue,
+      { completeMany: (items) => bus.completeMany(items.map((i) => i.message as typeof messages[number])) },
+    );
+    let settled = false;
+    void done.finally(() => (settled = true)).catch(() => undefined);
+    // Time moves only while the batch waits on the clock, and then only to the next due sleep.
     const deadline = Date.now() + 20_000;
-    while (settled < messages.length) {
-      if (this.clock.pendingSleeps >= messages.length - settled) {
+    while (!settled) {
+      if (this.clock.pendingSleeps > 0) {
         await this.clock.advanceToNextSleep();
       } else if (Date.now() > deadline) {
-        throw new Error(`${messages.length - settled} messages neither settled nor waited on the clock within 20 s`);
+        throw new Error(`a batch of ${messages.length} neither settled nor waited on the clock within 20 s`);
       } else {
         await new Promise((resolve) => setTimeout(resolve, 1));
       }
     }
-    const results = await Promise.all(running);
-    const roundSleeps = this.clock.sleeps.slice(sleepsBefore);
+    const results = await done;
+    const roundSleeps = [...this.waited, ...this.clock.sleeps.slice(sleepsBefore)];
+    this.waited = [];
     const deliveries = messages.map((message, i): Delivery => {
       const props = message.applicationProperties;
       return {
@@ -76,7 +82,7 @@ export class MessageDriver {
         messageId: message.messageId,
         sourceKey: String(props.SourceKey ?? ''),
         jobName: String(props.JobName ?? results[i].jobName ?? ''),
-        deliveryCount: message.deliveryCount,
+        attempt: attemptOf(message),
         applicationProperties: { ...props },
         result: results[i],
         roundSleeps,
@@ -102,8 +108,28 @@ export class MessageDriver {
         await options.afterRound?.(round);
         if (this.deliveries.length - start > maxDeliveries) throw new Error(`more than ${maxDeliveries} deliveries: a message loops`);
       }
+      if (!got) got = await this.advanceToNextScheduled();
     }
     return this.deliveries.slice(start);
+  }
+
+  /**
+   * Moves the fake clock to the earliest scheduled message of the work queues (a retry copy),
+   * firing what is due on the way; false when none is scheduled.
+   */
+  private async advanceToNextScheduled(): Promise<boolean> {
+    const now = this.clock.now().getTime();
+    let next = Infinity;
+    for (const queue of Object.values(this.queues.work)) {
+      for (const m of await this.runtime.bus.peek(queue, { maxMessages: 100_000 })) {
+        const at = m.scheduledEnqueueTime?.getTime();
+        if (at !== undefined && at > now) next = Math.min(next, at);
+      }
+    }
+    if (next === Infinity) return false;
+    this.waited.push(next - now);
+    await this.clock.advance(next - now);
+    return true;
   }
 
   /** Every delivery of a source key's messages (of one job, when given), in order. */
@@ -145,7 +171,7 @@ export function outcomes(deliveries: readonly Delivery[]): string[] {
   return deliveries.map((d) => `${d.result.outcome}/${d.result.disposition}`);
 }
 
-/** `DeliveryCount² · 1000` for deliveries 2..n: the backoff schedule the processor should follow. */
+/** `Attempt² · 1000` for attempts 2..n: when each retry copy becomes visible after the failure before it. */
 export function expectedBackoffs(lastDelivery: number): number[] {
   return Array.from({ length: Math.max(0, lastDelivery - 1) }, (_, i) => (i + 2) ** 2 * 1000);
 }

@@ -15,7 +15,7 @@ describe('settings of OData-based connections', () => {
       { path: 'settings.timeoutMs', message: 'must be an integer from 1000 to 600000' },
       {
         path: 'settings.colour',
-        message: 'unknown setting of connector type odata (known: auth, timeoutMs, maxRetries, maxRetryWaitMs, versionField, serviceUrl, entityKeys, upsertMode)',
+        message: 'unknown setting of connector type odata (known: auth, timeoutMs, maxRetries, maxRetryWaitMs, versionField, serviceUrl, entityKeys, upsertMode, batchFormat, batchSize)',
       },
       { path: 'secrets.password', message: 'unknown secret of connector type odata (known: clientSecret, certificate)' },
     ]);
@@ -67,6 +67,20 @@ describe('settings of OData-based connections', () => {
     ]);
     expect(validateBusinessCentralSettings({ serviceUrl: 'https://bc.local/BC/api/v2.0/', tenantId: 't', company: 'C' }, {})).toEqual([
       { path: 'settings.tenantId', message: 'must not be set together with settings.serviceUrl' },
+    ]);
+  });
+});
+
+describe('batch settings', () => {
+  it('checks batchFormat and batchSize of odata, and upsertMultiple of dataverse', () => {
+    expect(validateOdataSettings({ serviceUrl: 'https://h/odata/', batchFormat: 'xml', batchSize: 0 }, {})).toEqual([
+      { path: 'settings.batchFormat', message: 'must be one of json, multipart, off' },
+      { path: 'settings.batchSize', message: 'must be an integer from 1 to 1000' },
+    ]);
+    expect(validateOdataSettings({ serviceUrl: 'https://h/odata/', batchFormat: 'json', batchSize: 100 }, {})).toEqual([]);
+    expect(validateDataverseSettings({ url: 'https://o.crm.dynamics.com', upsertMultiple: { accounts: { logicalName: 'account', maxRecords: 5000 }, contacts: {} } }, {})).toEqual([
+      { path: 'settings.upsertMultiple.accounts.maxRecords', message: 'must be an integer from 1 to 1000' },
+      { path: 'settings.upsertMultiple.contacts.logicalName', message: 'is required' },
     ]);
   });
 });

@@ -2,8 +2,8 @@ import { PermanentError } from '../../src/model/errors';
 
 /** One request of a `$batch`. */
 export interface BatchPart {
-  method: 'PATCH' | 'POST' | 'DELETE';
-  /** Absolute URL. */
+  method: 'GET' | 'PATCH' | 'POST' | 'DELETE';
+  /** Absolute, or relative to the service root (services differ: Dataverse takes absolute URLs, SAP CAP only relative ones). */
   url: string;
   headers?: Record<string, string>;
   body?: unknown;

@@ -1,0 +1,110 @@
+import { bisectGroup, isItemError, type ItemOutcome, type TargetBatch, versionRefuses } from '../base/target-batch';
+import { toText } from '../base/operations';
+import { JobActionType } from '../../src/model/job';
+import { quoteEntity, quoteIdentifier, type SqlDatabase, type SqlSyncTransaction } from './dialect';
+import { type BatchItem, batchItems, isTransitiveFailure, MAX_TRANSITIVE_PASSES, placeOutcomes, returningOf, type SqlBatchContext } from './sql-batch';
+import { bindFields, returnedFields, versionColumnOf } from './sql-records';
+
+export type SqliteBatchDatabase = SqlDatabase & Required<Pick<SqlDatabase, 'transactionSync'>>;
+
+/** Writes one item inside the group's transaction; throws the classified error of a statement. */
+type RowWriter = (tx: SqlSyncTransaction, item: BatchItem) => ItemOutcome;
+
+/**
+ * A NewUpdate or Delete group on SQLite: one `BEGIN IMMEDIATE … COMMIT`, the single-message
+ * statements per row (prepared once, better-sqlite3 runs them synchronously, so nothing
+ * interleaves). With the default conflict resolution a constraint error rolls back only its
+ * statement: that item fails, the others go on. An item that failed on a foreign key runs again
+ * after the rest of the group, in the same transaction, while such passes make progress (see
+ * {@link MAX_TRANSITIVE_PASSES}): its parent may come later in the group (cheap, and what the
+ * group commit did for concurrent single writes).
+ *
+ * All or nothing otherwise: a group error (missing table, SQLITE_BUSY…) rolls back and rejects;
+ * when an error ended the transaction itself (SQLITE_FULL/IOERR/NOMEM, an `ON CONFLICT ROLLBACK`
+ * constraint) the writes before it are gone too, so the group rejects, and an item error among
+ * those (and a deferred foreign key failing the COMMIT) is isolated by {@link bisectGroup}.
+ */
+export async function applySqliteBatch(db: SqliteBatchDatabase, batch: TargetBatch, context: SqlBatchContext): Promise<ItemOutcome[]> {
+  const outcomes = new Array<ItemOutcome>(batch.messages.length);
+  const items = batchItems(batch, outcomes);
+  const write = rowWriter(db, batch, context);
+  const entity = batch.mapping.target.entity;
+  const results = await bisectGroup(items, (subset) => db.transactionSync((tx) => runRows(tx, subset, write), `apply ${subset.length} to "${entity}"`));
+  return placeOutcomes(outcomes, items, results);
+}
+
+function runRows(tx: SqlSyncTransaction, items: readonly BatchItem[], write: RowWriter): ItemOutcome[] {
+  const outcomes = items.map((item) => attempt(tx, item, write));
+  for (let pass = 0; pass < MAX_TRANSITIVE_PASSES; pass++) {
+    let applied = false;
+    outcomes.forEach((outcome, i) => {
+      if (!isTransitiveFailure(outcome)) return;
+      outcomes[i] = attempt(tx, items[i], write);
+      applied ||= outcomes[i].status !== 'failed';
+    });
+    if (!applied) break;
+  }
+  return outcomes;
+}
+
+function attempt(tx: SqlSyncTransaction, item: BatchItem, write: RowWriter): ItemOutcome {
+  try {
+    return write(tx, item);
+  } catch (error) {
+    // Gone with the transaction: the group's earlier writes were rolled back as well.
+    if (!tx.active || !isItemError(error)) throw error;
+    return { status: 'failed', error };
+  }
+}
+
+/** The per-row writer of the group's action; statement texts built once per group. */
+function rowWriter(db: SqliteBatchDatabase, batch: TargetBatch, context: SqlBatchContext): RowWriter {
+  const { dialect } = db;
+  const { mapping } = batch;
+  const entity = quoteEntity(mapping.target.entity, dialect, `mapping "${mapping.name}": target.entity`);
+  const keys = mapping.target.key;
+  const where = keys.map((key, i) => `${quoteIdentifier(key, `mapping "${mapping.name}": target.key[${i}]`)} = ?`).join(' AND ');
+  if (batch.action === JobActionType.Delete) {
+    const sql = `DELETE FROM ${entity} WHERE ${where}`;
+    return (tx, item) => {
+      tx.run(sql, bindFields(dialect, keys, item.record), `delete from ${entity}`);
+      return { status: 'applied' };
+    };
+  }
+  let readVersion: ((tx: SqlSyncTransaction, item: BatchItem) => string | null) | undefined;
+  if (batch.versionCheck) {
+    const field = versionColumnOf(mapping, context.connectionName, context.versionField);
+    const column = quoteIdentifier(field, `connection "${context.connectionName}": versionField`);
+    const sql = `SELECT ${column} AS "version" FROM ${entity} WHERE ${where} LIMIT 1`;
+    readVersion = (tx, item) => {
+      const [row] = tx.run(sql, bindFields(dialect, keys, item.record), `read the version in ${entity}`);
+      return row === undefined || row.version === null || row.version === undefined ? null : toText(row.version);
+    };
+  }
+  const returning = returningOf(batch);
+  const versionType = batch.versionCheck?.type;
+  return (tx, item) => {
+    let plan;
+    try {
+      plan = context.plans.planFor(mapping, item.record, returning);
+    } catch (error) {
+      return { status: 'failed', error }; // this item's field names: no statement ran
+    }
+    if (readVersion && versionType) {
+      const version = readVersion(tx, item);
+      if (version !== null && versionRefuses(versionType, item.message.changeTracker, version)) return { status: 'outdated', targetVersion: version };
+    }
+    // Update first: a mapping may write only some columns of an existing row.
+    if (plan.update) {
+      const rows = tx.run(plan.update.sql, bindFields(dialect, plan.update.fields, item.record), plan.update.operation);
+      if (rows.length > 0) return applied(rows[0], returning);
+    }
+    const rows = tx.run(plan.insert.sql, bindFields(dialect, plan.insert.fields, item.record), plan.insert.operation);
+    return applied(rows[0], returning);
+  };
+}
+
+function applied(row: Record<string, unknown> | undefined, returning: readonly string[]): ItemOutcome {
+  const returned = returnedFields(row, returning);
+  return returned ? { status: 'applied', returned } : { status: 'applied' };
+}

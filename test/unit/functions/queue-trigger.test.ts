@@ -1,0 +1,192 @@
+import { InvocationContext } from '@azure/functions';
+import type { ServiceBusReceivedMessage } from '@azure/service-bus';
+import { processQueueItems } from '../../../functions/support/queue-trigger';
+import { setRuntimeFactory } from '../../../functions/runtime-instance';
+import { decodePropertiesToModify } from '../../../functions/support/service-bus-settler';
+import type { BusMessage } from '../../../src/bus/message-bus';
+import type { Clock } from '../../../src/model/clock';
+import type { ProcessResult } from '../../../src/process/process-queue-message-service';
+import type { BatchSettlement, ReceivedItem } from '../../../src/process/received-item';
+import type { Runtime } from '../../../src/runtime/runtime';
+import { FakeSettlement } from './support/fake-settlement';
+import { bindHostMessages, type HostMessage, useSettlementEndpoint } from './support/sdk-binding';
+
+jest.mock('@azure/functions-core', () => ({ setProgrammingModel() {}, registerFunction: () => ({ dispose() {} }), registerHook: () => ({ dispose() {} }), log() {} }), {
+  virtual: true,
+});
+
+const NOW = new Date('2026-03-01T08:00:30Z');
+const TTL_MS = 14 * 24 * 3600 * 1000;
+
+/** Three messages as the host sends them; the second on its third delivery. */
+const BATCH: HostMessage[] = [1, 3, 2].map((deliveryCount, i) => ({
+  body: JSON.stringify({ version: 1, jobName: 'crm-accounts', sourceKey: `A-${i}` }),
+  messageId: `m-${i}`,
+  contentType: 'application/json',
+  applicationProperties: { JobName: 'crm-accounts', SourceKey: `A-${i}` },
+  deliveryCount,
+  enqueuedTime: new Date(NOW.getTime() - 30_000 + i),
+  sequenceNumber: 100 + i,
+  timeToLiveMs: TTL_MS,
+  lockToken: `00000000-0000-4000-8000-00000000000${i}`,
+  lockedUntil: new Date(NOW.getTime() + 55_000),
+}));
+
+/** A clock whose `every` timers fire only when the test says so. */
+function manualClock() {
+  const timers = new Set<() => void>();
+  const clock: Clock = {
+    now: () => NOW,
+    sleep: () => Promise.resolve(),
+    every: (_ms, fn) => {
+      timers.add(fn);
+      return () => timers.delete(fn);
+    },
+  };
+  return { clock, tick: () => [...timers].forEach((fn) => fn()), timers };
+}
+
+/**
+ * A processor honouring executeBatch's contract (one result per item, completion through
+ * `settlement.completeMany`, `settleError` per message that could not be settled).
+ */
+function fakeRuntime(onBatch: (items: readonly ReceivedItem[]) => Promise<void> = async () => undefined) {
+  const seen: BusMessage[][] = [];
+  const executeBatch = async (items: readonly ReceivedItem[], _queue: string, settlement: BatchSettlement): Promise<ProcessResult[]> => {
+    seen.push(items.map((item) => item.message));
+    await onBatch(items);
+    const errors = await (settlement.completeMany?.(items) ?? Promise.resolve([]));
+    return errors.map((err): ProcessResult => ({ outcome: 'Success', disposition: 'completed', jobName: 'crm-accounts', ...(err ? { settleError: String(err) } : {}) }));
+  };
+  const runtime = { settings: { queues: { work: { high: 'sbqhigh', normal: 'sbqnormal', low: 'sbqlow' } } }, processor: { executeBatch } } as unknown as Runtime;
+  return { runtime, seen };
+}
+
+function invocation() {
+  const logs: string[] = [];
+  const context = new InvocationContext({ functionName: 'ProcessHighQueueItems', logHandler: (level, ...args) => logs.push(`${level}: ${args.join(' ')}`) });
+  return { context, logs };
+}
+
+/** The batch decoded from host bytes by our factory, settled through fake host actions. */
+function trigger(settlement: FakeSettlement): { messages: ServiceBusReceivedMessage[]; actions: FakeSettlement } {
+  const { messages } = bindHostMessages(BATCH);
+  return { messages: messages as ServiceBusReceivedMessage[], actions: settlement };
+}
+
+const tokens = BATCH.map((m) => m.lockToken);
+
+describe('batch trigger handler', () => {
+  let restore: () => void;
+  beforeAll(() => {
+    restore = useSettlementEndpoint(1); // the real actions are built but never called here
+  });
+  afterAll(() => restore());
+
+  it('hands the batch of 3 to executeBatch with the port view of each message and completes each through its own lock', async () => {
+    const { runtime, seen } = fakeRuntime();
+    setRuntimeFactory(async () => runtime);
+    const settlement = new FakeSettlement();
+    const { context, logs } = invocation();
+
+    await processQueueItems('high', manualClock().clock)(trigger(settlement), context);
+
+    expect(seen).toHaveLength(1);
+    expect(seen[0].map((m) => [m.messageId, m.deliveryCount, m.sequenceNumber])).toEqual([
+      ['m-0', 1, '100'],
+      ['m-1', 3, '101'],
+      ['m-2', 2, '102'],
+    ]);
+    expect(seen[0][1]).toMatchObject({ enqueuedTime: BATCH[1].enqueuedTime, expiresAt: new Date(BATCH[1].enqueuedTime.getTime() + TTL_MS), applicationProperties: BATCH[1].applicationProperties });
+    expect(settlement.records.map((r) => [r.action, r.lockToken])).toEqual(tokens.map((t) => ['complete', t]));
+    expect(logs).toEqual(['information: 3 messages: 3 Success/completed']);
+  });
+
+  it('does not fail the invocation when one complete fails while others succeeded; logs that message', async () => {
+    setRuntimeFactory(async () => fakeRuntime().runtime);
+    const settlement = new FakeSettlement();
+    settlement.lost.add(tokens[1]);
+    const { context, logs } = invocation();
+
+    await processQueueItems('high', manualClock().clock)(trigger(settlement), context);
+
+    expect(settlement.records.map((r) => r.lockToken)).toEqual([tokens[0], tokens[2]]);
+    expect(logs).toEqual([
+      `warning: message m-1 (job crm-accounts): Success, completed (not settled: Error: lock ${tokens[1]} lost: it expired)`,
+      'information: 3 messages: 3 Success/completed; 1 not settled',
+    ]);
+  });
+
+  it('fails the invocation when no message could be settled, so that the host abandons them', async () => {
+    setRuntimeFactory(async () => fakeRuntime().runtime);
+    const settlement = new FakeSettlement();
+    tokens.forEach((t) => settlement.lost.add(t));
+
+    await expect(processQueueItems('high', manualClock().clock)(trigger(settlement), invocation().context)).rejects.toThrow(
+      `none of the 3 messages could be settled: Error: lock ${tokens[0]} lost: it expired`,
+    );
+  });
+
+  it('renews every lock while the runtime is still being created, and stops once the invocation ends', async () => {
+    let created!: (runtime: Runtime) => void;
+    setRuntimeFactory(() => new Promise<Runtime>((resolve) => (created = resolve)));
+    const settlement = new FakeSettlement();
+    const { clock, tick, timers } = manualClock();
+
+    const running = processQueueItems('high', clock)(trigger(settlement), invocation().context);
+    await new Promise(setImmediate);
+    expect(settlement.records).toEqual([]); // locks fresh (55 s left): nothing at once
+    tick();
+    await new Promise(setImmediate);
+    expect(settlement.records.map((r) => [r.action, r.lockToken])).toEqual(tokens.map((t) => ['renewMessageLock', t]));
+
+    created(fakeRuntime().runtime);
+    await running;
+    expect(timers.size).toBe(0);
+    expect(settlement.records.filter((r) => r.action === 'complete')).toHaveLength(3);
+  });
+
+  it('renews at once a lock that ends within the margin', async () => {
+    setRuntimeFactory(() => new Promise<Runtime>(() => undefined));
+    const settlement = new FakeSettlement();
+    const [first, ...rest] = trigger(settlement).messages;
+    const ending = { ...first, lockedUntilUtc: new Date(NOW.getTime() + 5_000) };
+
+    void processQueueItems('high', manualClock().clock)({ messages: [ending, ...rest], actions: settlement }, invocation().context);
+    await new Promise(setImmediate);
+    expect(settlement.records.map((r) => [r.action, r.lockToken])).toEqual([['renewMessageLock', tokens[0]]]);
+  });
+
+  it("answers the processor's renewLock from the trigger's loop: no second host call, and a lost lock rejects", async () => {
+    const settlement = new FakeSettlement();
+    const { clock, tick } = manualClock();
+    const answers: string[] = [];
+    const { runtime } = fakeRuntime(async (items) => {
+      settlement.lost.add(tokens[2]);
+      tick(); // the trigger's loop renews: 0 and 1 succeed, 2 is lost
+      await new Promise(setImmediate);
+      for (const item of items) answers.push(await item.settler.renewLock().then(() => 'ok', (err: Error) => err.message));
+    });
+    setRuntimeFactory(async () => runtime);
+    const { context, logs } = invocation();
+
+    await processQueueItems('high', clock)(trigger(settlement), context);
+
+    expect(answers).toEqual(['ok', 'ok', `lock ${tokens[2]} lost: it expired`]);
+    expect(settlement.records.filter((r) => r.action === 'renewMessageLock').map((r) => r.lockToken)).toEqual([tokens[0], tokens[1]]);
+    expect(logs).toContain(`warning: message m-2: lock renewal failed: lock ${tokens[2]} lost: it expired`);
+  });
+
+  it('abandons every message with error properties and fails when the runtime cannot be created', async () => {
+    setRuntimeFactory(() => Promise.reject(new Error('storage unreachable')));
+    const settlement = new FakeSettlement();
+
+    await expect(processQueueItems('high', manualClock().clock)(trigger(settlement), invocation().context)).rejects.toThrow('storage unreachable');
+    expect(settlement.records.map((r) => [r.action, r.lockToken])).toEqual(tokens.map((t) => ['abandon', t]));
+    expect(decodePropertiesToModify(settlement.records[0].propertiesToModify ?? new Uint8Array())).toMatchObject({
+      ErrorMessage: 'storage unreachable',
+      ErrorType: 'Error',
+      ErrorAt: NOW.toISOString(),
+    });
+  });
+});
