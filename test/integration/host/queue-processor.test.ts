@@ -21,23 +21,26 @@ async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void
 }
 
 /**
- * Stands in for the service to watch the processor's scheduling: it counts messages in flight,
- * waits as `hold` says, then completes the message on the real bus.
+ * Stands in for the service to watch the processor's scheduling: it counts messages in flight
+ * and batch sizes, waits as `hold` says for each message, then completes the batch on the real bus.
  */
 function watchingService(hold: (messageId: string) => Promise<void>) {
-  const state = { inFlight: 0, maxInFlight: 0, completed: [] as string[] };
+  const state = { inFlight: 0, maxInFlight: 0, batches: [] as number[], completed: [] as string[] };
   const service = {
-    async execute(received: BusMessage, settler: MessageSettler): Promise<ProcessResult> {
-      state.inFlight++;
+    async executeBatch(items: ReadonlyArray<{ message: BusMessage; settler: MessageSettler }>): Promise<ProcessResult[]> {
+      state.inFlight += items.length;
       state.maxInFlight = Math.max(state.maxInFlight, state.inFlight);
+      state.batches.push(items.length);
       try {
-        await hold(received.messageId);
+        await Promise.all(items.map((item) => hold(item.message.messageId)));
       } finally {
-        state.inFlight--;
+        state.inFlight -= items.length;
       }
-      await settler.complete();
-      state.completed.push(received.messageId);
-      return { outcome: 'Success', disposition: 'completed', jobName: 'job' };
+      for (const item of items) {
+        await item.settler.complete();
+        state.completed.push(item.message.messageId);
+      }
+      return items.map(() => ({ outcome: 'Success', disposition: 'completed', jobName: 'job' }));
     },
   };
   return { state, service: service as unknown as ProcessQueueMessageService };
@@ -55,7 +58,7 @@ describe('QueueProcessor on the local bus', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('processes every message once with up to `concurrency` in flight, never more', async () => {
+  it('processes every message once, in batches, with up to `concurrency` in flight, never more', async () => {
     await bus.send(QUEUE, ids(60).map((messageId) => ({ body: messageId, messageId })));
     const { state, service } = watchingService(() => delay(Math.random() * 3));
     const results: string[] = [];
@@ -67,16 +70,17 @@ describe('QueueProcessor on the local bus', () => {
     expect([...state.completed].sort()).toEqual([...ids(60)].sort());
     expect(results).toHaveLength(60);
     expect(results.every((r) => r.endsWith(':Success'))).toBe(true);
-    expect(state.maxInFlight).toBe(4);
+    expect(state.maxInFlight).toBeLessThanOrEqual(4);
+    expect(Math.max(...state.batches)).toBeGreaterThan(1);
     expect(await bus.counts(QUEUE)).toEqual({ active: 0, scheduled: 0, deadLetter: 0 });
   });
 
-  it('receives again as soon as one slot is free, while the other messages are still in flight', async () => {
+  it('receives the next batch while a batch is still in flight', async () => {
     await bus.send(QUEUE, ids(12).map((messageId) => ({ body: messageId, messageId })));
     let release = () => {};
     const blocked = new Promise<void>((resolve) => (release = resolve));
     const { state, service } = watchingService((id) => (id === 'm0' ? blocked : delay(1)));
-    const processor = new QueueProcessor({ bus, queue: QUEUE, processor: service, log: silentLogger, concurrency: 2, receiveWaitMs: 50 });
+    const processor = new QueueProcessor({ bus, queue: QUEUE, processor: service, log: silentLogger, concurrency: 2, maxBatchSize: 1, receiveWaitMs: 50 });
     processor.start();
     await until(() => state.completed.length === 11);
     expect(state.completed).not.toContain('m0');

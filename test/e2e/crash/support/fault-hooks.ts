@@ -68,11 +68,15 @@ function installCrash(plan: CrashPlan, marker: string | undefined): void {
     };
   }
   if (plan.point === 'processing') {
-    let upserts = 0;
-    const upsert = SqlTarget.prototype.upsert;
-    SqlTarget.prototype.upsert = async function (this: SqlTarget, ...args: Parameters<SqlTarget['upsert']>) {
-      const result = await upsert.apply(this, args);
-      if (++upserts === plan.after) crashNow(marker, `processing: after upsert ${upserts} (${args[0].jobName} ${args[0].sourceKey}), before complete`);
+    let applied = 0;
+    const applyBatch = SqlTarget.prototype.applyBatch;
+    SqlTarget.prototype.applyBatch = async function (this: SqlTarget, ...args: Parameters<SqlTarget['applyBatch']>) {
+      const result = await applyBatch.apply(this, args);
+      const before = applied;
+      applied += args[0].messages.length;
+      if (before < plan.after && applied >= plan.after) {
+        crashNow(marker, `processing: after applying ${applied} messages (a batch of ${args[0].messages.length}, job ${args[0].job.name}), before complete`);
+      }
       return result;
     };
   }
