@@ -1,5 +1,6 @@
 import { app, type InvocationContext, type Timer } from '@azure/functions';
 import { totalSent } from '../src/detect/job-run';
+import { readTimeBudgetMs } from '../src/detect/run-settings';
 import { getRuntime } from './runtime-instance';
 
 /**
@@ -12,17 +13,25 @@ export const GET_CHANGES_SCHEDULE = '%GetChangesSchedule%';
  * Timer: runs every due job in order (ARCHITECTURE §3). A failing job does not stop the others
  * and does not fail the invocation (its run log and metrics say why); only a failure to start
  * (runtime, configuration) fails it, so the host logs it and the next tick tries again.
+ *
+ * Time budget: the invocation stops starting jobs, and a running job stops between pages (flushed,
+ * its resume cursor saved), once `HIGHWATER_RUN_BUDGET_SECONDS` have passed — by default two
+ * thirds of `functionTimeout` — so the host never kills a run; the next tick resumes it.
  */
 export async function getChanges(timer: Timer, context: InvocationContext): Promise<void> {
   if (timer.isPastDue) context.warn('GetChanges is running late (the previous run overran or the app was down)');
+  const startedAt = Date.now();
   const runtime = await getRuntime();
-  const runs = await runtime.detection.execute();
+  const budgetMs = readTimeBudgetMs();
+  const runs = await runtime.detection.execute(budgetMs === undefined ? {} : { deadline: new Date(startedAt + budgetMs) });
   for (const run of runs) {
-    const line = `job ${run.jobName}: ${run.outcome}, ${run.detected} detected, ${totalSent(run)} sent, watermark ${run.watermarkBefore ?? '-'} → ${run.watermarkAfter ?? '-'}`;
+    const stopped = run.stoppedEarly ? ' (time budget reached: resumes on the next tick)' : '';
+    const line = `job ${run.jobName}: ${run.outcome}${stopped}, ${run.detected} detected, ${totalSent(run)} sent, watermark ${run.watermarkBefore ?? '-'} → ${run.watermarkAfter ?? '-'}`;
     if (run.outcome === 'Failed') context.error(`${line}: ${run.error ?? ''}`);
     else context.log(line);
   }
-  if (runs.length === 0) context.log('no job due');
+  // Every 10 s by default: below host.json's Information level, so not stored in Azure.
+  if (runs.length === 0) context.debug('no job due');
 }
 
 app.timer('GetChanges', { schedule: GET_CHANGES_SCHEDULE, runOnStartup: false, useMonitor: true, handler: getChanges });

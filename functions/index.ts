@@ -1,11 +1,13 @@
 /**
  * The Functions app (package `main`): importing a function's file registers it with the host.
- * Nine functions: detection by timer and HTTP, the durable detection path, three processors.
+ * Eleven functions: detection by timer and HTTP (and the status of long HTTP runs), the durable
+ * detection path, three processors, and the gauge timer.
  */
 import { app } from '@azure/functions';
 import { closeRuntime } from './runtime-instance';
 import './GetChanges';
 import './ExecuteJob';
+import './GetRunStatus';
 import './StartGetChangesOrchestration';
 import './GetChangesOrchestrator';
 import './GetChangesActivity';
@@ -13,6 +15,7 @@ import './JobState';
 import './ProcessHighQueueItems';
 import './ProcessNormalQueueItems';
 import './ProcessLowQueueItems';
+import './SampleGauges';
 
 // Flushes metrics and closes connector pools and bus clients when the worker shuts down.
 app.hook.appTerminate(async () => {

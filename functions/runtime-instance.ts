@@ -17,7 +17,9 @@ let pending: Promise<Runtime> | undefined;
  */
 export async function createFunctionsRuntime(env: NodeJS.ProcessEnv = process.env): Promise<Runtime> {
   const settings = readSettings(env);
-  const telemetry = await createTelemetry(settings, env, { localFile: false });
+  // One log path: with Application Insights, lines go only through the SDK (with their context
+  // as custom dimensions); the worker would forward console output as a second copy.
+  const telemetry = await createTelemetry(settings, env, { localFile: false, echoLog: false });
   try {
     const runtime = await createRuntime({ settings, env, metrics: telemetry.metrics, log: telemetry.log });
     return {

@@ -38,9 +38,9 @@ param serviceBusSku string = 'Standard'
 @allowed([1, 2, 4, 8, 16])
 param serviceBusPremiumCapacity int = 1
 
-@description('Node.js major version of the Function App.')
+@description('Node.js major version of the Function App. Node 20 reached its end of life on 2026-04-30; the code still runs on it.')
 @allowed(['20', '22'])
-param nodeVersion string = '20'
+param nodeVersion string = '22'
 
 @description('Most instances the Flex Consumption plan scales out to.')
 @maxValue(1000)
@@ -88,7 +88,9 @@ var names = {
 }
 
 // The tables of src/config/config-store.ts (CONFIG_TABLES), src/detect/watermark-service.ts,
-// src/detect/run-log-store.ts, src/process/applied-hash-store.ts and src/process/deletion-store.ts.
+// src/detect/run-log-store.ts, src/http/run-status-store.ts, src/process/applied-hash-store.ts and
+// src/process/deletion-store.ts; 'highwaterlocal' (src/storage/table-client-factory.ts) is written
+// only by a local Azurite's host and stays empty in Azure.
 // The code creates missing tables too; declaring them keeps the account's contents visible and
 // reviewable.
 var tableNames = [
@@ -97,8 +99,10 @@ var tableNames = [
   'jobs'
   'watermark'
   'runs'
+  'runstatus'
   'appliedhashes'
   'deletions'
+  'highwaterlocal'
 ]
 
 // ARCHITECTURE §7: the app setting naming each queue, and the queue (the code's defaults in
@@ -126,10 +130,17 @@ var highwaterSettings = {
   AZURE_CLIENT_ID: identity.outputs.clientId
   GetChangesSchedule: getChangesSchedule
   HIGHWATER_TIMEZONE: timeZone
+  // How long ExecuteJob waits for its run before answering 202 (src/http/execute-wait.ts): well
+  // under the 230 s after which Azure's front end drops an HTTP request.
+  HIGHWATER_EXECUTE_WAIT_SECONDS: '100'
   // Nothing local is kept in Azure; a writable folder in case a component wants scratch space.
   HIGHWATER_DATA_DIR: '/tmp/highwater'
+  // Read only when no storage is set, which Azure never is (the local Azurite's port).
+  HIGHWATER_AZURITE_PORT: '10002'
   // Read by the embedded bus only, which Azure never opens (Service Bus is set above).
   HIGHWATER_LOCAL_BUS_SYNCHRONOUS: 'NORMAL'
+  // Read by the local host only (where its queue processors run); the Functions app scales out by instances.
+  HIGHWATER_LOCAL_PROCESSING: 'inline'
 }
 
 var useKeyVault = enableKeyVault || !empty(connectorSecrets)
@@ -195,6 +206,8 @@ module roles 'modules/role-assignments.bicep' = {
   params: {
     storageAccountName: storage.outputs.name
     serviceBusNamespaceName: serviceBus.outputs.name
+    // Every queue: the work queues for target-based scaling, all of them for the QueueDepth gauge.
+    countedQueueNames: serviceBus.outputs.queueNames
     appPrincipalId: identity.outputs.principalId
     deployerPrincipalId: principalId
     deployerPrincipalType: principalType

@@ -12,6 +12,7 @@ import { JOB, mapRow, SOURCE_TABLE, TARGET_TABLE, targetColumns, type E2eResult,
  * end by counting the target's rows, so a fast wrong run cannot report.
  */
 type Measured = Omit<E2eResult, 'stage' | 'rows' | 'rowsPerSecond' | 'peakRssMb' | 'peakHeapMb' | 'endHeapMb'>;
+// peakRssMb is the process's: with processing on a worker thread it includes the worker's isolate.
 
 const PAGE = 1000;
 
@@ -54,7 +55,7 @@ function direct(task: E2eTask): Measured {
 async function endToEnd(task: E2eTask): Promise<Measured> {
   const settings = { ...readSettings({}), storageConnectionString: task.storageConnectionString, dataDir: task.dataDir };
   const host = await startLocalHost({ configDir: task.configDir, port: 0, settings, noSchedule: true, log: silentLogger,
-    ...(task.concurrency ? { concurrency: { normal: task.concurrency } } : {}) });
+    ...(task.concurrency ? { concurrency: { normal: task.concurrency } } : {}), ...(task.processing ? { processing: task.processing } : {}) });
   try {
     const job = host.runtime.init.getJob(JOB);
     if (!job) throw new Error(`job ${JOB} is not configured`);
@@ -85,6 +86,7 @@ async function endToEnd(task: E2eTask): Promise<Measured> {
     const failed = [...host.stats.dispositions].filter(([d]) => d !== 'completed');
     if (failed.length > 0) throw new Error(`not every message was applied: ${JSON.stringify(failed)}`);
     return {
+      processing: host.processing,
       seconds: (end - start) / 1000,
       startRssMb,
       detectionPerSecond: Math.round(run.detected / ((detected - start) / 1000)),

@@ -7,6 +7,8 @@ import { startAzurite } from '../../src/storage/azurite';
 import { RESULT_PREFIX } from '../detect/workload';
 import { createTarget, generateUuidSource, writeE2eConfig, type E2eResult, type E2eTask } from './workload';
 import { LOCAL_HOST_V8_FLAGS } from '../../src/host/gc-flags';
+import { runCrmErpScenario, UsageError } from './crm-erp-scenario';
+import { PROCESSING_MODES, type ProcessingMode } from '../../src/host/processing-mode';
 
 /**
  * The end-to-end benchmark: SQLite source → local bus → SQLite target through the local host's
@@ -18,6 +20,14 @@ import { LOCAL_HOST_V8_FLAGS } from '../../src/host/gc-flags';
  *
  *   node -r ./test/support/swc-register.js bench/e2e/run.ts [--sizes 10000,100000,1000000]
  *     [--row-bytes 1024] [--runs 1] [--stages direct,e2e] [--profile DIR] [--concurrency N]
+ *     [--processing worker|inline|worker,inline]
+ *
+ * `--processing` picks where the host runs its processors (default: the host's own choice);
+ * a list measures each mode in turn, alternating within every run, so that a shared machine's
+ * load falls on both alike.
+ *
+ * `--scenario crm-erp` runs the other scenario instead (crm-erp-scenario.ts); `--scenario
+ * single-job` (the default) is the one above.
  */
 const STAGES: ReadonlyArray<E2eTask['stage']> = ['direct', 'e2e'];
 const REGISTER = path.resolve(__dirname, '../../test/support/swc-register.js');
@@ -68,6 +78,8 @@ async function main(): Promise<void> {
   const stages = (flag('stages') ?? STAGES.join(',')).split(',') as Array<E2eTask['stage']>;
   for (const s of stages) if (!STAGES.includes(s)) throw new Error(`--stages: unknown stage ${s} (known: ${STAGES.join(', ')})`);
   const concurrency = flag('concurrency') === undefined ? undefined : positive('concurrency', 1);
+  const modes = flag('processing') === undefined ? [undefined] : (flag('processing') as string).split(',');
+  for (const m of modes) if (m !== undefined && !PROCESSING_MODES.includes(m as ProcessingMode)) throw new UsageError(`--processing must be worker, inline or both (comma-separated), got "${m}"`);
   const profileDir = flag('profile') ? path.resolve(flag('profile') as string) : undefined;
   if (profileDir) fs.mkdirSync(profileDir, { recursive: true });
 
@@ -75,7 +87,7 @@ async function main(): Promise<void> {
   console.log(`rows of ~${rowBytes} B with UUID keys, median of ${runs} run(s) per stage\n`);
   const azurite = await startAzurite({ port: 0 });
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'highwater-bench-e2e-'));
-  const table: Array<{ rows: number; stage: string; results: E2eResult[] }> = [];
+  const table: Array<{ rows: number; stage: string; mode?: string; results: E2eResult[] }> = [];
   try {
     const prepare = (rows: number) => {
       const dir = fs.mkdtempSync(path.join(root, `rows-${rows}-`));
@@ -86,31 +98,34 @@ async function main(): Promise<void> {
       console.error(`generated ${rows} rows (${mb.toFixed(0)} MB) in ${((performance.now() - start) / 1000).toFixed(1)} s`);
       return dir;
     };
-    const measure = async (stage: E2eTask['stage'], rows: number, dir: string, run: number, profile?: string) => {
+    const measure = async (stage: E2eTask['stage'], rows: number, dir: string, run: number, profile?: string, processing?: ProcessingMode) => {
       createTarget(dir);
       const dataDir = path.join(dir, `bus-${run}`);
       try {
-        return await runChild({ stage, rows, configDir: dir, dataDir, storageConnectionString: azurite.connectionString, concurrency }, profile);
+        return await runChild({ stage, rows, configDir: dir, dataDir, storageConnectionString: azurite.connectionString, concurrency, processing }, profile);
       } finally {
         fs.rmSync(dataDir, { recursive: true, force: true });
       }
     };
     // Warm-up: compiles the sources into the register hook's cache, so measured children carry no compiler.
     const warm = prepare(2000);
-    for (const stage of stages) await measure(stage, 2000, warm, 0);
+    for (const stage of stages) for (const mode of stage === 'e2e' ? modes : [undefined]) await measure(stage, 2000, warm, 0, undefined, mode as ProcessingMode | undefined);
     fs.rmSync(warm, { recursive: true, force: true });
 
     for (const rows of sizes) {
       const dir = prepare(rows);
       for (const stage of stages) {
-        const results: E2eResult[] = [];
+        const stageModes = stage === 'e2e' ? modes : [undefined];
+        const results = stageModes.map((): E2eResult[] => []);
         for (let run = 0; run < runs; run++) {
-          const r = await measure(stage, rows, dir, run, profileDir);
-          console.error(`${rows} ${stage} run ${run + 1}: ${r.rowsPerSecond} rows/s, ${r.seconds} s, peak RSS ${r.peakRssMb} MB` +
-            (r.detectionPerSecond ? `, detection ${r.detectionPerSecond}/s, processing ${r.processingPerSecond}/s` : ''));
-          results.push(r);
+          for (const [i, mode] of stageModes.entries()) {
+            const r = await measure(stage, rows, dir, run, profileDir, mode as ProcessingMode | undefined);
+            console.error(`${rows} ${stage}${r.processing ? ` (${r.processing})` : ''} run ${run + 1}: ${r.rowsPerSecond} rows/s, ${r.seconds} s, peak RSS ${r.peakRssMb} MB` +
+              (r.detectionPerSecond ? `, detection ${r.detectionPerSecond}/s, processing ${r.processingPerSecond}/s` : '') + `, load ${os.loadavg()[0].toFixed(2)}`);
+            results[i].push(r);
+          }
         }
-        table.push({ rows, stage, results });
+        stageModes.forEach((_, i) => table.push({ rows, stage, mode: results[i][0]?.processing, results: results[i] }));
       }
       fs.rmSync(dir, { recursive: true, force: true });
     }
@@ -118,17 +133,36 @@ async function main(): Promise<void> {
     await azurite.stop();
     fs.rmSync(root, { recursive: true, force: true });
   }
+  console.log(`load at the end ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}\n`);
   console.log('| rows | stage | rows/s end to end | seconds | detection/s | processing/s | RSS at start MB | peak RSS MB | peak JS heap MB | e2e / direct |');
   console.log('|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|');
-  for (const { rows, stage, results } of table) {
-    const m = (pick: (r: E2eResult) => number | undefined) => (results[0] && pick(results[0]) !== undefined ? median(results.map((r) => pick(r) ?? 0)) : undefined);
+  for (const { rows, stage, mode, results } of table) {
+    const m = (pick: (r: E2eResult) => number | undefined) =>
+      results[0] && pick(results[0]) !== undefined ? Math.round(median(results.map((r) => pick(r) ?? 0)) * 10) / 10 : undefined;
     const direct = table.find((t) => t.rows === rows && t.stage === 'direct');
     const ratio = stage === 'e2e' && direct ? `${((100 * (m((r) => r.rowsPerSecond) ?? 0)) / median(direct.results.map((r) => r.rowsPerSecond))).toFixed(0)}%` : '';
-    console.log(`| ${fmt(rows)} | ${stage} | ${fmt(m((r) => r.rowsPerSecond))} | ${m((r) => r.seconds)} | ${fmt(m((r) => r.detectionPerSecond))} | ${fmt(m((r) => r.processingPerSecond))} | ${m((r) => r.startRssMb)} | ${m((r) => r.peakRssMb)} | ${m((r) => r.peakHeapMb)} | ${ratio} |`);
+    console.log(`| ${fmt(rows)} | ${stage}${mode ? ` (${mode})` : ''} | ${fmt(m((r) => r.rowsPerSecond))} | ${m((r) => r.seconds)} | ${fmt(m((r) => r.detectionPerSecond))} | ${fmt(m((r) => r.processingPerSecond))} | ${m((r) => r.startRssMb)} | ${m((r) => r.peakRssMb)} | ${m((r) => r.peakHeapMb)} | ${ratio} |`);
   }
 }
 
-main().catch((err: unknown) => {
-  console.error(err);
-  process.exitCode = 1;
-});
+const SCENARIOS = ['single-job', 'crm-erp'];
+
+function scenario(): string {
+  const i = process.argv.indexOf('--scenario');
+  if (i < 0) return 'single-job';
+  const name = process.argv[i + 1];
+  if (name === undefined || !SCENARIOS.includes(name)) throw new UsageError(`--scenario must be one of ${SCENARIOS.join(', ')}, got "${name ?? ''}"`);
+  return name;
+}
+
+Promise.resolve()
+  .then(() => (scenario() === 'crm-erp' ? runCrmErpScenario(process.argv.slice(2)) : main()))
+  .catch((err: unknown) => {
+    if (err instanceof UsageError) {
+      console.error(`error: ${err.message}`);
+      process.exitCode = 2;
+      return;
+    }
+    console.error(err);
+    process.exitCode = 1;
+  });

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { stringify } from 'yaml';
+import type { ProcessingMode } from '../../src/host/processing-mode';
 import { textColumns } from '../detect/workload';
 
 /**
@@ -30,11 +31,15 @@ export interface E2eTask {
   storageConnectionString: string;
   /** e2e: processors on `sbqnormal`; default the host's own. */
   concurrency?: number;
+  /** e2e: where the host runs its processors; default the host's own (`HIGHWATER_LOCAL_PROCESSING`, else its default). */
+  processing?: ProcessingMode;
 }
 
 export interface E2eResult {
   stage: E2eTask['stage'];
   rows: number;
+  /** e2e: where the processors ran. */
+  processing?: ProcessingMode;
   seconds: number;
   /** Rows per second from start to every row in the target. */
   rowsPerSecond: number;

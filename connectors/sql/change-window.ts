@@ -33,6 +33,11 @@ export function lookbackLowerBound(type: WatermarkType | undefined, canonical: s
 export interface RunPosition {
   upper: unknown;
   after?: { watermark: unknown; keys: unknown[] };
+  /**
+   * SQLite datetime columns only (`sqlite-datetime-window.ts`): the run's exact canonical window
+   * and the column's numeric kind; the SQL bounds above are then supersets.
+   */
+  exact?: { floor: string | null; ceiling: string; numeric?: 'julian' | 'unix' };
 }
 
 /** An opaque cursor for {@link RunPosition} (base64url JSON). */
@@ -44,7 +49,8 @@ export function encodeCursor(position: RunPosition): string {
 export function decodeCursor(cursor: string): RunPosition {
   const parsed = decodeOpaqueCursor(cursor);
   if (!('upper' in parsed)) throw invalidCursor();
-  const { upper, after } = parsed as { upper: unknown; after?: { watermark: unknown; keys: unknown } };
+  const { upper, after, exact } = parsed as { upper: unknown; after?: { watermark: unknown; keys: unknown }; exact?: RunPosition['exact'] };
   if (after !== undefined && (typeof after !== 'object' || after === null || !Array.isArray(after.keys))) throw invalidCursor();
-  return after ? { upper, after: { watermark: after.watermark, keys: after.keys as unknown[] } } : { upper };
+  if (exact !== undefined && (typeof exact !== 'object' || exact === null || typeof exact.ceiling !== 'string')) throw invalidCursor();
+  return { upper, ...(after ? { after: { watermark: after.watermark, keys: after.keys as unknown[] } } : {}), ...(exact ? { exact } : {}) };
 }

@@ -7,8 +7,12 @@ import type { Mapping } from '../../src/model/mapping';
 import type { QueueMessage } from '../../src/model/queue-message';
 import { parseWatermarkType, type WatermarkValue } from '../../src/model/watermark-value';
 import { decodeCursor, encodeCursor, lookbackLowerBound, type RunPosition } from './change-window';
+
+/** The datetime type's default watermark: nothing read yet, so no lower bound. */
+const INITIAL_DATETIME = '0001-01-01T00:00:00.0000000Z';
 import { quoteEntity, quoteIdentifier, type SqlDatabase, SqlParams } from './dialect';
 import { buildChangeQuery, buildUpperBoundQuery, DELETED_FLAG } from './sql-query';
+import { inSqliteWindow, openSqliteDatetimeWindow } from './sqlite-datetime-window';
 
 /**
  * Detects changes in one SQL table (the mapping's source entity) by its watermark column.
@@ -40,8 +44,17 @@ export class SqlSource extends ConnectorBase implements SourceConnector, Related
 
     let position: RunPosition;
     let lower: unknown;
+    const columnWhat = `${what}: watermark field "${job.watermark.field}"`;
     if (options.cursor) {
       position = decodeCursor(options.cursor);
+    } else if (dialect.kind === 'sqlite' && type === 'datetime') {
+      // SQLite text in mixed forms, or numbers: see sqlite-datetime-window.ts.
+      const current = watermark.value;
+      const floor = current === null || current === INITIAL_DATETIME ? null : lookbackLowerBound(type, current, job.lookbackSeconds);
+      const window = await openSqliteDatetimeWindow(this.db, entity, column, floor, columnWhat);
+      if (!window) return;
+      position = { upper: window.upper, exact: { floor: window.floor, ceiling: window.ceiling, ...(window.numeric ? { numeric: window.numeric } : {}) } };
+      lower = window.lower;
     } else {
       const [bound] = await this.db.query(buildUpperBoundQuery(entity, column), [], `read the maximum of ${column} in ${entity}`);
       if (bound?.upper === null || bound?.upper === undefined) return;
@@ -49,11 +62,12 @@ export class SqlSource extends ConnectorBase implements SourceConnector, Related
       const current = watermark.value;
       if (current !== null) {
         lower = type
-          ? dialect.watermarkParameter(type, lookbackLowerBound(type, current, job.lookbackSeconds), bound.upper, `${what}: watermark field "${job.watermark.field}"`)
+          ? dialect.watermarkParameter(type, lookbackLowerBound(type, current, job.lookbackSeconds), bound.upper, columnWhat)
           : current;
       }
     }
 
+    const exact = position.exact;
     const lookup = new ResolverCache(this);
     // Rows of one bulk update share their watermark value: its canonical form is computed once.
     let lastRaw: unknown;
@@ -72,22 +86,33 @@ export class SqlSource extends ConnectorBase implements SourceConnector, Related
         const deleted = Number(row[DELETED_FLAG]) === 1;
         delete row[DELETED_FLAG];
         const raw = row[job.watermark.field];
-        if (lastCanonical === null || raw !== lastRaw || typeof raw === 'object') {
-          lastCanonical = canonicalChangeTracker(row, job);
+        let changeTracker: string;
+        if (exact) {
+          // The SQL bounds are supersets: rows outside the exact window are not changes of this run.
+          const inWindow: string | null = raw === lastRaw && lastCanonical !== null ? lastCanonical : inSqliteWindow(exact, raw, columnWhat);
           lastRaw = raw;
+          lastCanonical = inWindow;
+          if (inWindow === null) continue;
+          changeTracker = inWindow;
+        } else {
+          if (lastCanonical === null || raw !== lastRaw || typeof raw === 'object') {
+            lastCanonical = canonicalChangeTracker(row, job);
+            lastRaw = raw;
+          }
+          changeTracker = lastCanonical;
         }
-        lastChangeTracker = lastCanonical;
+        lastChangeTracker = changeTracker;
         const message = await serializeOrSkip(
           row,
           mapping,
           job,
-          { now: this.now, lookup, changeTracker: lastChangeTracker, ...(deleted ? { action: JobActionType.Delete } : {}) },
+          { now: this.now, lookup, changeTracker, ...(deleted ? { action: JobActionType.Delete } : {}) },
           skipped,
         );
         if (message) messages.push(message);
       }
       const last = rows[rows.length - 1];
-      position = { upper: position.upper, after: { watermark: last[job.watermark.field], keys: mapping.source.key.map((k) => last[k]) } };
+      position = { ...position, after: { watermark: last[job.watermark.field], keys: mapping.source.key.map((k) => last[k]) } };
       const hasMore = rows.length === pageSize;
       yield { messages, timeStamps: [], ...(skipped.length > 0 ? { skipped } : {}), lastChangeTracker, rowCount: rows.length, cursor: encodeCursor(position), hasMore };
       if (!hasMore) return;

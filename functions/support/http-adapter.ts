@@ -17,6 +17,7 @@ export async function toHttpInput(request: HttpRequest): Promise<HttpInput> {
     query: new URLSearchParams(request.query),
     body: await request.text(),
     headers,
+    url: request.url,
   };
 }
 

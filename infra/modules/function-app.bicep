@@ -30,7 +30,7 @@ param appInsightsName string
 
 @description('Node.js major version.')
 @allowed(['20', '22'])
-param nodeVersion string = '20'
+param nodeVersion string = '22'
 
 @description('Most instances the plan scales out to.')
 param maximumInstanceCount int = 100

@@ -12,8 +12,10 @@ param location string
 @description('Tags of every resource.')
 param tags object = {}
 
-@description('Days Log Analytics keeps data.')
-param retentionInDays int = 30
+@description('Days Log Analytics keeps data (Application Insights is workspace-based: its telemetry too). The specification keeps telemetry 90 days.')
+@minValue(30)
+@maxValue(730)
+param retentionInDays int = 90
 
 resource logAnalytics 'Microsoft.OperationalInsights/workspaces@2023-09-01' = {
   name: logAnalyticsName

@@ -64,5 +64,7 @@ resource queues 'Microsoft.ServiceBus/namespaces/queues@2024-01-01' = [
 ]
 
 output name string = namespace.name
+@description('The queues created, once they exist (role assignments on them depend on this output).')
+output queueNames string[] = [for (queueName, i) in queueNames: queues[i].name]
 @description('Host name only (<name>.servicebus.windows.net), as identity-based connections expect.')
 output fullyQualifiedNamespace string = split(replace(namespace.properties.serviceBusEndpoint, 'https://', ''), ':')[0]

@@ -2,6 +2,7 @@ import { createHash, hash } from 'node:crypto';
 import { errorMessage, errorTypeName } from '../model/errors';
 import { serializeQueueMessage, type QueueMessage } from '../model/queue-message';
 import type { ApplicationProperties, OutgoingMessage } from './message-bus';
+import { secretNamePattern, URL_PASSWORD } from '../platform/secret-vocabulary';
 
 /**
  * The broker-visible side of the message contract (ARCHITECTURE §6): message id, subject,
@@ -96,21 +97,19 @@ export function toOutgoingMessage(message: QueueMessage, extraProperties: Applic
   };
 }
 
-/**
- * Names whose `name=value` / `"name": "value"` values are secrets (case-insensitive). Key names
- * are listed one by one so that ordinary keys (`SourceKey`, `RowKey`) stay readable.
- */
-const SECRET_NAME = String.raw`(?:[A-Za-z_-]*(?:password|passwd|pwd|secret|token|signature|accesskey|accountkey|apikey|api_key|api-key|masterkey|sharedkey|privatekey|private_key|secretkey)|sig|key)`;
+/** Names whose `name=value` / `"name": "value"` values are secrets: the shared vocabulary. */
+const SECRET_NAME = secretNamePattern();
 
 const SECRET_PATTERNS: ReadonlyArray<[RegExp, string]> = [
   // Connection strings, query strings and form bodies: AccountKey=…; Password=…; sig=…&
   [new RegExp(String.raw`\b(${SECRET_NAME})=([^;&\s"',]+)`, 'gi'), '$1=***'],
   // JSON or YAML: "password": "…", client_secret: …
-  [new RegExp(String.raw`("?\b${SECRET_NAME}"?\s*:\s*"?)([^"\s,;}]+)`, 'gi'), '$1***'],
+  // (Not an auth scheme word: `Authorization: Bearer …` is the header pattern's, below.)
+  [new RegExp(String.raw`("?\b${SECRET_NAME}"?\s*:\s*"?)(?!(?:Bearer|Basic)\s)([^"\s,;}]+)`, 'gi'), '$1***'],
   // Authorization headers.
   [/\b(Bearer|Basic)\s+[A-Za-z0-9\-._~+/]+=*/gi, '$1 ***'],
-  // Credentials in URLs: scheme://user:password@host
-  [/(\b[a-z][a-z0-9+.-]*:\/\/[^:/\s@]+:)[^@\s/]+@/gi, '$1***@'],
+  // Credentials in URLs: scheme://user:password@host, also with an empty user name.
+  [URL_PASSWORD, '$1***@'],
   // Bare JWTs (three base64url segments starting with a JSON header).
   [/\beyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g, '***'],
 ];

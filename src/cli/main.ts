@@ -2,6 +2,7 @@
 import { Command, CommanderError } from 'commander';
 import { registerCommands } from './commands';
 import { reportCliError } from './cli-error';
+import { exitAfterOutput } from './exit-after-output';
 import { packageVersion } from './package-root';
 
 /** Builds the `highwater` program; exported so tests can run it in-process. */
@@ -32,7 +33,7 @@ export async function runCli(argv: string[]): Promise<number> {
 
 if (require.main === module) {
   runCli(process.argv.slice(2)).then(
-    (code) => process.exit(code),
-    (err) => process.exit(reportCliError(err)),
+    (code) => exitAfterOutput(code),
+    (err) => exitAfterOutput(reportCliError(err)),
   );
 }

@@ -1,6 +1,7 @@
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { parseDocument } from 'yaml';
+import { readTextFile, TextFileError } from '../platform/read-text-file';
 import type { ConfigIssue } from './config-issue';
 import type { ConfigKind } from './schema';
 
@@ -91,9 +92,10 @@ function parseYaml(file: string, text: string): ParsedFile {
 export async function readConfigFile(dir: string, file: string): Promise<ParsedFile> {
   let text: string;
   try {
-    text = await readFile(path.join(dir, file), 'utf8');
+    // Regular files only, time-boxed: a FIFO named jobs.yaml used to hang `config validate`.
+    text = await readTextFile(path.join(dir, file));
   } catch (err) {
-    return { ok: false, issue: { file, path: '', message: `cannot read: ${(err as NodeJS.ErrnoException).code ?? 'error'}` } };
+    return { ok: false, issue: { file, path: '', message: `cannot read: ${err instanceof TextFileError ? err.reason : 'error'}` } };
   }
   return file.endsWith('.json') ? parseJson(file, text) : parseYaml(file, text);
 }

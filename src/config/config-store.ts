@@ -1,4 +1,5 @@
-import { readdir, writeFile, mkdir } from 'node:fs/promises';
+import { readdir, writeFile } from 'node:fs/promises';
+import { ensureFolder } from '../platform/data-folder';
 import path from 'node:path';
 import { stringify } from 'yaml';
 import type { HighwaterConfig } from '../model/config';
@@ -143,7 +144,7 @@ export class ConfigStore {
  * @returns the paths written.
  */
 export async function writeConfigFolder(dir: string, config: HighwaterConfig): Promise<string[]> {
-  await mkdir(dir, { recursive: true });
+  ensureFolder(dir); // "not a folder" / "cannot create", never a spin under /proc
   const existing = new Set(await readdir(dir));
   const written: string[] = [];
   for (const kind of CONFIG_KINDS) {

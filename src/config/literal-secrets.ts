@@ -1,3 +1,4 @@
+import { isSecretName, normalizeName, SECRET_NAMES } from '../platform/secret-vocabulary';
 import { formatPath, type PathSegment } from './config-issue';
 
 /**
@@ -12,37 +13,9 @@ export interface SettingProblem {
   message: string;
 }
 
-/** Substrings of a (normalized) key that mark its value as a secret. */
-const SECRET_WORDS = [
-  'password',
-  'passwd',
-  'passphrase',
-  'secret',
-  'token',
-  'apikey',
-  'accountkey',
-  'accesskey',
-  'privatekey',
-  'sharedaccesskey',
-  'sharedaccesssignature',
-  'credential',
-  'authorization',
-];
-const SECRET_KEYS = new Set(['pwd', 'sas', 'sig']);
-
-/** Keys that mention a secret but hold something else: where to get it, what it is called. */
-const NON_SECRET_SUFFIXES = ['url', 'uri', 'endpoint', 'path', 'file', 'name', 'setting', 'type', 'header', 'expiry', 'expiresat', 'scope', 'audience'];
-
-function normalizeKey(key: string): string {
-  return key.toLowerCase().replace(/[^a-z0-9]/g, '');
-}
-
-/** Does a settings key, by its name, hold a secret? */
+/** Does a settings key, by its name, hold a secret? (The shared vocabulary: `secret-vocabulary.ts`.) */
 export function isSecretKey(key: string): boolean {
-  const normalized = normalizeKey(key);
-  if (SECRET_KEYS.has(normalized)) return true;
-  if (NON_SECRET_SUFFIXES.some((suffix) => normalized.endsWith(suffix))) return false;
-  return SECRET_WORDS.some((word) => normalized.includes(word));
+  return isSecretName(key);
 }
 
 /** Secret parts of connection strings and URLs, whatever the key is called. */
@@ -51,7 +24,8 @@ const SECRET_VALUE_PATTERNS: Array<{ pattern: RegExp; what: string }> = [
   { pattern: /(?:^|;)\s*accountkey\s*=\s*[^;\s]/i, what: 'AccountKey=' },
   { pattern: /(?:^|;)\s*sharedaccesskey\s*=\s*[^;\s]/i, what: 'SharedAccessKey=' },
   { pattern: /(?:^|;)\s*sharedaccesssignature\s*=\s*[^;\s]/i, what: 'SharedAccessSignature=' },
-  { pattern: /^[a-z][a-z0-9+.-]*:\/\/[^/\s:@]+:[^/\s@]+@/i, what: 'a password in the URL' },
+  // Any user info: `https://:S3cr3t@host` (no user name) is a password all the same.
+  { pattern: /^[a-z][a-z0-9+.-]*:\/\/[^\s/?#@]*:[^\s/?#@]*@/i, what: 'a password in the URL' },
   { pattern: /[?&]sig=[^&\s]/i, what: 'a SAS signature (sig=)' },
 ];
 
@@ -77,7 +51,10 @@ function walk(value: unknown, relative: PathSegment[], out: SettingProblem[]): v
     for (const [key, child] of Object.entries(value)) {
       const at = [...relative, key];
       const isContainer = child !== null && typeof child === 'object';
-      if (!isContainer && !isEmpty(child) && isSecretKey(key)) {
+      // `key`, `sig`, `sas` are secrets as settings of their own; nested, `key` names a field
+      // (a Dataverse lookup's alternate key: `lookups.<entity>.<field>.key`).
+      const nestedWholeName = relative.length > 0 && SECRET_NAMES.includes(normalizeName(key));
+      if (!isContainer && !isEmpty(child) && isSecretKey(key) && !nestedWholeName) {
         out.push({ path: formatPath(['settings', ...at]), message: `literal secret not allowed; ${fix(at)}` });
       } else {
         walk(child, at, out);

@@ -8,6 +8,8 @@ import type { Logger } from '../telemetry/logger';
 import type { Metrics } from '../telemetry/metrics';
 import type { SourceConnector } from '../../connectors/base/source-connector';
 import type { JobRunResult } from './job-run';
+import type { RunSettings } from './run-settings';
+import type { RunStateStore } from './run-state';
 
 /** Sends detected messages in batches per priority queue (ServiceBusService). */
 export interface BatchingSender {
@@ -46,4 +48,8 @@ export interface DetectionDependencies {
   log: Logger;
   unchanged?: UnchangedCheck;
   runLog?: RunLog;
+  /** Resume cursors, running markers, failure backoff. Default: `watermarks` when it keeps run state (WatermarkService does); none otherwise. */
+  runStates?: RunStateStore;
+  /** Default: {@link readRunSettings} of `process.env`. */
+  runSettings?: RunSettings;
 }

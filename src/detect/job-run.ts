@@ -19,6 +19,14 @@ export interface JobRunResult extends SkippedRowsRecord {
   watermarkAfter: string | null;
   outcome: 'Succeeded' | 'Failed';
   error?: string;
+  /** Started from a resume cursor: the previous run of this job did not finish. */
+  resumed?: boolean;
+  /** Stopped by the time budget before the read was done: the resume cursor is saved, the next tick continues. */
+  stoppedEarly?: 'timeBudget';
+  /** A run that began and never recorded its end (killed, timed out), recorded by the next run. */
+  interrupted?: boolean;
+  /** Failed runs: the timer does not start the job again before this (failure backoff). */
+  retryAt?: Date;
   /** Dry runs only: the messages that would have been sent (up to the limit). */
   preview?: QueueMessage[];
 }

@@ -1,4 +1,5 @@
-import { errorMessage, PermanentError } from '../model/errors';
+import { scrubSecrets } from '../bus/message-properties';
+import { errorMessage, PermanentError, TransientError } from '../model/errors';
 import type { Job } from '../model/job';
 import type { QueueMessage } from '../model/queue-message';
 import { WatermarkValue } from '../model/watermark-value';
@@ -7,7 +8,11 @@ import type { SourceConnector } from '../../connectors/base/source-connector';
 import type { Mapping } from '../model/mapping';
 import type { BatchingSender, DetectionDependencies } from './detection-dependencies';
 import type { JobRunResult } from './job-run';
+import { JobRunLock } from './job-run-lock';
 import { recordSkippedRow, sendOrSkip } from './skipped-rows';
+import { RunProgress } from './run-progress';
+import { readRunSettings, type RunSettings } from './run-settings';
+import { isRunStateStore, type RunStateStore } from './run-state';
 
 export interface RunJobOptions {
   trigger?: JobRunResult['trigger'];
@@ -15,6 +20,16 @@ export interface RunJobOptions {
   dryRun?: boolean;
   /** Dry runs only: stop after this many changes. Default 20. */
   limit?: number;
+  /**
+   * Time budget: after a page read at or past this time the run stops, flushes, saves its resume
+   * cursor and ends (`stoppedEarly`); the next run continues. Default: none.
+   */
+  deadline?: Date;
+}
+
+export interface ExecuteOptions {
+  /** Jobs are not started at or past this time (they stay due), and a running job stops at it. Default: none. */
+  deadline?: Date;
 }
 
 /**
@@ -25,17 +40,49 @@ export interface RunJobOptions {
 export class ProcessJobsForRetrievalInOrderService {
   constructor(private readonly deps: DetectionDependencies) {}
 
-  /** Runs every due job in order; one failing job does not stop the jobs after it. */
-  async execute(): Promise<JobRunResult[]> {
+  /**
+   * Runs every due job in order; one failing job does not stop the jobs after it. A job backing
+   * off after failures (`retryAt` in the future) is left for a later tick.
+   */
+  async execute(options: ExecuteOptions = {}): Promise<JobRunResult[]> {
     await this.deps.config.ensureInitialized();
-    const jobs = await this.deps.dueJobs(this.deps.clock.now());
+    const now = this.deps.clock.now();
+    const due = await this.deps.dueJobs(now);
+    const states = due.length > 0 ? await this.runStates()?.getAllRunStates() : undefined;
+    const jobs = due.filter((job) => !(states?.get(job.name)?.retryAt && states.get(job.name)!.retryAt!.getTime() > now.getTime()));
     const results: JobRunResult[] = [];
-    for (const job of jobs) results.push(await this.runJob(job, { trigger: 'scheduled' }));
+    for (const job of jobs) {
+      if (options.deadline && this.deps.clock.now().getTime() >= options.deadline.getTime()) break;
+      results.push(await this.runJob(job, { trigger: 'scheduled', ...(options.deadline ? { deadline: options.deadline } : {}) }));
+    }
     return results;
   }
 
-  /** Runs one job now. Never throws for a job failure: the result says `Failed`. */
+  private runStates(): RunStateStore | undefined {
+    return this.deps.runStates ?? (isRunStateStore(this.deps.watermarks) ? this.deps.watermarks : undefined);
+  }
+
+  private settings(): RunSettings {
+    return (this.cachedSettings ??= this.deps.runSettings ?? readRunSettings());
+  }
+
+  private cachedSettings?: RunSettings;
+
+  /** Runs of one job in this process, one after the other (dry runs write nothing: not held). */
+  private readonly runs = new JobRunLock<JobRunResult>();
+
+  /**
+   * Runs one job now, or once the run of it that is going in this process has ended (runs of
+   * one job never overlap here: `job-run-lock.ts`). Never throws for a job failure: the result
+   * says `Failed`.
+   */
   async runJob(job: Job, options: RunJobOptions = {}): Promise<JobRunResult> {
+    if (options.dryRun) return this.runJobNow(job, options);
+    const key = `${options.trigger ?? 'manual'}|${options.deadline?.toISOString() ?? ''}`;
+    return this.runs.exclusive(job.name, key, () => this.runJobNow(job, options));
+  }
+
+  private async runJobNow(job: Job, options: RunJobOptions): Promise<JobRunResult> {
     const { deps } = this;
     const dryRun = options.dryRun ?? false;
     const startedAt = deps.clock.now();
@@ -52,37 +99,86 @@ export class ProcessJobsForRetrievalInOrderService {
       outcome: 'Succeeded',
       ...(dryRun ? { preview: [] } : {}),
     };
+    let progress: RunProgress | undefined;
     try {
       await deps.config.ensureInitialized();
       const record = await deps.watermarks.getWatermarkByJobName(job.name);
       run.watermarkBefore = record.watermark;
       run.watermarkAfter = record.watermark;
       const watermark = WatermarkValue.initialize(job.watermark.type, record.watermark, (m) => deps.log.warn(m), job.name);
-      await this.detect(job, watermark, run, dryRun, options.limit ?? 20);
-      if (!dryRun) {
+      progress = dryRun ? undefined : await this.beginProgress(job, run.trigger);
+      if (progress?.resume) {
+        run.resumed = true;
+        if (progress.resume.changeTracker !== null) watermark.advance(progress.resume.changeTracker);
+      }
+      const stopped = await this.detect(job, watermark, run, dryRun, options.limit ?? 20, progress, options.deadline);
+      if (stopped) {
+        run.stoppedEarly = 'timeBudget';
+        await progress?.stopped();
+      } else if (!dryRun) {
         await deps.watermarks.updateWatermarkByJobName(job.name, watermark.value, startedAt);
         run.watermarkAfter = watermark.value;
       }
     } catch (err) {
       run.outcome = 'Failed';
-      run.error = errorMessage(err);
+      // Scrubbed here, once: the text is logged, stored in `runs` and answered by ExecuteJob.
+      run.error = scrubSecrets(errorMessage(err));
       run.watermarkAfter = run.watermarkBefore;
       deps.log.error(`job "${job.name}" failed: ${run.error}`, { job: job.name });
+      await this.recordFailure(job, run, progress, err);
     }
     run.endedAt = deps.clock.now();
     if (!dryRun) await this.finish(job, run);
     return run;
   }
 
-  private async detect(job: Job, watermark: WatermarkValue, run: JobRunResult, dryRun: boolean, limit: number): Promise<void> {
+  /** The run's progress bookkeeping (none without a run-state store); records a run left cut off. */
+  private async beginProgress(job: Job, trigger: JobRunResult['trigger']): Promise<RunProgress | undefined> {
+    const store = this.runStates();
+    const mapping = this.deps.config.getMapping(job.mapping);
+    if (!store || !mapping) return undefined;
+    const warn = (m: string) => this.deps.log.warn(m, { job: job.name });
+    let begun: Awaited<ReturnType<typeof RunProgress.begin>>;
+    try {
+      begun = await RunProgress.begin(store, job, mapping, trigger, this.settings(), () => this.deps.clock.now(), warn);
+    } catch (err) {
+      // Bookkeeping is best effort: without it the run reads from the watermark, as the spec's runs do.
+      warn(`job "${job.name}": run state not readable or writable, running without resume cursor and backoff: ${errorMessage(err)}`);
+      return undefined;
+    }
+    if (begun.cutOff) await this.finish(job, begun.cutOff);
+    return begun.progress;
+  }
+
+  /**
+   * One more consecutive failure and when the timer retries. A resumed run that failed before
+   * reading anything for a reason other than a transient one drops its cursor: the source no
+   * longer accepts that position, and the next run starts from the watermark.
+   */
+  private async recordFailure(job: Job, run: JobRunResult, progress: RunProgress | undefined, err: unknown): Promise<void> {
+    if (!progress) return;
+    const dropResume = progress.resume !== null && run.detected === 0 && !(err instanceof TransientError);
+    if (dropResume) this.deps.log.warn(`job "${job.name}": the saved resume position was not accepted; the next run starts from the watermark`, { job: job.name });
+    try {
+      run.retryAt = await progress.failed(dropResume);
+    } catch (stateErr) {
+      this.deps.log.warn(`could not record the failure of job "${job.name}" for its backoff: ${errorMessage(stateErr)}`);
+    }
+  }
+
+  /** @returns whether the run stopped at its deadline before the source was read to the end. */
+  private async detect(
+    job: Job, watermark: WatermarkValue, run: JobRunResult, dryRun: boolean, limit: number, progress?: RunProgress, deadline?: Date,
+  ): Promise<boolean> {
     const { deps } = this;
     const mapping = deps.config.getMapping(job.mapping);
     if (!mapping) throw new PermanentError(`job "${job.name}": unknown mapping "${job.mapping}"`);
     const source = await deps.sources.source(job.source);
     const sender = dryRun ? undefined : deps.newSender();
     try {
-      await this.read(job, mapping, source, watermark, run, sender, limit);
+      const stopped = await this.read(job, mapping, source, watermark, run, sender, limit, progress, deadline);
       await sender?.flushBatch();
+      return stopped;
     } finally {
       // What the bus accepted, not what was batched: a failed send leaves its batch unsent.
       if (sender) run.sentByQueue = sender.sentCounts();
@@ -91,7 +187,8 @@ export class ProcessJobsForRetrievalInOrderService {
 
   private async read(
     job: Job, mapping: Mapping, source: SourceConnector, watermark: WatermarkValue, run: JobRunResult, sender: BatchingSender | undefined, limit: number,
-  ): Promise<void> {
+    progress?: RunProgress, deadline?: Date,
+  ): Promise<boolean> {
     const { deps } = this;
     // Advancing to the tracker just advanced to is a no-op (and an exact string compare is far
     // cheaper than re-canonicalizing): rows of one bulk update share their change tracker.
@@ -101,7 +198,9 @@ export class ProcessJobsForRetrievalInOrderService {
       watermark.advance(changeTracker);
       advancedTo = changeTracker;
     };
-    for await (const page of source.retrieveChanges(mapping, job, watermark)) {
+    let rowsRead = 0;
+    const options = progress?.resume ? { cursor: progress.resume.position } : undefined;
+    for await (const page of source.retrieveChanges(mapping, job, watermark, options)) {
       const unchanged = job.skipUnchanged && deps.unchanged && sender ? await deps.unchanged.unchanged(job, page.messages) : new Set<QueueMessage>();
       for (const stamp of page.timeStamps) {
         advance(stamp.changeTracker);
@@ -122,11 +221,17 @@ export class ProcessJobsForRetrievalInOrderService {
           else await sendOrSkip(() => sender.addMessageOrSend(message, job.priority), message, job, run, deps.log);
         } else {
           run.preview?.push(message);
-          if ((run.preview?.length ?? 0) >= limit) return;
+          if ((run.preview?.length ?? 0) >= limit) return false;
         }
         advance(message.changeTracker);
       }
+      rowsRead += page.rowCount;
+      if (!progress || !sender || !page.hasMore) continue;
+      const late = deadline !== undefined && deps.clock.now().getTime() >= deadline.getTime();
+      await progress.afterPage(page, rowsRead, watermark, sender, late);
+      if (late) return true;
     }
+    return false;
   }
 
   private async finish(job: Job, run: JobRunResult): Promise<void> {

@@ -41,6 +41,10 @@ export class RunLogStore implements RunLog {
         WatermarkAfter: run.watermarkAfter,
         Outcome: run.outcome,
         Error: run.error ?? null,
+        Resumed: run.resumed ?? null,
+        StoppedEarly: run.stoppedEarly ?? null,
+        Interrupted: run.interrupted ?? null,
+        RetryAt: run.retryAt ?? null,
       },
     });
     const rows = await this.table.queryPartition(run.jobName);
@@ -76,5 +80,9 @@ function fromRow(row: TableRow): JobRunResult {
     watermarkAfter: (p.WatermarkAfter as string | undefined) ?? null,
     outcome: p.Outcome === 'Failed' ? 'Failed' : 'Succeeded',
     ...(p.Error ? { error: String(p.Error) } : {}),
+    ...(p.Resumed === true ? { resumed: true } : {}),
+    ...(p.StoppedEarly === 'timeBudget' ? { stoppedEarly: 'timeBudget' as const } : {}),
+    ...(p.Interrupted === true ? { interrupted: true } : {}),
+    ...(p.RetryAt ? { retryAt: date(p.RetryAt) } : {}),
   };
 }

@@ -1,6 +1,7 @@
 import type { WatermarkRecord, WatermarkStore } from '../model/watermark-record';
 import type { EntityProperties, TableRow, TableStorage, TableStore } from '../storage/table-store';
 import { assertTableKey } from '../storage/table-key';
+import { readRunState, runStateColumns, type RunState, type RunStateStore } from './run-state';
 
 /** Table, partition and columns of the spec. */
 export const WATERMARK_TABLE = 'watermark';
@@ -46,7 +47,7 @@ function toRow(jobName: string, watermark: string | null, lastCronRun: Date | nu
  * Job names that cannot be row keys (`/ \ # ?`, control characters, over 512 characters) are
  * rejected with a ConfigError naming the job; config validation already forbids them.
  */
-export class WatermarkService implements WatermarkStore {
+export class WatermarkService implements WatermarkStore, RunStateStore {
   constructor(private readonly table: TableStore) {}
 
   /** A service on `storage`'s `watermark` table, created if missing. */
@@ -70,8 +71,34 @@ export class WatermarkService implements WatermarkStore {
     await this.table.upsert(toRow(jobName, watermark, lastCronRun));
   }
 
+  async getRunState(jobName: string): Promise<RunState> {
+    assertTableKey('job', jobName);
+    const row = await this.table.get(WATERMARK_PARTITION, jobName);
+    return readRunState(row?.properties ?? {});
+  }
+
+  async getAllRunStates(): Promise<Map<string, RunState>> {
+    const rows = await this.table.queryPartition(WATERMARK_PARTITION);
+    return new Map(rows.map((row) => [row.rowKey, readRunState(row.properties)]));
+  }
+
+  /**
+   * Read-then-replace of the run-state columns (Table upserts replace the whole entity):
+   * `Watermark` and `LastCronRun` are written back as read. A finished run's
+   * {@link updateWatermarkByJobName} replaces the entity and so clears the run state.
+   */
+  async updateRunState(jobName: string, change: Partial<RunState>): Promise<void> {
+    assertTableKey('job', jobName);
+    const row = await this.table.get(WATERMARK_PARTITION, jobName);
+    const properties = row?.properties ?? {};
+    const state = { ...readRunState(properties), ...change };
+    const kept = { [WATERMARK_COLUMN]: properties[WATERMARK_COLUMN] ?? null, [LAST_CRON_RUN_COLUMN]: properties[LAST_CRON_RUN_COLUMN] ?? null };
+    await this.table.upsert({ partitionKey: WATERMARK_PARTITION, rowKey: jobName, properties: { ...kept, ...runStateColumns(state) } });
+  }
+
   /**
    * Clears `Watermark` (the next run reads everything) or sets it to `to`; keeps `LastCronRun`.
+   * Also clears the run state (a resume cursor belongs to the old watermark; a reset starts over).
    * Read-then-replace: a run finishing in between may overwrite the reset (last writer wins).
    */
   async resetWatermark(jobName: string, to?: string): Promise<void> {

@@ -3,6 +3,7 @@ import { resolveGetChangesInput } from '../detect/durable/orchestration-input';
 import { activityDependencies, orchestrationInputDependencies } from '../detect/durable/runtime-dependencies';
 import { GET_CHANGES_ORCHESTRATOR } from '../detect/durable/durable-contract';
 import { httpError, type HttpRoute } from '../http/http-types';
+import { RUN_STATUS_ROUTE, runStatusHandler } from '../http/run-status-handler';
 import type { Runtime } from '../runtime/runtime';
 import { DurableDriver } from './durable-driver';
 
@@ -42,6 +43,8 @@ export function durableRoutes(runtime: Runtime, baseUrl: () => string): { routes
         return status ? { status: 200, body: status } : httpError(404, 'InstanceNotFound', `unknown instance "${input.params.id}"`);
       },
     },
+    // ExecuteJob's accepted runs (202), as the Functions app's GetRunStatus.
+    { method: 'GET', route: RUN_STATUS_ROUTE, handler: (input) => runStatusHandler(runtime, input) },
   ];
   return { routes, driver };
 }

@@ -38,6 +38,8 @@ export class LocalHttpServer {
   private readonly routes: CompiledRoute[];
   private readonly server: http.Server;
   private origin = '';
+  /** `Host` values this server answers (lower case): its loopback names with its port. */
+  private hosts = new Set<string>();
 
   constructor(routes: HttpRoute[], private readonly log: Logger) {
     this.routes = routes.map(compile);
@@ -50,7 +52,9 @@ export class LocalHttpServer {
       this.server.once('error', reject);
       this.server.listen(port, '127.0.0.1', () => {
         this.server.off('error', reject);
-        this.origin = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+        const bound = (this.server.address() as AddressInfo).port;
+        this.origin = `http://127.0.0.1:${bound}`;
+        this.hosts = loopbackHosts(bound);
         resolve(this.origin);
       });
     });
@@ -86,6 +90,13 @@ export class LocalHttpServer {
   }
 
   private async dispatch(req: http.IncomingMessage): Promise<HttpOutput> {
+    // DNS rebinding: a page on another site whose name resolves to 127.0.0.1 reaches this port
+    // with its own name in Host, and could read the status pages (source values in error texts,
+    // absolute paths). Only the loopback names are answered (Node refuses HTTP/1.1 without Host).
+    const host = req.headers.host;
+    if (host !== undefined && !this.hosts.has(host.toLowerCase())) {
+      return httpError(421, 'MisdirectedRequest', `this host answers only Host ${[...this.hosts].join(', ')}, got ${JSON.stringify(host)}`);
+    }
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const matches = this.routes
       .map((r) => ({ r, m: r.pattern.exec(url.pathname) }))
@@ -114,6 +125,12 @@ export class LocalHttpServer {
     for (const [k, v] of Object.entries(req.headers)) headers[k] = Array.isArray(v) ? v.join(', ') : v;
     return match.r.route.handler({ method: req.method ?? 'GET', params, query: url.searchParams, body, headers });
   }
+}
+
+/** The Host values of a loopback server on `port` (without the port, too, on port 80). */
+function loopbackHosts(port: number): Set<string> {
+  const names = ['127.0.0.1', 'localhost', '[::1]'];
+  return new Set([...names.map((name) => `${name}:${port}`), ...(port === 80 ? names : [])]);
 }
 
 /** The body as text, or undefined when it exceeds {@link MAX_BODY_BYTES}. */

@@ -6,12 +6,13 @@ import { totalSent } from '../detect/job-run';
 import type { Clock } from '../model/clock';
 import type { HostStats } from './host-stats';
 
-const OUTCOMES = ['Success', 'Superseded', 'Ignored', 'Transitive', 'Failed'] as const;
+const OUTCOMES = ['Success', 'Superseded', 'Deferred', 'Ignored', 'Transitive', 'Failed'] as const;
 
 /** The progress line's words for the outcomes. */
 const OUTCOME_WORDS: Record<(typeof OUTCOMES)[number], string> = {
   Success: 'applied',
   Superseded: 'superseded',
+  Deferred: 'waiting for their target',
   Ignored: 'ignored',
   Transitive: 'waiting on a dependency',
   Failed: 'failed',
@@ -34,14 +35,52 @@ export function progressLine(stats: HostStats, now: Date): string {
   return `[${now.toISOString().slice(11, 19)}] detected ${detected}, sent ${sent}${failedRuns ? `, ${failedRuns} failed run(s)` : ''} | processed ${stats.processedCount()}${queues ? ` (${queues})` : ''}`;
 }
 
-/** Prints {@link progressLine} every `everyMs` when something changed. Returns a stop function. */
-export function startProgress(stats: HostStats, clock: Clock, print: (line: string) => void, everyMs = 2_000): () => void {
+/** The line printed once the work queues have drained after some processing. */
+export function caughtUpLine(stats: HostStats, now: Date): string {
+  return `[${now.toISOString().slice(11, 19)}] all caught up: ${stats.processedCount()} messages processed, the work queues are empty`;
+}
+
+/** The line printed on Ctrl-C: how long the host ran and what it did. */
+export function stoppedLine(stats: HostStats, now: Date): string {
+  const seconds = Math.round((now.getTime() - stats.startedAt.getTime()) / 1000);
+  const ran = seconds < 60 ? `${seconds} s` : `${Math.floor(seconds / 60)}m ${String(seconds % 60).padStart(2, '0')}s`;
+  return `stopped after ${ran}: ${progressLine(stats, now).slice(11)}`;
+}
+
+export interface ProgressOptions {
+  /** How often to look. Default 2,000 ms. */
+  everyMs?: number;
+  /**
+   * Whether the work queues are empty and nothing is in flight. When given, "all caught up" is
+   * printed once each time they drain after messages were processed. Default: never printed.
+   */
+  idle?: () => Promise<boolean>;
+}
+
+/** Prints {@link progressLine} every `everyMs` when something changed, and {@link caughtUpLine}. Returns a stop function. */
+export function startProgress(stats: HostStats, clock: Clock, print: (line: string) => void, options: ProgressOptions = {}): () => void {
   let last = '';
-  return clock.every(everyMs, () => {
+  let reportedAt = -1;
+  let checking = false;
+  return clock.every(options.everyMs ?? 2_000, () => {
     const line = progressLine(stats, clock.now());
     const key = line.slice(11);
     if (key !== last) print(line);
     last = key;
+    const processed = stats.processedCount();
+    if (!options.idle || checking || processed === 0 || processed === reportedAt) return;
+    checking = true;
+    void options
+      .idle()
+      .then((idle) => {
+        // Nothing was processed while the queues were counted: not just a gap between two batches.
+        if (idle && stats.processedCount() === processed) {
+          reportedAt = processed;
+          print(caughtUpLine(stats, clock.now()));
+        }
+      })
+      .catch(() => undefined)
+      .finally(() => (checking = false));
   });
 }
 
@@ -65,6 +104,7 @@ export function formatSummary(args: { runs: JobRunResult[]; stats: HostStats; de
     ...[
       ['applied to the target', d('completed'), ''],
       ['superseded (newer in batch)', d('superseded'), ''],
+      ['waiting for their target', d('deferred'), 'a scheduled copy (target in outage)'],
       ['ignored (outdated)', d('ignored'), queues.ignored],
       ['parked (dependency missing)', d('transitive'), Object.values(queues.transitive).join(' / ')],
       ['dead-lettered', d('deadLettered'), '<queue>/$deadletterqueue'],

@@ -23,6 +23,8 @@ export interface QueueProcessorOptions {
   batchWaitMs?: number;
   /** How long one receive waits for messages, ms. Default 1 000. */
   receiveWaitMs?: number;
+  /** Called when a batch is received, with its size (before it is processed). */
+  onBatch?: (size: number) => void;
   /** Called after each message (progress display, tests). */
   onResult?: (result: ProcessResult, message: ReceivedMessage) => void;
 }
@@ -116,6 +118,7 @@ export class QueueProcessor {
   private track(work: Promise<void>, count: number): void {
     this.inFlight.add(work);
     this.messagesInFlight += count;
+    this.options.onBatch?.(count);
     void work.finally(() => {
       this.inFlight.delete(work);
       this.messagesInFlight -= count;

@@ -1,14 +1,17 @@
 import { errorMessage } from '../model/errors';
 import type { Runtime } from '../runtime/runtime';
-import { totalSent } from '../detect/job-run';
 import { httpError, type HttpInput, type HttpOutput } from './http-types';
+import { runResultBody, runResultStatus } from './run-result';
+import { RUN_STATUS_ROUTE } from './run-status-handler';
 
 const ALLOWED_BODY_KEYS = new Set(['dryRun', 'limit']);
 
 /**
  * `POST jobs/{name}/execute`: runs one job now (in parallel with the timer if need be: last writer
  * wins on the watermark, a stale writer only causes repeats). 200 with the run's counts, 404 for
- * an unknown job, 400 for a bad body, 500 when the job ran and failed (the body says why).
+ * an unknown job, 400 for a bad body, 500 when the job ran and failed (the body says why), and
+ * 202 with the run's id and status URL (`GET runs/{id}`) when the run takes longer than
+ * `HIGHWATER_EXECUTE_WAIT_SECONDS` (the run goes on). Dry runs always wait.
  * Body (optional JSON): `{ "dryRun": true, "limit": 20 }`.
  */
 export async function executeJobHandler(runtime: Runtime, input: HttpInput): Promise<HttpOutput> {
@@ -38,20 +41,25 @@ export async function executeJobHandler(runtime: Runtime, input: HttpInput): Pro
   }
   const job = runtime.init.findJob(name);
   if (!job) return httpError(404, 'JobNotFound', `unknown job "${name}"`);
-  const run = await runtime.detection.runJob(job, { trigger: 'manual', dryRun: options.dryRun, limit: options.limit });
-  const body = {
-    job: run.jobName,
-    outcome: run.outcome,
-    detected: run.detected,
-    sent: totalSent(run),
-    sentByQueue: run.sentByQueue,
-    timeStamps: run.timeStamps,
-    watermarkBefore: run.watermarkBefore,
-    watermarkAfter: run.watermarkAfter,
-    startedAt: run.startedAt.toISOString(),
-    endedAt: run.endedAt.toISOString(),
-    ...(run.error ? { error: run.error } : {}),
-    ...(run.preview ? { preview: run.preview } : {}),
+  const start = () => runtime.detection.runJob(job, { trigger: 'manual', dryRun: options.dryRun, limit: options.limit });
+  // A dry run sends nothing and stops after `limit` changes: it is always waited for.
+  const outcome = options.dryRun ? { finished: true as const, run: await start() } : await runtime.acceptedRuns.runOrAccept(job.name, start);
+  if (outcome.finished) return { status: runResultStatus(outcome.run), body: runResultBody(outcome.run) };
+  const { id, acceptedAt } = outcome.accepted;
+  const statusUrl = runStatusUrl(input, id);
+  return {
+    status: 202,
+    headers: { location: statusUrl, 'retry-after': String(Math.ceil(runtime.acceptedRuns.heartbeatMs / 1000)) },
+    body: { id, job: job.name, state: 'Running', acceptedAt: acceptedAt.toISOString(), statusUrl },
   };
-  return { status: run.outcome === 'Succeeded' ? 200 : 500, body };
+}
+
+/**
+ * `…/api/runs/{id}` on the host the request came to (`url` when the adapter knows it, else the
+ * `host` header over http, as the local host serves). Never carries the caller's function key.
+ */
+export function runStatusUrl(input: Pick<HttpInput, 'url' | 'headers'>, id: string): string {
+  const path = `/api/${RUN_STATUS_ROUTE.replace('{id}', encodeURIComponent(id))}`;
+  if (input.url) return new URL(path, input.url).toString();
+  return input.headers.host ? `http://${input.headers.host}${path}` : path;
 }

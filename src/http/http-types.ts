@@ -10,6 +10,8 @@ export interface HttpInput {
   /** Raw body text ('' when none). */
   body: string;
   headers: Record<string, string | undefined>;
+  /** The full request URL when the host knows it (the Functions app); used to build status URLs. */
+  url?: string;
 }
 
 export interface HttpOutput {

@@ -1,4 +1,7 @@
-import { errorMessage } from '../model/errors';
+import { MESSAGE_PROPERTY, safeErrorText } from '../bus/message-properties';
+import { errorKind, errorMessage, errorTypeName } from '../model/errors';
+import { DEFAULT_MAX_ATTEMPTS } from './batch/attempts';
+import { dispositionFor } from './batch/disposition';
 import { messageLogContext, receivedLogContext } from '../telemetry/log-context';
 import { METRIC_NAMES, type ProcessOutcome } from '../telemetry/metrics';
 import { applyGroups } from './batch/apply-groups';
@@ -22,10 +25,10 @@ export interface ProcessResult {
    * the same batch, a side queue, a scheduled retry copy, dead-lettered — or abandoned, when a
    * copy of it could not be sent and the broker is to deliver it again.
    */
-  disposition: 'completed' | 'superseded' | 'ignored' | 'transitive' | 'retried' | 'abandoned' | 'deadLettered';
+  disposition: 'completed' | 'superseded' | 'deferred' | 'ignored' | 'transitive' | 'retried' | 'abandoned' | 'deadLettered';
   jobName?: string;
   error?: string;
-  /** For `retried`: when the copy for the next attempt becomes visible. */
+  /** For `retried` and `deferred`: when the copy becomes visible. */
   retryAt?: Date;
   /** Set when the message could not be settled (lock lost, bus down): the broker delivers it again. */
   settleError?: string;
@@ -110,10 +113,23 @@ export class ProcessQueueMessageService {
     const groupsLogged = new Set<string>();
     const groupSizes = new Map<string, number>();
     for (const v of verdicts) if (v.kind === 'failed' && v.group) groupSizes.set(groupKey(v), (groupSizes.get(groupKey(v)) ?? 0) + 1);
+    const maxAttempts = this.deps.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
     for (const v of verdicts) {
       if (v.kind !== 'failed') continue;
       const text = errorMessage(v.error);
       const context = { ...receivedLogContext(v.item.message, queue), ...(v.message ? messageLogContext(v.message) : {}) };
+      // Dead-lettered at once (permanent, malformed body, unknown job): an error, one line each,
+      // also inside a group, with what finds the message again (the body may be unreadable).
+      if (dispositionFor(errorKind(v.error), v.work?.attempt ?? 1, v.work?.job, maxAttempts) === 'deadLetter') {
+        const props = v.item.message.applicationProperties ?? {};
+        const job = v.work?.job.name ?? v.message?.jobName ?? String(props[MESSAGE_PROPERTY.jobName] ?? 'unknown');
+        const sourceKey = v.message?.sourceKey ?? String(props[MESSAGE_PROPERTY.sourceKey] ?? 'unknown');
+        this.deps.log.error(
+          `message ${v.item.message.messageId} (job ${job}, source key ${sourceKey}) dead-lettered on ${queue}: ${errorTypeName(v.error)}: ${safeErrorText(text)}`,
+          { ...context, job, sourceKey },
+        );
+        continue;
+      }
       if (v.group) {
         const key = groupKey(v);
         if (groupsLogged.has(key)) continue;

@@ -8,6 +8,7 @@ import type { Metrics } from '../telemetry/metrics';
 import type { TargetConnector } from '../../connectors/base/target-connector';
 import type { Logger } from '../telemetry/logger';
 import type { DeletionGuard } from './deletion-store';
+import type { TargetHealth } from './target-health';
 
 /** The configuration as the processor sees it (InitializationService provides it). */
 export interface ConfigLookup {
@@ -49,6 +50,8 @@ export interface ProcessingDependencies {
   deletions?: DeletionGuard;
   /** Lock renewal interval in ms. Default 30 000. */
   lockRenewalMs?: number;
+  /** The outage mode of target connections (see `target-health.ts`). Default: none (every group goes to its target). */
+  targetHealth?: TargetHealth;
   /** Attempts before a failing message is dead-lettered (`MaxDeliveryCountExceeded`). Default 10, the queues' `maxDeliveryCount`. */
   maxAttempts?: number;
 }

@@ -17,6 +17,10 @@ import { systemClock, type Clock } from '../model/clock';
 import { APPLIED_HASHES_TABLE, AppliedHashStore } from '../process/applied-hash-store';
 import { DELETIONS_TABLE, DeletionStore } from '../process/deletion-store';
 import { ProcessQueueMessageService } from '../process/process-queue-message-service';
+import { TargetHealth } from '../process/target-health';
+import { readExecuteWaitMs } from '../http/execute-wait';
+import { RUN_STATUS_TABLE, RunStatusStore } from '../http/run-status-store';
+import { RunTracker } from '../http/run-tracker';
 import { openTableStorage } from '../storage/table-client-factory';
 import type { TableStorage } from '../storage/table-store';
 import { consoleLogger, type Logger } from '../telemetry/logger';
@@ -40,6 +44,11 @@ export interface RuntimeOptions {
   env?: NodeJS.ProcessEnv;
   /** Lock renewal interval of the processor, ms. Default 30 000. */
   lockRenewalMs?: number;
+  /**
+   * How long ExecuteJob waits for its run before answering 202, ms. Default from
+   * `HIGHWATER_EXECUTE_WAIT_SECONDS` in `env` (100 s).
+   */
+  executeWaitMs?: number;
   /** Called after every job run is recorded (local host progress, status page). */
   onJobRun?: (run: JobRunResult) => void;
   /** Already opened storage / bus to use (tests); the runtime does not close what it was given. */
@@ -61,9 +70,13 @@ export interface Runtime {
   readonly connectors: ConnectorProvider;
   readonly detection: ProcessJobsForRetrievalInOrderService;
   readonly processor: ProcessQueueMessageService;
+  /** Target connections in outage mode (status page, `/api/status`). */
+  readonly targetHealth: TargetHealth;
   readonly sender: ServiceBusService;
   readonly runLog: RunLogStore;
   readonly appliedHashes: AppliedHashStore;
+  /** ExecuteJob runs that outlast the request's wait (`GET runs/{id}`). */
+  readonly acceptedRuns: RunTracker;
   readonly clock: Clock;
   readonly log: Logger;
   readonly metrics: Metrics;
@@ -78,6 +91,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const registry = options.registry ?? defaultConnectorRegistry();
   const env = options.env ?? process.env;
   const validateOptions = { connectionTypes: registry.connectionTypes() };
+  const executeWaitMs = options.executeWaitMs ?? readExecuteWaitMs(env);
 
   const storage = options.storage ?? (await openTableStorage(settings, { log: (line) => log.info(line) }));
   let bus: MessageBus | undefined;
@@ -101,6 +115,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     const runLog = new RunLogStore(await storage.table(RUNS_TABLE));
     const appliedHashes = new AppliedHashStore(await storage.table(APPLIED_HASHES_TABLE), clock);
     const deletions = new DeletionStore(await storage.table(DELETIONS_TABLE));
+    const acceptedRuns = new RunTracker({ store: new RunStatusStore(await storage.table(RUN_STATUS_TABLE)), clock, log, waitMs: executeWaitMs });
     const busForSenders = bus;
     const detection = new ProcessJobsForRetrievalInOrderService({
       config: lookup,
@@ -123,7 +138,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         },
       },
     });
+    const targetHealth = new TargetHealth();
     const processor = new ProcessQueueMessageService({
+      targetHealth,
       config: lookup,
       targets: connectors,
       sender,
@@ -147,13 +164,16 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       connectors,
       detection,
       processor,
+      targetHealth,
       sender,
       runLog,
       appliedHashes,
+      acceptedRuns,
       clock,
       log,
       metrics,
       async close() {
+        await acceptedRuns.close();
         await appliedHashes.close().catch((err) => log.warn(`applied hashes not flushed: ${String(err)}`));
         await connectors.close();
         await metrics.flush();

@@ -1,8 +1,8 @@
 import type { TableClient, TransactionAction } from '@azure/data-tables';
 import { assertTableKey } from './table-key';
 import { isNotFound, toStorageError } from './table-errors';
+import { planTransactions, type TransactionLimits } from './transaction-plan';
 import {
-  MAX_TRANSACTION_ACTIONS,
   type EntityProperties,
   type EntityValue,
   type TableBatchAction,
@@ -60,9 +60,22 @@ function escapeOData(text: string): string {
   return text.replace(/'/g, "''");
 }
 
+/** Row keys per query of `getMany`: with the partition key, 15 comparisons, the service's most per filter. */
+const ROW_KEYS_PER_QUERY = 14;
+/** Queries of one `getMany` in flight at once. */
+const QUERIES_AT_ONCE = 8;
+
+function toSdkAction(action: TableBatchAction): TransactionAction {
+  return action.kind === 'upsert' ? ['upsert', toEntity(action.row), 'Replace'] : ['delete', { partitionKey: action.partitionKey, rowKey: action.rowKey }];
+}
+
 /** {@link TableStore} on an `@azure/data-tables` TableClient (Azure or Azurite). */
 export class AzureTableStore implements TableStore {
-  constructor(private readonly client: TableClient) {}
+  constructor(
+    private readonly client: TableClient,
+    /** How `submitBatch` splits transactions. Default the service's limits (100 actions, 4 MiB). */
+    private readonly limits: TransactionLimits = {},
+  ) {}
 
   get tableName(): string {
     return this.client.tableName;
@@ -81,6 +94,24 @@ export class AzureTableStore implements TableStore {
       if (isNotFound(err)) return undefined;
       throw toStorageError(err, 'get', this.tableName);
     }
+  }
+
+  async getMany(partitionKey: string, rowKeys: readonly string[]): Promise<Map<string, TableRow>> {
+    assertTableKey('partition key', partitionKey);
+    const unique = [...new Set(rowKeys)];
+    for (const rowKey of unique) assertKeys(partitionKey, rowKey);
+    const chunks: string[][] = [];
+    for (let i = 0; i < unique.length; i += ROW_KEYS_PER_QUERY) chunks.push(unique.slice(i, i + ROW_KEYS_PER_QUERY));
+    const found = new Map<string, TableRow>();
+    for (let i = 0; i < chunks.length; i += QUERIES_AT_ONCE) {
+      const results = await Promise.all(
+        chunks.slice(i, i + QUERIES_AT_ONCE).map((chunk) =>
+          this.collect(`PartitionKey eq '${escapeOData(partitionKey)}' and (${chunk.map((k) => `RowKey eq '${escapeOData(k)}'`).join(' or ')})`),
+        ),
+      );
+      for (const rows of results) for (const row of rows) found.set(row.rowKey, row);
+    }
+    return found;
   }
 
   async upsert(row: TableRow): Promise<void> {
@@ -105,21 +136,19 @@ export class AzureTableStore implements TableStore {
   }
 
   async submitBatch(actions: TableBatchAction[]): Promise<void> {
-    const byPartition = new Map<string, TransactionAction[]>();
+    const byPartition = new Map<string, TableBatchAction[]>();
     for (const action of actions) {
       const partitionKey = action.kind === 'upsert' ? action.row.partitionKey : action.partitionKey;
-      const rowKey = action.kind === 'upsert' ? action.row.rowKey : action.rowKey;
-      assertKeys(partitionKey, rowKey);
-      const sdkAction: TransactionAction =
-        action.kind === 'upsert' ? ['upsert', toEntity(action.row), 'Replace'] : ['delete', { partitionKey, rowKey }];
+      assertKeys(partitionKey, action.kind === 'upsert' ? action.row.rowKey : action.rowKey);
       const list = byPartition.get(partitionKey) ?? [];
-      list.push(sdkAction);
+      list.push(action);
       byPartition.set(partitionKey, list);
     }
     for (const list of byPartition.values()) {
-      for (let i = 0; i < list.length; i += MAX_TRANSACTION_ACTIONS) {
-        const chunk = list.slice(i, i + MAX_TRANSACTION_ACTIONS);
-        await this.call('transaction', () => this.client.submitTransaction(chunk));
+      // At most 100 actions and 4 MiB per transaction: config rows may be up to 1 MiB each.
+      for (const transaction of planTransactions(list, this.limits)) {
+        const sdkActions = transaction.map(toSdkAction);
+        await this.call('transaction', () => this.client.submitTransaction(sdkActions));
       }
     }
   }

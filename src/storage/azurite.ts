@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import { TableServiceClient } from '@azure/data-tables';
+import { ConfigError } from '../model/errors';
 
 /** Azurite's well-known development account (public, documented by Microsoft: not a secret). */
 export const AZURITE_ACCOUNT_NAME = 'devstoreaccount1';
@@ -35,6 +36,25 @@ export interface AzuriteProcess {
   stop(): Promise<void>;
 }
 
+/**
+ * Why Azurite cannot start when its package is missing: it is a development dependency, so a
+ * production install (the Function App's) does not have it, and needs no local tables either.
+ */
+export const AZURITE_MISSING_MESSAGE =
+  'Azurite (the local Table Storage emulator) is not installed: it is a development dependency, which "npm ci --omit=dev" and ' +
+  '"npm install --omit=dev" leave out. Run "npm install" in the Highwater folder, or set AzureWebJobsStorage or ' +
+  'HIGHWATER_TABLES_ENDPOINT to a storage account (then no local Azurite is needed)';
+
+/** The table service's script in the `azurite` package. @throws ConfigError {@link AZURITE_MISSING_MESSAGE} when the package is missing. */
+export function azuriteEntryPoint(resolve: (id: string) => string = require.resolve): string {
+  try {
+    return resolve('azurite/dist/src/table/main.js');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND') throw new ConfigError(AZURITE_MISSING_MESSAGE, { cause: err });
+    throw err;
+  }
+}
+
 const STARTED = /Table service successfully started/;
 const STOP_GRACE_MS = 5_000;
 
@@ -63,7 +83,7 @@ function stopChild(child: ChildProcess): Promise<void> {
 }
 
 function launch(port: number, host: string, options: AzuriteOptions): Promise<AzuriteProcess> {
-  const args = [require.resolve('azurite/dist/src/table/main.js'), '--tableHost', host, '--tablePort', String(port)];
+  const args = [azuriteEntryPoint(), '--tableHost', host, '--tablePort', String(port)];
   args.push(...(options.location ? ['--location', options.location] : ['--inMemoryPersistence']));
   // --silent: no access log (nobody reads it); --disableTelemetry: it would reach the internet.
   args.push('--skipApiVersionCheck', '--disableTelemetry', '--silent');

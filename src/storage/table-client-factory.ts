@@ -82,11 +82,46 @@ function describeConnectionString(connectionString: string): string {
   return account ? `Table Storage account ${account}` : 'Table Storage';
 }
 
-async function openLocalAzurite(dataDir: string, options: OpenTableStorageOptions): Promise<TableStorage> {
-  const port = options.localPort ?? AZURITE_DEFAULT_TABLE_PORT;
-  if (await isAzuriteListening(port)) {
-    return fromConnectionString(azuriteConnectionString(port), `Azurite at 127.0.0.1:${port} (already running)`, options);
+/**
+ * Table and row where a local Azurite started by Highwater records the data folder it serves, so
+ * that an instance with another `HIGHWATER_DATA_DIR` does not silently share its tables.
+ */
+export const LOCAL_INSTANCE_TABLE = 'highwaterlocal';
+const INSTANCE_KEYS = { partitionKey: 'instance', rowKey: 'dataDir' } as const;
+
+/** `HIGHWATER_AZURITE_PORT` as a port number. @throws ConfigError naming the setting and the value. */
+export function parseAzuritePort(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port < 1 || port > 65535) {
+    throw new ConfigError(`${SETTING_NAMES.azuritePort}: expected a port number 1–65535, got ${JSON.stringify(value)}`);
   }
+  return port;
+}
+
+/** The data folder an Azurite serves, as recorded by the Highwater that started it (undefined: none recorded). */
+async function servedDataDir(storage: TableStorage): Promise<string | undefined> {
+  const row = await (await storage.table(LOCAL_INSTANCE_TABLE)).get(INSTANCE_KEYS.partitionKey, INSTANCE_KEYS.rowKey);
+  const value = row?.properties.DataDir;
+  return typeof value === 'string' ? value : undefined;
+}
+
+async function reuseLocalAzurite(port: number, dataDir: string, options: OpenTableStorageOptions): Promise<TableStorage> {
+  const storage = fromConnectionString(azuriteConnectionString(port), `Azurite at 127.0.0.1:${port} (already running)`, options);
+  const served = await servedDataDir(storage);
+  if (served !== undefined && path.resolve(served) !== path.resolve(dataDir)) {
+    await storage.close();
+    throw new ConfigError(
+      `the Azurite at 127.0.0.1:${port} serves the data folder ${served}, not ${dataDir} (${SETTING_NAMES.dataDir}): ` +
+        `stop the host that uses it, or give this data folder its own Azurite with ${SETTING_NAMES.azuritePort}=<another port>`,
+    );
+  }
+  return storage;
+}
+
+async function openLocalAzurite(dataDir: string, settingPort: string | undefined, options: OpenTableStorageOptions): Promise<TableStorage> {
+  const port = options.localPort ?? parseAzuritePort(settingPort) ?? AZURITE_DEFAULT_TABLE_PORT;
+  if (await isAzuriteListening(port)) return reuseLocalAzurite(port, dataDir, options);
   const location = path.join(dataDir, 'azurite');
   let azurite: AzuriteProcess;
   try {
@@ -101,7 +136,14 @@ async function openLocalAzurite(dataDir: string, options: OpenTableStorageOption
     );
   }
   options.log?.(`started Azurite at 127.0.0.1:${port}, data in ${location}`);
-  return fromConnectionString(azurite.connectionString, `Azurite at 127.0.0.1:${port} (started, data in ${location})`, options, azurite);
+  const storage = fromConnectionString(azurite.connectionString, `Azurite at 127.0.0.1:${port} (started, data in ${location})`, options, azurite);
+  try {
+    await (await storage.table(LOCAL_INSTANCE_TABLE)).upsert({ ...INSTANCE_KEYS, properties: { DataDir: path.resolve(dataDir) } });
+  } catch (err) {
+    await storage.close();
+    throw err;
+  }
+  return storage;
 }
 
 /**
@@ -109,11 +151,13 @@ async function openLocalAzurite(dataDir: string, options: OpenTableStorageOption
  * 1. `storageConnectionString` (`AzureWebJobsStorage`): that account (Azure or any Azurite);
  * 2. else `tablesEndpoint` (`HIGHWATER_TABLES_ENDPOINT`): that account with
  *    `DefaultAzureCredential` (managed identity in Azure, developer login locally);
- * 3. else the local Azurite: one already answering on `localPort` is reused, otherwise one is
- *    started as a child process with persistent data in `<dataDir>/azurite` and stopped by `close()`.
+ * 3. else the local Azurite on `localPort` (else `azuritePort`, `HIGHWATER_AZURITE_PORT`, else
+ *    10002): one already answering is reused unless a Highwater started it for another data
+ *    folder (ConfigError); otherwise one is started as a child process with persistent data in
+ *    `<dataDir>/azurite`, records that folder, and is stopped by `close()`.
  */
 export async function openTableStorage(
-  settings: Pick<Settings, 'storageConnectionString' | 'tablesEndpoint' | 'dataDir'>,
+  settings: Pick<Settings, 'storageConnectionString' | 'tablesEndpoint' | 'dataDir'> & Partial<Pick<Settings, 'azuritePort'>>,
   options: OpenTableStorageOptions = {},
 ): Promise<TableStorage> {
   if (settings.storageConnectionString) {
@@ -130,5 +174,5 @@ export async function openTableStorage(
       (table) => new TableClient(endpoint, table, credential, clientOptions(insecure, options)),
     );
   }
-  return openLocalAzurite(settings.dataDir, options);
+  return openLocalAzurite(settings.dataDir, settings.azuritePort, options);
 }

@@ -32,6 +32,13 @@ export interface TableStore {
   readonly tableName: string;
   /** The entity, or undefined when it does not exist. */
   get(partitionKey: string, rowKey: string): Promise<TableRow | undefined>;
+  /**
+   * The entities of one partition with these row keys (missing ones are absent from the map), in
+   * as few requests as the service allows: a filter may hold at most 15 comparisons, so 14 row
+   * keys a query, a few queries at a time. One request instead of 14 point reads matters on
+   * Azurite, where each request costs milliseconds of its CPU.
+   */
+  getMany(partitionKey: string, rowKeys: readonly string[]): Promise<Map<string, TableRow>>;
   /** Inserts or replaces the whole entity, unconditionally (no ETag: last writer wins). */
   upsert(row: TableRow): Promise<void>;
   /** All entities of one partition, ordered by row key. */
@@ -39,8 +46,9 @@ export interface TableStore {
   /** Deletes the entity; false when it did not exist. */
   delete(partitionKey: string, rowKey: string): Promise<boolean>;
   /**
-   * Submits actions as transactions of at most {@link MAX_TRANSACTION_ACTIONS} per partition,
-   * in the given order within each partition. Each transaction is all-or-nothing; the batch as a
+   * Submits actions as transactions of at most {@link MAX_TRANSACTION_ACTIONS} and at most
+   * 4 MiB of request payload (`transaction-plan.ts`) per partition, in the given order within
+   * each partition. Each transaction is all-or-nothing; the batch as a
    * whole is not (a failure leaves earlier transactions applied). Deleting a missing entity fails.
    */
   submitBatch(actions: TableBatchAction[]): Promise<void>;

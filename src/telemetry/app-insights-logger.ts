@@ -1,33 +1,37 @@
 import type { AppInsightsClient, TraceSeverity } from './app-insights-metrics';
 import type { Logger } from './logger';
 
+export interface AppInsightsLoggerOptions {
+  /**
+   * Also pass every line to `next`. Default true (the local host: its console is watched). The
+   * Functions app passes false: the Node worker forwards console output to Application Insights
+   * as traces itself, so writing both would store every line twice.
+   */
+  echo?: boolean;
+}
+
 /**
  * Sends every log line to Application Insights as a trace whose context becomes
  * `customDimensions` (so `traces | where customDimensions.correlationId == "…"` finds one
- * message's lines), and passes it on to `next` (the console, which the Functions host also
- * collects). Telemetry never fails the caller: a throwing client is ignored.
+ * message's lines), and passes it on to `next` unless `echo` is false. Telemetry never fails the
+ * caller: a line the client throws on goes to `next` instead, so it is not lost.
  */
-export function appInsightsLogger(client: AppInsightsClient, next: Logger): Logger {
-  const send = (severity: TraceSeverity, message: string, context?: Record<string, unknown>) => {
+export function appInsightsLogger(client: AppInsightsClient, next: Logger, options: AppInsightsLoggerOptions = {}): Logger {
+  const echo = options.echo ?? true;
+  const line = (severity: TraceSeverity, write: (m: string, c?: Record<string, unknown>) => void) => (message: string, context?: Record<string, unknown>) => {
+    let sent = false;
     try {
       client.trackTrace({ message, severity, properties: toProperties(context) });
+      sent = true;
     } catch {
-      // The line still reaches `next`; a broken telemetry client must not break logging.
+      // A broken telemetry client must not break logging: the line takes the other path.
     }
+    if (echo || !sent) write(message, context);
   };
   return {
-    info: (m, c) => {
-      send('Information', m, c);
-      next.info(m, c);
-    },
-    warn: (m, c) => {
-      send('Warning', m, c);
-      next.warn(m, c);
-    },
-    error: (m, c) => {
-      send('Error', m, c);
-      next.error(m, c);
-    },
+    info: line('Information', (m, c) => next.info(m, c)),
+    warn: line('Warning', (m, c) => next.warn(m, c)),
+    error: line('Error', (m, c) => next.error(m, c)),
   };
 }
 

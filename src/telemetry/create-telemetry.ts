@@ -21,6 +21,12 @@ export interface TelemetryOptions {
   localFile?: boolean;
   /** Where log lines go (and, with Application Insights, are copied from). Default the console. */
   log?: Logger;
+  /**
+   * With Application Insights on, also write every line to `log`. Default true (the local host).
+   * The Functions app passes false: its worker forwards console output to Application Insights
+   * as traces too, and one path means each line is stored once.
+   */
+  echoLog?: boolean;
   /** Default the system clock. */
   clock?: Clock;
   /** Makes the client; default lazily imports `applicationinsights`. Tests pass a stub. */
@@ -59,7 +65,7 @@ export async function createTelemetry(settings: Pick<Settings, 'dataDir'>, env: 
   const metrics = kept ? new FanOutMetrics([remote, kept], kept) : remote;
   return {
     metrics,
-    log: appInsightsLogger(client, baseLog),
+    log: appInsightsLogger(client, baseLog, { echo: options.echoLog ?? true }),
     destination: 'applicationInsights',
     async close() {
       await kept?.close();

@@ -9,6 +9,8 @@ export const METRIC_NAMES = {
   jobRunDurationMs: 'JobRunDurationMs',
   watermarkLagSeconds: 'WatermarkLagSeconds',
   queueDepth: 'QueueDepth',
+  /** 1 when a target connection enters its outage mode, 0 when it answers again. */
+  targetOutage: 'TargetOutage',
 } as const;
 
 export type MetricName = (typeof METRIC_NAMES)[keyof typeof METRIC_NAMES];
@@ -27,10 +29,11 @@ export const METRIC_DIMENSIONS: Readonly<Record<MetricName, readonly string[]>> 
   JobRunDurationMs: ['job', 'outcome'],
   WatermarkLagSeconds: ['job'],
   QueueDepth: ['queue', 'role', 'state'],
+  TargetOutage: ['connection'],
 };
 
 /** Outcome dimension of `MessagesProcessed`. */
-export type ProcessOutcome = 'Success' | 'Superseded' | 'Transitive' | 'Ignored' | 'Failed';
+export type ProcessOutcome = 'Success' | 'Superseded' | 'Deferred' | 'Transitive' | 'Ignored' | 'Failed';
 
 export type Dimensions = Record<string, string>;
 

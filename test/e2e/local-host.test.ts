@@ -2,8 +2,10 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { resetJobsState } from '../../src/cli/commands/start';
 import { readSettings } from '../../src/config/settings';
 import { startLocalHost, type LocalHost } from '../../src/host/local-host';
+import type { ProcessingMode } from '../../src/host/processing-mode';
 import { silentLogger } from '../../src/telemetry/logger';
 import { changeDemoAccount, DEMO_SIZES, DEMO_SPECIAL, seedDemo } from '../../examples/demo/seed';
 import { startTestAzurite, type TestAzurite } from '../support/azurite';
@@ -14,15 +16,13 @@ describe('local host on the demo', () => {
   let dir: string;
   let host: LocalHost;
 
-  beforeAll(async () => {
-    azurite = await startTestAzurite();
-    dir = mkdtempSync(path.join(os.tmpdir(), 'hw-host-'));
-    cpSync(path.join(__dirname, '../../examples/demo'), dir, { recursive: true, filter: (src) => !/\.db(-wal|-shm)?$/.test(src) });
-    seedDemo(dir);
-    host = await startLocalHost({
+  const start = (beforeStart?: Parameters<typeof startLocalHost>[0]['beforeStart'], processing?: ProcessingMode) =>
+    startLocalHost({
       configDir: dir,
       port: 0,
       log: silentLogger,
+      beforeStart,
+      processing,
       settings: {
         ...readSettings({}),
         storageConnectionString: azurite.connectionString,
@@ -30,6 +30,13 @@ describe('local host on the demo', () => {
         getChangesSchedule: '* * * * * *',
       },
     });
+
+  beforeAll(async () => {
+    azurite = await startTestAzurite();
+    dir = mkdtempSync(path.join(os.tmpdir(), 'hw-host-'));
+    cpSync(path.join(__dirname, '../../examples/demo'), dir, { recursive: true, filter: (src) => !/\.db(-wal|-shm)?$/.test(src) });
+    seedDemo(dir);
+    host = await start();
   }, 60_000);
 
   afterAll(async () => {
@@ -115,4 +122,51 @@ describe('local host on the demo', () => {
     expect(status).toMatchObject({ instanceId: id, runtimeStatus: 'Completed' });
     expect((await fetch(`${host.url}/api/orchestrators/instances/nope`)).status).toBe(404);
   });
+
+  // Issue 20, item 1: `npm start -- --once --reset` after a run sent 1–3 of 2,000 accounts, because
+  // the kept applied hashes called the re-created accounts unchanged.
+  it('after a reset (demo databases recreated, jobs\' state cleared) syncs every account again', async () => {
+    await host.stop();
+    seedDemo(dir, { reset: true });
+    for (const suffix of ['', '-wal', '-shm']) rmSync(path.join(dir, '.data', 'bus.sqlite') + suffix, { force: true });
+    let notice = '';
+    host = await start(async (runtime) => void (notice = await resetJobsState(runtime)));
+    // Every account but the outdated one was applied (and hashed); the demo deletes DEMO_SIZES.deletedAccounts customers.
+    expect(notice).toBe(`reset 4 jobs: watermarks cleared, ${DEMO_SIZES.accounts - 1} applied hashes and ${DEMO_SIZES.deletedAccounts} recorded deletions removed`);
+    await until(() => (host.stats.recentRuns.some((r) => r.jobName === 'crm-accounts-to-erp' && r.detected > 0) ? true : undefined));
+    expect(await host.drained({ timeoutMs: 60_000 })).toBe(true);
+    const db = erp();
+    try {
+      expect(db.prepare('SELECT count(*) AS n FROM customers').get()).toEqual({ n: DEMO_SIZES.accounts });
+    } finally {
+      db.close();
+    }
+  }, 120_000);
+
+  it.each(['inline', 'worker'] as const)('reaches the demo end state with the processors %s', async (processing) => {
+    await host.stop();
+    seedDemo(dir, { reset: true });
+    for (const suffix of ['', '-wal', '-shm']) rmSync(path.join(dir, '.data', 'bus.sqlite') + suffix, { force: true });
+    host = await start(async (runtime) => void (await resetJobsState(runtime)), processing);
+    expect(host.processing).toBe(processing);
+    await until(() => (host.stats.recentRuns.some((r) => r.jobName === 'crm-contacts-to-erp' && r.detected > 0) ? true : undefined));
+    expect(await host.drained({ timeoutMs: 60_000 })).toBe(true);
+    const db = erp();
+    const c = crm();
+    try {
+      expect(db.prepare('SELECT count(*) AS n FROM customers').get()).toEqual({ n: DEMO_SIZES.accounts });
+      expect(db.prepare('SELECT name FROM customers WHERE crm_id = ?').get(DEMO_SPECIAL.staleAccount)).toEqual({ name: 'EDITED IN ERP' });
+      expect(db.prepare('SELECT count(*) AS n FROM contacts').get()).toEqual({ n: DEMO_SIZES.contacts - 2 });
+      expect(c.prepare('SELECT count(*) AS n FROM accounts WHERE erp_number IS NOT NULL').get()).toEqual({ n: DEMO_SIZES.accounts - 1 });
+    } finally {
+      db.close();
+      c.close();
+    }
+    const { bus, settings } = host.runtime;
+    expect((await bus.counts(settings.queues.ignored)).active).toBe(1);
+    expect((await bus.counts(settings.queues.transitive.normal)).active).toBe(1);
+    expect((await bus.counts(settings.queues.work.normal)).deadLetter).toBe(1);
+    // What the processors did reached the host's stats, whichever thread they ran on.
+    expect(host.stats.processedCount()).toBeGreaterThanOrEqual(DEMO_SIZES.accounts + DEMO_SIZES.contacts);
+  }, 120_000);
 });

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { CommanderError } from 'commander';
 import { errorMessage } from '../../src/model/errors';
+import { terminalText } from '../../src/platform/terminal-text';
 import { moveMessages, type MoverIo } from './mover';
 import { buildProgram } from './options';
 import { exitCodeOf } from './report';
@@ -22,7 +23,9 @@ const processIo = (): MoverIo => ({
 
 /** Runs the mover with `argv` (the arguments after the program name); resolves with the exit code. */
 export async function runMover(argv: readonly string[], io: Partial<MoverIo> = {}): Promise<number> {
-  const full: MoverIo = { ...processIo(), ...io };
+  const given: MoverIo = { ...processIo(), ...io };
+  // Every line is made terminal-safe: error texts of parked messages can hold anything.
+  const full: MoverIo = { ...given, out: (line) => given.out(terminalText(line)), err: (line) => given.err(terminalText(line)) };
   let exitCode = 0;
   const program = buildProgram(async (options) => {
     const report = await moveMessages(options, full);

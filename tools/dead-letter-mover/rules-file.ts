@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readTextFile, TextFileError } from '../../src/platform/read-text-file';
 import { parseDocument } from 'yaml';
 import { UsageError } from '../../src/cli/cli-error';
 import { DURATION_HINT, parseDuration } from './duration';
@@ -144,10 +144,10 @@ export function parseRules(text: string, file: string): Rule[] {
 export async function loadRulesFile(file: string, label: string = file): Promise<Rule[]> {
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    // Regular files only, time-boxed: `--rules <fifo>` used to block (and ignore SIGTERM) for minutes.
+    text = await readTextFile(file);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new UsageError(`${label}: cannot read the rules file (${code === 'ENOENT' ? 'no such file' : (code ?? String(err))})`);
+    throw new UsageError(`${label}: cannot read the rules file (${err instanceof TextFileError ? err.reason : String(err)})`);
   }
   return parseRules(text, label);
 }

@@ -71,7 +71,7 @@ export class LocalBus implements MessageBus {
     options: LocalBusOptions,
   ) {
     this.catalog = new QueueCatalog(db, file);
-    this.store = new MessageStore(db, file);
+    this.store = new MessageStore(db);
     this.duplicates = new DuplicateIndex(db);
     this.checkpointer = new WalCheckpointer(file, AUTO_CHECKPOINT_PAGES);
     const sync = commitSync(file, options.synchronous, options.syncFile);

@@ -7,6 +7,7 @@ import {
   type PropertyValue,
   type ReceivedMessage,
 } from '../message-bus';
+import { bodyBytes, readProps, storedTime } from './row-defects';
 
 /** A `messages` row (a message's state) as read back by SELECT or RETURNING. */
 export interface StateRow {
@@ -115,15 +116,19 @@ export function storedBytes(messages: readonly EncodedMessage[]): number {
   return messages.reduce((sum, m) => sum + m.size + ROW_OVERHEAD_BYTES, 0);
 }
 
-/** A message's rows as the port's message. */
+/**
+ * A message's rows as the port's message. Never throws for what a row holds: unreadable
+ * properties are kept as text (see `row-defects.ts`), so that a damaged row can still be listed
+ * and moved.
+ */
 export function decodeRow(state: StateRow, content: ContentRow, queue: string): BusMessage {
   const message: BusMessage = {
-    body: content.body,
-    messageId: content.message_id,
-    applicationProperties: state.props ? (JSON.parse(state.props) as ApplicationProperties) : {},
+    body: bodyBytes(content.body),
+    messageId: String(content.message_id),
+    applicationProperties: readProps(state.props).props,
     sequenceNumber: String(state.seq),
     deliveryCount: state.delivery_count,
-    enqueuedTime: new Date(content.enqueued_at),
+    enqueuedTime: storedTime(content.enqueued_at),
     expiresAt: new Date(state.expires_at),
   };
   if (content.subject !== null) message.subject = content.subject;
@@ -151,6 +156,6 @@ export function decodeReceived(state: StateRow, content: ContentRow, queue: stri
 /** Merges application properties into a stored JSON object (null when the result is empty). */
 export function mergeProps(stored: string | null, modify: ApplicationProperties | undefined): string | null {
   if (!modify || Object.keys(modify).length === 0) return stored;
-  const merged = { ...(stored ? (JSON.parse(stored) as ApplicationProperties) : {}), ...modify };
+  const merged = { ...readProps(stored).props, ...modify };
   return JSON.stringify(merged);
 }

@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import { BusError, type ApplicationProperties, type QueueCounts } from '../message-bus';
+import { type ApplicationProperties, type QueueCounts } from '../message-bus';
 import { BulkInsert } from './bulk-insert';
 import { mergeProps, type ContentRow, type EncodedMessage, type StateRow } from './message-codec';
 import type { QueueInfo } from './queue-catalog';
+import { readProps, rowDefect, UNREADABLE_REASON } from './row-defects';
 import { prepareStatements, type CandidateRow, type Statements } from './store-statements';
 
 /** Reasons and descriptions Service Bus itself uses, so that rules written for Azure match here. */
@@ -54,10 +55,7 @@ export class MessageStore {
   private readonly states: BulkInsert;
   private readonly contents: BulkInsert;
 
-  constructor(
-    db: Database.Database,
-    private readonly file: string,
-  ) {
+  constructor(db: Database.Database) {
     this.s = prepareStatements(db);
     this.states = new BulkInsert(db, 'messages', ['seq', 'queue_id', 'avail_at', 'expires_at', 'scheduled_at', 'props']);
     this.contents = new BulkInsert(db, 'contents', ['seq', 'message_id', 'enqueued_at', 'subject', 'correlation_id', 'content_type', 'body']);
@@ -110,7 +108,15 @@ export class MessageStore {
         this.retire(queue, seq, expiresAt, now);
         continue;
       }
-      const content = contentOf(row, this.file);
+      const damage = rowDefect({ props, hasContents: row[8] !== null, enqueuedAt: row[9], body: row[13] });
+      if (damage && !dead) {
+        // Alone, in this transaction: the messages claimed with it go on (row-defects.ts).
+        this.s.toDeadLetter.run(now, UNREADABLE_REASON, `message ${seq}: ${damage.defect}`, JSON.stringify(readProps(props).props), seq);
+        continue;
+      }
+      // Already dead-lettered: handed out as far as readable; without contents there is nothing to hand out.
+      if (damage?.lost) continue;
+      const content = contentOf(row);
       const token = this.tokens.next();
       this.s.lock.run(token, until, until, seq);
       const state: StateRow = {
@@ -230,12 +236,8 @@ export class MessageStore {
   }
 }
 
-/** The contents half of a candidate row. @throws BusError `Corrupt` when it is missing. */
-function contentOf(row: CandidateRow, file: string): ContentRow {
-  const [seq, , , , , , , , messageId, enqueuedAt, subject, correlationId, contentType, body] = row;
-  // Contents are written with the state and dropped only after it: a gap means damage.
-  if (messageId === null || enqueuedAt === null || body === null) {
-    throw new BusError('Corrupt', `The local bus database ${file} is corrupt: message ${seq} has no contents`);
-  }
-  return { message_id: messageId, enqueued_at: enqueuedAt, subject, correlation_id: correlationId, content_type: contentType, body };
+/** The contents half of a candidate row (checked by `rowDefect` before). */
+function contentOf(row: CandidateRow): ContentRow {
+  const [, , , , , , , , messageId, enqueuedAt, subject, correlationId, contentType, body] = row;
+  return { message_id: messageId!, enqueued_at: enqueuedAt!, subject, correlation_id: correlationId, content_type: contentType, body: body! };
 }

@@ -1,9 +1,10 @@
-import { mkdirSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { DataFolderError, ensureFolder } from '../../platform/data-folder';
 import { BusError } from '../message-bus';
 import { DEFAULT_BUSY_TIMEOUT_MS, DEFAULT_FILE_NAME, type LocalBusOptions } from './options';
+import { checkInline, checkOnWorker, checkOnWorkerThread } from './integrity-check';
 import { ensureSchema } from './schema';
 import { isBusy, toBusError } from './sqlite-errors';
 
@@ -43,6 +44,22 @@ export function validateBusOptions(options: LocalBusOptions): void {
   if (options.syncFile !== undefined && typeof options.syncFile !== 'function') {
     throw new BusError('InvalidArgument', `syncFile must be a function (file, withDirectory) => Promise<void>, got ${typeof options.syncFile}`);
   }
+  for (const key of ['inlineUpToBytes', 'timeoutMs'] as const) {
+    const value = options.integrityCheck?.[key];
+    if (value !== undefined && !(Number.isSafeInteger(value) && value >= 0)) {
+      throw new BusError('InvalidArgument', `integrityCheck.${key} must be a non-negative integer, got ${String(value)}`);
+    }
+  }
+}
+
+/** The bus's folder, created if missing. @throws BusError `InvalidArgument` naming the folder and why. */
+function ensureDataFolder(dir: string): void {
+  try {
+    ensureFolder(dir);
+  } catch (err) {
+    if (err instanceof DataFolderError) throw new BusError('InvalidArgument', `The local bus data folder ${err.message}`);
+    throw err;
+  }
 }
 
 /** The database file's absolute path for these options. */
@@ -56,14 +73,18 @@ export function databaseFile(options: LocalBusOptions): string {
  *
  * Processes opening a new file at the same moment can get SQLITE_BUSY from SQLite without its
  * busy handler being consulted (seen with two receivers starting together); the whole open is
- * then retried, with short pauses, for up to `busyTimeoutMs` (real time).
- * @throws BusError `Corrupt` (naming the file) or `Unavailable`.
+ * then retried, with short pauses, for up to `busyTimeoutMs` (real time). An existing file is
+ * checked first (`integrity-check.ts`): the host refuses a damaged file at start instead of
+ * failing on the first receive that reads a damaged page.
+ * @throws BusError `Corrupt` (naming the file and what to do) or `Unavailable`.
  */
 export async function openDatabase<T>(options: LocalBusOptions, init: (db: Database.Database, file: string) => T): Promise<T> {
   const deadline = performance.now() + (options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS);
+  const onWorker = checkOnWorker(databaseFile(options), options.integrityCheck);
+  if (onWorker) await checkOnWorkerThread(databaseFile(options), options.integrityCheck);
   for (let attempt = 1; ; attempt++) {
     try {
-      return openOnce(options, init);
+      return openOnce(options, init, !onWorker);
     } catch (err) {
       if (!isBusy(err) || performance.now() >= deadline) throw err;
       await new Promise((resolve) => setTimeout(resolve, Math.min(20 * attempt, 200)));
@@ -71,11 +92,11 @@ export async function openDatabase<T>(options: LocalBusOptions, init: (db: Datab
   }
 }
 
-function openOnce<T>(options: LocalBusOptions, init: (db: Database.Database, file: string) => T): T {
+function openOnce<T>(options: LocalBusOptions, init: (db: Database.Database, file: string) => T, checkHere: boolean): T {
   const file = databaseFile(options);
   let db: Database.Database | undefined;
   try {
-    mkdirSync(path.dirname(file), { recursive: true });
+    ensureDataFolder(path.dirname(file));
     db = new Database(file, { timeout: options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS });
     const mode = db.pragma('journal_mode = WAL', { simple: true });
     if (mode !== 'wal') {
@@ -86,6 +107,7 @@ function openOnce<T>(options: LocalBusOptions, init: (db: Database.Database, fil
     db.pragma('synchronous = NORMAL');
     for (const pragma of PRAGMAS) db.pragma(pragma);
     ensureSchema(db, file);
+    if (checkHere) checkInline(db, file);
     const opened = db;
     return opened.transaction(() => init(opened, file)).immediate();
   } catch (err) {

@@ -1,4 +1,5 @@
 import type { FileSyncer } from '../../sqlite/wal-sync';
+import type { IntegrityCheckOptions } from './integrity-check';
 import { BusError } from '../message-bus';
 
 /** Per-queue settings, named and defaulted as in Service Bus. */
@@ -62,6 +63,12 @@ export interface LocalBusOptions {
    * the first time, fsync of the folder), close, on libuv's thread pool. Tests inject one.
    */
   syncFile?: FileSyncer;
+  /**
+   * An existing file is checked with `PRAGMA quick_check` before it is used; a damaged one is
+   * refused (`Corrupt`, saying what to do). Small files inline, large ones on a worker thread
+   * bounded in time (see {@link IntegrityCheckOptions} for the defaults).
+   */
+  integrityCheck?: IntegrityCheckOptions;
 }
 
 export const DEFAULT_QUEUE_OPTIONS: ResolvedQueueOptions = {

@@ -6,6 +6,7 @@ import type { HighwaterConfig } from '../../model/config';
 import { readSettings, type Settings } from '../../config/settings';
 import type { TableStorage } from '../../storage/table-store';
 import { defaultConnectorRegistry } from '../../../connectors/default-registry';
+import { terminalText } from '../../platform/terminal-text';
 
 // The modules behind the commands (schema, YAML, the Tables SDK) load when a command runs: every
 // CLI start registers these commands, most runs use none of them.
@@ -29,8 +30,8 @@ export interface StorageCommandDeps {
 export const defaultStorageCommandDeps: StorageCommandDeps = {
   settings: () => readSettings(),
   openStorage: async (settings, notice) => (await import('../../storage/table-client-factory')).openTableStorage(settings, { log: notice }),
-  print: (line) => console.log(line),
-  notice: (line) => console.error(line),
+  print: (line) => console.log(terminalText(line)),
+  notice: (line) => console.error(terminalText(line)),
 };
 
 /** Opens storage as the settings say, runs `fn`, and always closes it (stopping an Azurite it started). */

@@ -11,7 +11,7 @@ export function registerDemoCommands(program: Command): void {
     program
       .command('demo')
       .description('seed the demo CRM and ERP databases (if missing) and run the local host on examples/demo')
-      .option('--reset', 'start over: recreate the demo databases, clear the demo jobs\' watermarks and the local queues'),
+      .option('--reset', 'start over: recreate the demo databases; clear the demo jobs\' watermarks, applied hashes and recorded deletions, and the local queues'),
   ).action(async (opts: Omit<HostCommandOptions, 'config'> & { reset?: boolean }) => {
     const dir = demoConfigDir();
     if ((await seed()).seedDemo(dir, { reset: opts.reset })) console.log(`Seeded the demo databases in ${dir} (crm.db, erp.db).`);

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import type { MessageBus, QueueCounts } from '../../bus/message-bus';
 import { allQueueNames, readSettings, type Settings } from '../../config/settings';
 import { errorMessage } from '../../model/errors';
+import { terminalText } from '../../platform/terminal-text';
 
 /** One row of `highwater queues`: the counts, or why they could not be read. */
 export type QueueCountsRow = { queue: string } & ({ counts: QueueCounts } | { error: string; code?: string });
@@ -18,7 +19,7 @@ export interface QueuesCommandDeps {
 const defaultDeps: QueuesCommandDeps = {
   settings: () => readSettings(),
   createBus: async (settings) => (await import('../../bus/create-bus')).createBus(settings),
-  print: (line) => console.log(line),
+  print: (line) => console.log(terminalText(line)),
 };
 
 /** Counts of every configured queue; a queue that fails gets an error row, the others still count. */

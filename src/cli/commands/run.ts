@@ -7,7 +7,9 @@ import type { QueueMessage } from '../../model/queue-message';
 import type { Runtime, RuntimeOptions } from '../../runtime/runtime';
 import type { Logger } from '../../telemetry/logger';
 import { UsageError } from '../cli-error';
+import { requireJob } from './job-state';
 import { durationOf, formatDuration, parseLimit, runAsJson } from './runs';
+import { terminalText } from '../../platform/terminal-text';
 
 /** Changes a dry run shows when `--limit` is not given (the detection service's default). */
 export const DEFAULT_DRY_RUN_LIMIT = 20;
@@ -27,8 +29,8 @@ const defaultDeps: RunCommandDeps = {
   settings: () => readSettings(),
   // Loaded on use: the runtime pulls in every connector and adapter, which other commands do not need.
   openRuntime: async (options) => (await import('../../runtime/runtime')).createRuntime(options),
-  print: (line) => console.log(line),
-  notice: (line) => console.error(line),
+  print: (line) => console.log(terminalText(line)),
+  notice: (line) => console.error(terminalText(line)),
 };
 
 /**
@@ -39,12 +41,12 @@ function cliLogger(notice: (line: string) => void): Logger {
   return { info: (m) => notice(m), warn: (m) => notice(`warning: ${m}`), error: () => {} };
 }
 
-function findJob(runtime: Runtime, name: string): Job {
-  const job = runtime.init.findJob(name);
-  if (job) return job;
-  const known = runtime.init.config.jobs.map((j) => j.name).sort();
-  throw new UsageError(`unknown job ${JSON.stringify(name)}; known jobs: ${known.length > 0 ? known.join(', ') : '(none)'}`);
+function findJob(runtime: Runtime, name: string, configDir: string | undefined): Job {
+  return requireJob(runtime.init.config.jobs, name, configDir ?? 'the configuration tables');
 }
+
+/** What happens to sent messages: `run` only sends, a host applies them. */
+export const APPLY_HINT = '  next       the messages wait in their queues; a running host (highwater start) applies them';
 
 const show = (value: string | null) => value ?? '(none)';
 
@@ -61,6 +63,7 @@ export function formatRunSummary(run: JobRunResult): string[] {
     `  sent       ${totalSent(run)}${queues.length > 0 ? ` (${queues.join(', ')})` : ''}`,
     `  watermark  ${watermark}`,
     ...formatSkipped(run),
+    ...(totalSent(run) > 0 ? [APPLY_HINT] : []),
   ];
 }
 
@@ -124,7 +127,7 @@ export function registerRunCommand(program: Command, deps: RunCommandDeps = defa
       let run: JobRunResult;
       try {
         await runtime.init.ensureInitialized();
-        const job = findJob(runtime, jobName);
+        const job = findJob(runtime, jobName, options.config);
         run = await runtime.detection.runJob(job, { trigger: 'manual', dryRun: options.dryRun ?? false, limit });
       } finally {
         await runtime.close();

@@ -5,11 +5,14 @@ import { InvalidArgumentError } from 'commander';
 import { readSettings } from '../../config/settings';
 import type { JobRunResult } from '../../detect/job-run';
 import type { LocalHost } from '../../host/local-host';
-import { formatSummary, queueDepths, startProgress } from '../../host/progress';
+import { formatSummary, queueDepths, startProgress, stoppedLine } from '../../host/progress';
+import { PRIORITIES } from '../../model/job';
 import { consoleLogger } from '../../telemetry/logger';
 import { packageRoot } from '../package-root';
 import { parseConcurrency } from './concurrency-option';
 import type { Priority } from '../../model/job';
+import type { Runtime } from '../../runtime/runtime';
+import { clearAppliedHashes, clearDeletions } from './job-state';
 
 export interface HostCommandOptions {
   config: string;
@@ -75,12 +78,17 @@ export async function runHost(opts: HostCommandOptions): Promise<number> {
   if (opts.resetState && !settings.serviceBusConnectionString && !settings.serviceBusNamespace) {
     for (const suffix of ['', '-wal', '-shm']) rmSync(path.join(settings.dataDir, 'bus.sqlite') + suffix, { force: true });
   }
-  const host: LocalHost = await startLocalHost({ configDir, port: opts.port, settings, noSchedule: opts.once, log, concurrency: opts.concurrency });
+  const host: LocalHost = await startLocalHost({
+    configDir,
+    port: opts.port,
+    settings,
+    noSchedule: opts.once,
+    log,
+    concurrency: opts.concurrency,
+    ...(opts.resetState ? { beforeStart: async (runtime: Runtime) => log.info(await resetJobsState(runtime)) } : {}),
+  });
   log.info(`Highwater local host on ${host.url} — config ${path.relative(process.cwd(), configDir) || '.'}, tables: ${host.runtime.storage.description}, bus: ${describeBus(settings)}`);
-  if (opts.resetState) {
-    for (const job of host.runtime.init.config.jobs) await host.runtime.watermarks.updateWatermarkByJobName(job.name, null, null);
-  }
-  const stopProgress = startProgress(host.stats, host.runtime.clock, (line) => console.log(line));
+  const stopProgress = startProgress(host.stats, host.runtime.clock, (line) => console.log(line), { idle: () => workQueuesIdle(host) });
   try {
     if (opts.once) return await runOnce(host, opts, began);
     log.info(`Status page ${host.url}/ · run a job: curl -X POST ${host.url}/api/jobs/<name>/execute · Ctrl-C stops`);
@@ -88,12 +96,39 @@ export async function runHost(opts: HostCommandOptions): Promise<number> {
       process.once('SIGINT', resolve);
       process.once('SIGTERM', resolve);
     });
+    console.log(stoppedLine(host.stats, host.runtime.clock.now()));
     log.info('stopping: finishing messages in flight…');
     return 0;
   } finally {
     stopProgress();
     await host.stop();
   }
+}
+
+/** Whether every work queue is empty (nothing active or scheduled) and no processor is busy. */
+export async function workQueuesIdle(host: Pick<LocalHost, 'processors' | 'runtime'>): Promise<boolean> {
+  if (PRIORITIES.some((p) => host.processors[p].busy > 0)) return false;
+  for (const p of PRIORITIES) {
+    const counts = await host.runtime.bus.counts(host.runtime.settings.queues.work[p]);
+    if (counts.active + counts.scheduled > 0) return false;
+  }
+  return true;
+}
+
+/**
+ * Forgets what the configured jobs have done, before anything runs: watermarks (and last runs),
+ * applied hashes and recorded deletions. Kept, any of them makes the re-created records look
+ * sent already (issue 20: the demo's `--reset` sent 3 of 2,000 accounts). @returns a notice.
+ */
+export async function resetJobsState(runtime: Pick<Runtime, 'init' | 'watermarks' | 'storage'>): Promise<string> {
+  const names = runtime.init.config.jobs.map((job) => job.name);
+  let hashes = 0;
+  for (const name of names) {
+    await runtime.watermarks.updateWatermarkByJobName(name, null, null);
+    hashes += await clearAppliedHashes(runtime.storage, name);
+  }
+  const deletions = await clearDeletions(runtime.storage, new Set(names));
+  return `reset ${names.length} jobs: watermarks cleared, ${hashes} applied hashes and ${deletions} recorded deletions removed`;
 }
 
 async function runOnce(host: LocalHost, opts: HostCommandOptions, began: number): Promise<number> {

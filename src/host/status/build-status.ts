@@ -1,4 +1,5 @@
 import type { MessageBus } from '../../bus/message-bus';
+import type { OutageState } from '../../process/target-health';
 import type { Settings } from '../../config/settings';
 import { totalSent, type JobRunResult } from '../../detect/job-run';
 import type { JobService } from '../../detect/job-service';
@@ -23,6 +24,8 @@ export interface StatusSources {
   bus: Pick<MessageBus, 'counts' | 'peek'>;
   metrics: Metrics;
   clock: Pick<Clock, 'now'>;
+  /** Target connections in outage mode. Default: none known. */
+  targetHealth?: { snapshot(): OutageState[] };
 }
 
 export type StatusStats = Pick<HostStats, 'startedAt' | 'processed' | 'recentRuns' | 'recentProcessed' | 'failuresByMessage'>;
@@ -48,6 +51,13 @@ export async function buildStatus(sources: StatusSources, stats: StatusStats): P
     startedAt: stats.startedAt.toISOString(),
     ...(jobsPart.configError ? { configError: jobsPart.configError } : {}),
     jobs: jobsPart.jobs,
+    targetOutages: (sources.targetHealth?.snapshot() ?? []).map((o) => ({
+      connection: o.connection,
+      since: o.since.toISOString(),
+      nextProbeAt: o.nextProbeAt.toISOString(),
+      error: o.error,
+      failures: o.failures,
+    })),
     queues,
     processedTotals,
     recentRuns,
@@ -90,6 +100,8 @@ async function jobStatuses(sources: StatusSources, now: Date): Promise<{ jobs: J
       try {
         const [latest] = await sources.runLog.latest(job.name, 1);
         lastRun = latest ? runStatus(latest) : null;
+        // Failure backoff (src/detect/run-settings.ts): the timer leaves the job alone until then.
+        if (latest?.retryAt && latest.retryAt.getTime() > now.getTime()) problems.push(`last run failed; retrying at ${latest.retryAt.toISOString()}`);
       } catch (err) {
         problems.push(`runs not readable: ${errorMessage(err)}`);
       }

@@ -5,6 +5,7 @@ import { OUTCOMES, type ThroughputBucket } from './status-model';
 const COLORS: Record<ProcessOutcome, string> = {
   Success: '#2da44e',
   Superseded: '#57ab5a',
+  Deferred: '#6e7781',
   Transitive: '#d4a72c',
   Ignored: '#8c959f',
   Failed: '#cf222e',

@@ -14,6 +14,10 @@ export function renderStatusPage(model: StatusModel, refreshMs = 5_000): string 
   const body = [
     `<p class="muted">Host started ${e(formatTime(model.startedAt))} · page generated ${e(formatTime(model.generatedAt))}</p>`,
     model.configError ? `<section class="problem"><h2>Configuration not loaded</h2><p>${e(model.configError)}</p></section>` : '',
+    ...model.targetOutages.map(
+      (o) =>
+        `<section class="problem"><h2>Target ${e(o.connection)} is in outage</h2><p>Since ${e(o.since)} after ${o.failures} failed groups: ${e(o.error)}. Its messages wait; the next probe goes through at ${e(o.nextProbeAt)}.</p></section>`,
+    ),
     jobsSection(model.jobs),
     queuesSection(model),
     chartsSection(model),

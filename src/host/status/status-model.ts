@@ -12,6 +12,8 @@ export interface StatusModel {
   /** Set when the configuration could not be loaded (jobs are then empty). */
   configError?: string;
   jobs: JobStatus[];
+  /** Target connections in outage mode: their messages wait, one probe goes through per interval. */
+  targetOutages: TargetOutageStatus[];
   queues: QueueStatus[];
   /** Processed since the host started, per outcome. */
   processedTotals: Record<ProcessOutcome, number>;
@@ -25,6 +27,14 @@ export interface StatusModel {
   detectedLastHour: number;
   /** Where the throughput comes from: the metrics adapter, or the host's bounded recent list. */
   throughputSource: 'metrics' | 'hostStats';
+}
+
+export interface TargetOutageStatus {
+  connection: string;
+  since: string;
+  nextProbeAt: string;
+  error: string;
+  failures: number;
 }
 
 export interface JobStatus {
@@ -83,8 +93,8 @@ export interface ThroughputBucket {
   counts: Record<ProcessOutcome, number>;
 }
 
-export const OUTCOMES: readonly ProcessOutcome[] = ['Success', 'Superseded', 'Transitive', 'Ignored', 'Failed'];
+export const OUTCOMES: readonly ProcessOutcome[] = ['Success', 'Superseded', 'Deferred', 'Transitive', 'Ignored', 'Failed'];
 
 export function zeroOutcomes(): Record<ProcessOutcome, number> {
-  return { Success: 0, Superseded: 0, Transitive: 0, Ignored: 0, Failed: 0 };
+  return { Success: 0, Superseded: 0, Deferred: 0, Transitive: 0, Ignored: 0, Failed: 0 };
 }

@@ -1,5 +1,8 @@
 import type { ItemOutcome } from '../../../connectors/base/target-batch';
-import { PermanentError } from '../../model/errors';
+import { isItemError } from '../../../connectors/base/target-batch';
+import { safeErrorText } from '../../bus/message-properties';
+import { errorMessage, PermanentError } from '../../model/errors';
+import { METRIC_NAMES } from '../../telemetry/metrics';
 import { JobActionType } from '../../model/job';
 import type { JsonValue, QueueMessage } from '../../model/queue-message';
 import { parseWatermarkType } from '../../model/watermark-value';
@@ -16,8 +19,8 @@ const GUARD_CONCURRENCY = 32;
  * Applies coalesced work to the targets: one `applyBatch` per (job, action) group — a job has one
  * target connection and one mapping, so one entity — with the groups of different jobs in
  * parallel. Keeps the guarantees of the single-message path: an upsert older than a recorded
- * delete of its record is outdated (checked before, and after the write against a delete applied
- * meanwhile), a delete is recorded before it is applied, response messages are built from the
+ * delete of its record is outdated (checked after the write, which then deletes the record
+ * again), a delete is recorded before it is applied, response messages are built from the
  * returned fields, applied hashes are recorded.
  */
 export async function applyGroups(work: readonly Work[], deps: ProcessingDependencies): Promise<Verdict[]> {
@@ -36,16 +39,25 @@ async function applyGroup(group: readonly Work[], deps: ProcessingDependencies):
   const { job, mapping } = group[0];
   const action = group[0].message.action;
   const verdicts: Verdict[] = [];
-  let pending: Work[] = [...group];
+  const pending: Work[] = [...group];
   try {
     const guarded = action === JobActionType.NewUpdate && job.skipOutdatedMessages && deps.deletions;
-    if (guarded) pending = await dropDeleted(pending, deps, verdicts, 'a newer delete of this record was applied');
     if (action === JobActionType.Delete && deps.deletions) {
       // Recorded first: an upsert checked after this point sees it, one checked before is undone by its own re-check.
       const deletions = deps.deletions;
       await mapLimited(pending, GUARD_CONCURRENCY, (w) => deletions.recordDeleted(job, mapping, w.message));
     }
     if (pending.length === 0) return verdicts;
+    const admission = deps.targetHealth?.admit(job.target, deps.clock.now()) ?? { kind: 'all' as const };
+    if (admission.kind !== 'all') {
+      // In outage: nothing (or one probe message) goes to the target; the rest wait, no attempt counted.
+      const until = admission.kind === 'none' ? admission.until : new Date(deps.clock.now().getTime() + deps.targetHealth!.probeEveryMs);
+      // The probe is the message with the fewest attempts: a poison message must not be the one that keeps probing.
+      if (admission.kind === 'probe') pending.sort((a, b) => a.attempt - b.attempt);
+      const waiting = admission.kind === 'probe' ? pending.splice(1) : pending.splice(0);
+      for (const w of waiting) verdicts.push({ kind: 'deferred', work: w, until, connection: job.target });
+      if (pending.length === 0) return verdicts;
+    }
     const target = await deps.targets.target(job.target);
     const type = parseWatermarkType(job.watermark.type);
     const outcomes = await target.applyBatch({
@@ -56,6 +68,7 @@ async function applyGroup(group: readonly Work[], deps: ProcessingDependencies):
       responseMapping: job.responseJob ? mapping.responseMapping : undefined,
       versionCheck: job.skipOutdatedMessages && action === JobActionType.NewUpdate && type ? { type } : undefined,
     });
+    noteHealth(deps, job.target, undefined);
     if (outcomes.length !== pending.length) throw new Error(`target "${job.target}" answered ${outcomes.length} outcomes for ${pending.length} messages`);
     const applied: Array<{ work: Work; outcome: Extract<ItemOutcome, { status: 'applied' }> }> = [];
     pending.forEach((w, i) => {
@@ -69,28 +82,22 @@ async function applyGroup(group: readonly Work[], deps: ProcessingDependencies):
     for (const { work: w, outcome } of kept) verdicts.push(await afterApplied(w, outcome, deps));
   } catch (err) {
     // The whole group failed before or at its target: every message not decided yet shares the error.
+    if (!isItemError(err)) noteHealth(deps, job.target, err, pending.map((w) => `${w.job.name}\u0000${w.message.sourceKey}`));
     const decided = new Set(verdicts.map((v) => (v.kind === 'failed' ? v.index : v.work.index)));
     for (const w of group) if (!decided.has(w.index)) verdicts.push(failed(w, err, true));
   }
   return verdicts;
 }
 
-/** Moves upserts older than a recorded delete of their record to `verdicts` (ignored). */
-async function dropDeleted(work: Work[], deps: ProcessingDependencies, verdicts: Verdict[], reason: string): Promise<Work[]> {
-  const deletions = deps.deletions!;
-  const deleted = await mapLimited(work, GUARD_CONCURRENCY, (w) => deletions.deletedAfter(w.job, w.mapping, w.message));
-  const kept: Work[] = [];
-  work.forEach((w, i) => (deleted[i] ? verdicts.push({ kind: 'ignored', work: w, reason }) : kept.push(w)));
-  return kept;
-}
-
 /**
- * A newer delete of a record applied while its upsert was being written (another queue, another
- * instance): the delete wins, so the record is deleted again and the upsert counts as outdated.
+ * An upsert older than a recorded delete of its record (applied before it, or while it was being
+ * written, on another queue or instance): the delete wins, so the record is deleted again and the
+ * upsert counts as outdated. Checked once, after the write — a check before it as well would see
+ * nothing the check after misses, and each costs table reads per record (on Azurite, its CPU is
+ * what bounds a realistic load). The record may exist for the moment between write and delete.
  */
 async function undoDeleted<T extends { work: Work }>(applied: T[], deps: ProcessingDependencies, verdicts: Verdict[]): Promise<T[]> {
-  const deletions = deps.deletions!;
-  const deleted = await mapLimited(applied, GUARD_CONCURRENCY, (a) => deletions.deletedAfter(a.work.job, a.work.mapping, a.work.message));
+  const deleted = await deps.deletions!.deletedAfterMany(applied[0].work.job, applied[0].work.mapping, applied.map((a) => a.work.message));
   const undone = applied.filter((_, i) => deleted[i]);
   if (undone.length === 0) return applied;
   const { job, mapping } = undone[0].work;
@@ -127,4 +134,26 @@ function responseFor(w: Work, returned: Record<string, JsonValue> | undefined, d
   const responseMapping = responseJob && deps.config.getMapping(responseJob.mapping);
   if (!responseJob || !responseMapping) throw new PermanentError(`job "${job.name}": unknown response job "${job.responseJob}"`);
   return buildResponseMessage({ original: message, originalMapping: mapping, responseJob, responseJobMapping: responseMapping, returned, now: deps.clock.now() });
+}
+
+/** Tells the outage mode how a group fared at its target, and says so when the connection's state changed. */
+function noteHealth(deps: ProcessingDependencies, connection: string, error: unknown, messageIds: readonly string[] = []): void {
+  const health = deps.targetHealth;
+  if (!health) return;
+  const now = deps.clock.now();
+  if (error === undefined) {
+    if (health.succeeded(connection) === 'outageEnded') {
+      deps.log.info(`target connection "${connection}" answers again: its messages are applied again`, { event: 'TargetOutageEnded', connection });
+      deps.metrics.track(METRIC_NAMES.targetOutage, 0, { connection });
+    }
+    return;
+  }
+  const text = safeErrorText(errorMessage(error));
+  if (health.failed(connection, now, text, messageIds) === 'outageStarted') {
+    deps.log.error(
+      `target connection "${connection}" failed ${health.threshold} groups in a row (${text}): its messages wait, one probe every ${Math.round(health.probeEveryMs / 1000)} s`,
+      { event: 'TargetOutageStarted', connection },
+    );
+    deps.metrics.track(METRIC_NAMES.targetOutage, 1, { connection });
+  }
 }

@@ -45,6 +45,18 @@ export function settlePlan(verdict: Verdict, queue: string, deps: ProcessingDepe
       const copy = copyOf(received, queue, {}, now);
       return { index, result: { outcome: 'Ignored', disposition: 'ignored', jobName: verdict.work.job.name }, sends: [{ queue: deps.queues.ignored, message: copy }], settle: { kind: 'complete' }, fallback: {} };
     }
+    case 'deferred': {
+      const { work, until, connection } = verdict;
+      // The same attempt again: waiting out an outage uses up none of the message's attempts.
+      const copy = copyOf(work.item.message, queue, { [ERROR_PROPERTY.attempt]: work.attempt }, now, until);
+      return {
+        index,
+        result: { outcome: 'Deferred', disposition: 'deferred', jobName: work.job.name, error: `target connection "${connection}" is in outage`, retryAt: until },
+        sends: [{ queue, message: copy }],
+        settle: { kind: 'complete' },
+        fallback: {},
+      };
+    }
     case 'failed':
       return failurePlan(verdict, queue, deps, now);
   }

@@ -10,6 +10,8 @@ export type Verdict =
   | { readonly kind: 'superseded'; readonly work: Work }
   /** Outdated: the target (or a recorded delete) is newer → `sbqignored`. */
   | { readonly kind: 'ignored'; readonly work: Work; readonly reason: string }
+  /** Not applied: its target connection is in outage; rescheduled for `until`, no attempt counted. */
+  | { readonly kind: 'deferred'; readonly work: Work; readonly until: Date; readonly connection: string }
   /** Failed; the error's kind and the attempt decide where it goes. */
   | {
       readonly kind: 'failed';

@@ -108,11 +108,13 @@ describe('message faults', () => {
     const watermarkBefore = (await runtime.watermarks.getWatermarkByJobName('crm-accounts')).watermark;
 
     for (let attempt = 1; attempt <= 2; attempt++) {
+      // A failed job waits out its backoff (30 s after the first failure) before the timer runs it again.
+      if (attempt === 2) await rig.clock.advance(31_000);
       const runs = await runtime.detection.execute();
       expect(runs.map((r) => [r.jobName, r.outcome])).toEqual(
         attempt === 1
           ? [['crm-accounts', 'Failed'], ['crm-contacts', 'Succeeded'], ['crm-deleted-accounts', 'Succeeded']]
-          : [['crm-accounts', 'Failed']], // the other jobs are not due again; the failed one stays due
+          : [['crm-accounts', 'Failed']], // the other jobs are not due again; the failed one is, after its backoff
       );
       expect(runs[0].error).toMatch(expectedError);
       expect(Number(expectedError.exec(runs[0].error ?? '')?.[1])).toBeGreaterThan(300_000);
@@ -129,6 +131,7 @@ describe('message faults', () => {
 
     // Fixed at the source: the next run gets past it and delivers the rest.
     rig.f.crm.prepare('UPDATE accounts SET name = ? WHERE id = ?').run('Shortened', big);
+    await rig.clock.advance(61_000); // the second failure's backoff
     const [fixed] = await runtime.detection.execute();
     expect([fixed.jobName, fixed.outcome, fixed.error]).toEqual(['crm-accounts', 'Succeeded', undefined]);
     await rig.processAll();

@@ -102,7 +102,8 @@ describe('malformed HTTP requests to the local host', () => {
 
   it('survives a client that hangs up in the middle of a body', async () => {
     const logged = log.lines.length;
-    await raw(host.url, 'POST /api/jobs/crm-accounts/execute HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{"dryRun":', 100);
+    // A Host this host answers (another one gets 421 before the body is read: host-header.test.ts).
+    await raw(host.url, `POST /api/jobs/crm-accounts/execute HTTP/1.1\r\nHost: ${new URL(host.url).host}\r\nContent-Length: 1000\r\n\r\n{"dryRun":`, 100);
     expect((await send(host.url, 'GET', '/api/health')).status).toBe(200);
     expect(log.lines.slice(logged)).toEqual(['warn HTTP POST /api/jobs/crm-accounts/execute: client went away (aborted)']);
   });

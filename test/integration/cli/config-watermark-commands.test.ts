@@ -4,6 +4,8 @@ import path from 'node:path';
 import { runCli } from '../../../src/cli/main';
 import { loadConfigFolder } from '../../../src/config/load-config';
 import type { HighwaterConfig } from '../../../src/model/config';
+import { APPLIED_HASHES_TABLE } from '../../../src/process/applied-hash-store';
+import { openTableStorage } from '../../../src/storage/table-client-factory';
 import { startTestAzurite, type TestAzurite } from '../../support/azurite';
 import { fixtureConfig, writeConfigDir } from '../config/config-fixture';
 
@@ -140,21 +142,77 @@ describe('highwater config', () => {
 });
 
 describe('highwater watermark', () => {
-  it('get, reset --to, list, reset (clear), list --json', async () => {
-    expect(await runCli(['watermark', 'get', 'cli-job'])).toBe(0);
-    expect(out).toEqual(['cli-job: no watermark stored (the job is due and reads everything)']);
+  const JOB = 'crm-to-erp-customers';
+  let pushed = false;
+  beforeEach(async () => {
+    if (!pushed) expect(await runCli(['config', 'push', '--config', configDir()])).toBe(0);
+    pushed = true;
     out.length = 0;
-    expect(await runCli(['watermark', 'reset', 'cli-job', '--to', '2026-01-01T00:00:00Z'])).toBe(0);
-    expect(await runCli(['watermark', 'get', 'cli-job'])).toBe(0);
-    expect(out).toEqual(['cli-job: watermark set to 2026-01-01T00:00:00Z', 'cli-job: watermark 2026-01-01T00:00:00Z, last cron run (never: due)']);
+  });
+
+  it('get, reset --to, list, reset (clear), list --json', async () => {
+    expect(await runCli(['watermark', 'get', JOB])).toBe(0);
+    expect(out).toEqual([`${JOB}: no watermark stored (the job is due and reads everything)`]);
+    out.length = 0;
+    expect(await runCli(['watermark', 'reset', JOB, '--to', '2026-01-01T00:00:00Z', '--keep-applied-hashes'])).toBe(0);
+    expect(await runCli(['watermark', 'get', JOB])).toBe(0);
+    // Stored in the canonical form of the job's type (what the next run reads back).
+    expect(out).toEqual([
+      `${JOB}: watermark set to 2026-01-01T00:00:00.0000000Z; applied hashes kept (unchanged records are skipped)`,
+      `${JOB}: watermark 2026-01-01T00:00:00.0000000Z, last cron run (never: due)`,
+    ]);
     out.length = 0;
     expect(await runCli(['watermark', 'list'])).toBe(0);
-    expect(out).toEqual(['job      watermark             last cron run', 'cli-job  2026-01-01T00:00:00Z  -']);
+    expect(out).toEqual(['job                   watermark                     last cron run', `${JOB}  2026-01-01T00:00:00.0000000Z  -`]);
     out.length = 0;
-    expect(await runCli(['watermark', 'reset', 'cli-job'])).toBe(0);
+    expect(await runCli(['watermark', 'reset', JOB])).toBe(0);
     expect(await runCli(['watermark', 'list', '--json'])).toBe(0);
-    expect(out[0]).toBe('cli-job: watermark cleared; the next run reads everything');
-    expect(JSON.parse(out.slice(1).join('\n'))).toEqual([{ jobName: 'cli-job', watermark: null, lastCronRun: null, persisted: true }]);
+    expect(out[0]).toBe(`${JOB}: watermark cleared; the next run reads everything`);
+    expect(JSON.parse(out.slice(1).join('\n'))).toEqual([{ jobName: JOB, watermark: null, lastCronRun: null, persisted: true }]);
+  });
+
+  it('reset clears the job\'s applied hashes (a resync resends everything); --keep-applied-hashes keeps them', async () => {
+    const storage = await openTableStorage({ storageConnectionString: azurite.connectionString, dataDir: os.tmpdir() });
+    try {
+      const hashes = await storage.table(APPLIED_HASHES_TABLE);
+      const row = (job: string, key: string) => ({ kind: 'upsert' as const, row: { partitionKey: job, rowKey: key, properties: { Hash: 'h' } } });
+      await hashes.submitBatch([row(JOB, 'a'), row(JOB, 'b'), row('other-job', 'a')]);
+      expect(await runCli(['watermark', 'reset', JOB, '--keep-applied-hashes'])).toBe(0);
+      expect(await hashes.queryPartition(JOB)).toHaveLength(2);
+      expect(await runCli(['watermark', 'reset', JOB])).toBe(0);
+      expect(out).toEqual([
+        `${JOB}: watermark cleared; the next run reads everything; applied hashes kept (unchanged records are skipped)`,
+        `${JOB}: watermark cleared; the next run reads everything; 2 applied hashes cleared (every record read is sent)`,
+      ]);
+      expect(await hashes.queryPartition(JOB)).toEqual([]);
+      expect(await hashes.queryPartition('other-job')).toHaveLength(1);
+    } finally {
+      await storage.close();
+    }
+  });
+
+  it('refuses a value that is not of the job\'s watermark type, and a job that is not configured', async () => {
+    expect(await runCli(['watermark', 'reset', JOB, '--to', 'yesterday'])).toBe(2);
+    expect(await runCli(['watermark', 'reset', 'nope-job'])).toBe(2);
+    expect(await runCli(['watermark', 'get', 'nope'])).toBe(2);
+    expect(err).toEqual([
+      `error: --to: "yesterday" is not a valid datetime watermark value: expected ISO 8601 like 2026-01-02T03:04:05.1234567Z (job ${JOB} has watermark type datetime)`,
+      `error: unknown job "nope-job" in the configuration tables; known jobs: ${JOB}`,
+      `error: unknown job "nope" in the configuration tables; known jobs: ${JOB}`,
+    ]);
+    expect(out).toEqual([]);
+    const list: string[] = [];
+    out = list;
+    expect(await runCli(['watermark', 'list', '--json'])).toBe(0);
+    expect(JSON.parse(list.join('\n')).map((r: { jobName: string }) => r.jobName)).toEqual([JOB]);
+  });
+
+  it('checks the job against a config folder with --config', async () => {
+    const dir = configDir((c) => (c.jobs[0].name = 'folder-job'));
+    expect(await runCli(['watermark', 'reset', 'folder-job', '--config', dir, '--to', '2026-02-01'])).toBe(0);
+    expect(out).toEqual(['folder-job: watermark set to 2026-02-01T00:00:00.0000000Z']);
+    expect(await runCli(['watermark', 'get', JOB, '--config', dir])).toBe(2);
+    expect(err).toEqual([`error: unknown job "${JOB}" in ${dir}; known jobs: folder-job`]);
   });
 
   it('bad arguments exit 2', async () => {

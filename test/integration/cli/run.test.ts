@@ -4,8 +4,11 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { stringify } from 'yaml';
 import { createBus } from '../../../src/bus/create-bus';
+import { APPLY_HINT } from '../../../src/cli/commands/run';
 import { runCli } from '../../../src/cli/main';
 import { readSettings } from '../../../src/config/settings';
+import { ConfigStore } from '../../../src/config/config-store';
+import { openTableStorage } from '../../../src/storage/table-client-factory';
 import { startTestAzurite, type TestAzurite } from '../../support/azurite';
 
 /** `highwater run` and `highwater runs` in-process, on a real Azurite, local bus and SQLite source. */
@@ -101,7 +104,7 @@ describe('highwater run / runs', () => {
     ]);
     expect(await activeIn('sbqhigh')).toBe(0);
     out.length = 0;
-    expect(await runCli(['watermark', 'get', 'cli-accounts'])).toBe(0);
+    expect(await runCli(['watermark', 'get', 'cli-accounts', '--config', configDir])).toBe(0);
     expect(await runCli(['runs'])).toBe(0);
     expect(out).toEqual(['cli-accounts: no watermark stored (the job is due and reads everything)', 'no runs recorded']);
   });
@@ -120,7 +123,7 @@ describe('highwater run / runs', () => {
     expect(await runCli(['run', 'cli-accounts', '--config', configDir])).toBe(0);
     expect(err).toEqual([]);
     expect(out[0]).toMatch(/^job cli-accounts: Succeeded in \d+ ms|^job cli-accounts: Succeeded in \d+\.\d s/);
-    expect(out.slice(1)).toEqual(['  detected   2 (timestamp-only 0)', '  sent       2 (sbqhigh 2)', `  watermark  (none) → ${TRACKER_2}`]);
+    expect(out.slice(1)).toEqual(['  detected   2 (timestamp-only 0)', '  sent       2 (sbqhigh 2)', `  watermark  (none) → ${TRACKER_2}`, APPLY_HINT]);
     expect(await activeIn('sbqhigh')).toBe(2);
 
     out.length = 0;
@@ -158,17 +161,28 @@ describe('highwater run / runs', () => {
     crm.prepare('INSERT INTO accounts VALUES (?, ?, ?, ?)').run('A-3', 'Core', 'Kiel', '2026-01-01T10:02:00.000Z');
     out.length = 0;
     expect(await runCli(['run', 'cli-accounts'])).toBe(0);
-    expect(out.slice(1)).toEqual(['  detected   1 (timestamp-only 0)', '  sent       1 (sbqhigh 1)', `  watermark  ${TRACKER_2} → 2026-01-01T10:02:00.0000000Z`]);
+    expect(out.slice(1)).toEqual(['  detected   1 (timestamp-only 0)', '  sent       1 (sbqhigh 1)', `  watermark  ${TRACKER_2} → 2026-01-01T10:02:00.0000000Z`, APPLY_HINT]);
   });
 
   it.each([
-    [['run', 'nope', '--config'], 'unknown job "nope"; known jobs: cli-accounts, cli-broken'],
+    [['run', 'nope', '--config'], 'unknown job "nope" in CONFIG_DIR; known jobs: cli-accounts, cli-broken'],
     [['run', 'cli-accounts', '--limit', '5', '--config'], '--limit applies to --dry-run only'],
     [['run', 'cli-accounts', '--dry-run', '--limit', '0', '--config'], '--limit must be a positive integer, got "0"'],
   ])('bad input exits 2: %j', async (args, message) => {
     expect(await runCli([...args, configDir])).toBe(2);
-    expect(err).toEqual([`error: ${message}`]);
+    expect(err).toEqual([`error: ${message.replace('CONFIG_DIR', configDir)}`]);
     expect(out).toEqual([]);
+  });
+
+  it('an unknown job with empty configuration tables says how to fill them', async () => {
+    const storage = await openTableStorage({ storageConnectionString: azurite.connectionString, dataDir: dir });
+    try {
+      await new ConfigStore(storage).push({ connections: [], mappings: [], jobs: [] });
+    } finally {
+      await storage.close();
+    }
+    expect(await runCli(['run', 'crm-accounts-to-erp'])).toBe(2);
+    expect(err).toEqual(['error: unknown job "crm-accounts-to-erp": there are no jobs in the configuration tables; push a config folder with `highwater config push --config DIR`, or pass --config DIR']);
   });
 
   it('runs with a bad --limit exits 2', async () => {

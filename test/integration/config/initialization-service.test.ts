@@ -31,6 +31,7 @@ function recording(inner: TableStorage, log: string[]): TableStorage {
   const wrap = (table: TableStore): TableStore => ({
     tableName: table.tableName,
     get: (p, r) => table.get(p, r),
+    getMany: (p, r) => table.getMany(p, r),
     upsert: (row) => table.upsert(row),
     queryPartition: (p) => {
       log.push(`query ${table.tableName}`);

@@ -101,6 +101,11 @@ describe('scrubSecrets', () => {
     ['config: { password: hunter2 }', 'config: { password: *** }'],
     ['postgres://app:topsecret@db.local:5432/crm refused', 'postgres://app:***@db.local:5432/crm refused'],
     ['refresh_token=r1&access_token=a2', 'refresh_token=***&access_token=***'],
+    // Issue 21 item 4: a password after an empty user name, and words the validator knew but scrubbing did not.
+    ['GET https://:S3cr3t@host/odata/Accounts failed', 'GET https://:***@host/odata/Accounts failed'],
+    ['https://sync:@bc.example.com/api refused', 'https://sync:***@bc.example.com/api refused'],
+    ['cert load failed: passphrase=hunter2; credential=abc', 'cert load failed: passphrase=***; credential=***'],
+    ['{"auth": {"clientCertificatePassphrase": "hunter2"}}', '{"auth": {"clientCertificatePassphrase": "***"}}'],
   ])('scrubs %s', (input, expected) => {
     expect(scrubSecrets(input)).toBe(expected);
   });

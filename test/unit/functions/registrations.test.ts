@@ -41,11 +41,12 @@ describe('Functions app registrations', () => {
     await import('../../../functions/index');
   });
 
-  it('registers exactly the nine functions with their trigger types', () => {
+  it('registers exactly the eleven functions with their trigger types', () => {
     const byName = Object.fromEntries(registered.map((r) => [r.name, trigger(r.name).type]));
     expect(byName).toEqual({
       GetChanges: 'timerTrigger',
       ExecuteJob: 'httpTrigger',
+      GetRunStatus: 'httpTrigger',
       StartGetChangesOrchestration: 'httpTrigger',
       GetChangesOrchestrator: 'orchestrationTrigger',
       GetChangesActivity: 'activityTrigger',
@@ -53,8 +54,9 @@ describe('Functions app registrations', () => {
       ProcessHighQueueItems: 'serviceBusTrigger',
       ProcessNormalQueueItems: 'serviceBusTrigger',
       ProcessLowQueueItems: 'serviceBusTrigger',
+      SampleGauges: 'timerTrigger',
     });
-    expect(registered).toHaveLength(9);
+    expect(registered).toHaveLength(11);
     expect(registered.every((r) => typeof r.handler === 'function')).toBe(true);
   });
 
@@ -64,6 +66,14 @@ describe('Functions app registrations', () => {
 
   it('exposes ExecuteJob as POST jobs/{name}/execute with a function key', () => {
     expect(trigger('ExecuteJob')).toMatchObject({ route: 'jobs/{name}/execute', methods: ['POST'], authLevel: 'function' });
+  });
+
+  it('exposes the status of accepted runs as GET runs/{id} with a function key (the route ExecuteJob’s 202 points to)', () => {
+    expect(trigger('GetRunStatus')).toMatchObject({ route: 'runs/{id}', methods: ['GET'], authLevel: 'function' });
+  });
+
+  it('samples the gauges every minute at second 0 (a timer: one instance samples, however far the app scales)', () => {
+    expect(trigger('SampleGauges')).toMatchObject({ schedule: '0 * * * * *', runOnStartup: false, useMonitor: false });
   });
 
   it('starts the orchestration over HTTP with a durable client input', () => {

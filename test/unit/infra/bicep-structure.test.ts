@@ -18,10 +18,14 @@ const ALLOWED_ROLES: Record<string, string> = {
   '0a9a7e1f-b9d0-4cc4-a60d-0319b160aaa3': 'Storage Table Data Contributor',
   '69a216fc-b8fb-44d8-bc22-1f3c2cd27a39': 'Azure Service Bus Data Sender',
   '4f6d3b9b-027b-4f4c-9142-0e5a2a2247e0': 'Azure Service Bus Data Receiver',
+  // Per queue only (the Manage claim for queue runtime properties): checked below.
+  '090c5cfd-751d-490a-894a-3ce6f1109419': 'Azure Service Bus Data Owner',
   '4633458b-17de-408a-b874-0445c86b69e6': 'Key Vault Secrets User',
   'b86a8fe4-44ce-4948-aee5-eccb2c155cd7': 'Key Vault Secrets Officer',
 };
 const WORKBOOK = 'infra/workbook/highwater.workbook.json';
+const ROLES = 'infra/modules/role-assignments.bicep';
+const SERVICE_BUS = 'infra/modules/service-bus.bicep';
 
 const moduleOf = (modulePath: string) => path.posix.join('infra', modulePath);
 
@@ -98,10 +102,52 @@ describe('Bicep structure (checked without the Bicep CLI)', () => {
       const guids = [...bicepSource(file).matchAll(/'([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})'/g)].map((m) => m[1]);
       expect([file, guids.filter((id) => !(id in ALLOWED_ROLES))]).toEqual([file, []]);
     }
-    const roles = 'infra/modules/role-assignments.bicep';
-    expect(rolesOf(roles, 'appStorageRoles').sort()).toEqual(['Storage Blob Data Owner', 'Storage Queue Data Contributor', 'Storage Table Data Contributor']);
-    expect(rolesOf(roles, 'serviceBusRoles').sort()).toEqual(['Azure Service Bus Data Receiver', 'Azure Service Bus Data Sender']);
-    expect(rolesOf(roles, 'deployerStorageRoles')).toEqual(['Storage Table Data Contributor']);
+    expect(rolesOf(ROLES, 'appStorageRoles').sort()).toEqual(['Storage Blob Data Owner', 'Storage Queue Data Contributor', 'Storage Table Data Contributor']);
+    expect(rolesOf(ROLES, 'serviceBusRoles').sort()).toEqual(['Azure Service Bus Data Receiver', 'Azure Service Bus Data Sender']);
+    expect(rolesOf(ROLES, 'deployerStorageRoles')).toEqual(['Storage Table Data Contributor']);
+  });
+
+  it('grants the app Data Owner on each queue it counts (Manage, for scaling and the gauges), never on the namespace', () => {
+    const src = bicepSource(ROLES);
+    const ids = objectEntries(varLiteral(src, 'roleIds'));
+    expect(ALLOWED_ROLES[stringLiteral(ids.get('serviceBusDataOwner') ?? '') ?? '']).toBe('Azure Service Bus Data Owner');
+    expect(/^var\s+queueOwnerRole\s*=\s*roleIds\.serviceBusDataOwner\s*$/m.test(src)).toBe(true);
+    // Data Owner appears in no role list the namespace-scoped assignments loop over.
+    for (const list of ['serviceBusRoles', 'appStorageRoles', 'deployerStorageRoles']) expect(varLiteral(src, list)).not.toMatch(/serviceBusDataOwner/);
+    // The queues it is scoped to: existing queues of the namespace, one per counted queue name.
+    const [queueRef, ...moreRefs] = resourceBodies(src, 'Microsoft.ServiceBus/namespaces/queues');
+    expect(moreRefs).toEqual([]);
+    expect(/^resource\s+countedQueues\s+'Microsoft\.ServiceBus\/namespaces\/queues@[^']+'\s+existing\s*=\s*\[\s*for\s+(\w+)\s+in\s+countedQueueNames:/m.test(src)).toBe(true);
+    expect(objectEntries(queueRef).get('parent')).toBe('namespace');
+    const owners = resourceBodies(src, 'Microsoft.Authorization/roleAssignments').filter((body) => body.includes('queueOwnerRole'));
+    expect(owners).toHaveLength(1);
+    const owner = objectEntries(owners[0]);
+    expect(owner.get('scope')).toBe('countedQueues[i]');
+    expect(objectEntries(owner.get('properties') ?? '{}').get('principalId')).toBe('appPrincipalId');
+    expect(/^resource\s+appOwnsCountedQueues\s+'Microsoft\.Authorization\/roleAssignments@[^']+'\s*=\s*\[\s*for\s+\(\w+,\s*i\)\s+in\s+countedQueueNames:/m.test(src)).toBe(true);
+    // Every queue main.bicep creates (the three work queues among them), once it exists.
+    expect(mainModuleCall(ROLES).params.get('countedQueueNames')).toBe('serviceBus.outputs.queueNames');
+    expect(outputs(bicepSource(SERVICE_BUS)).find((o) => o.name === 'queueNames')).toEqual({ name: 'queueNames', type: 'string[]', expr: '[for (queueName, i) in queueNames: queues[i].name]' });
+    const created = [...objectEntries(varLiteral(bicepSource(MAIN), 'queueSettings')).values()].map((expr) => stringLiteral(expr));
+    expect(created).toEqual(expect.arrayContaining(['sbqhigh', 'sbqnormal', 'sbqlow']));
+  });
+
+  it('defaults the Function App to Node 22 (Node 20 reached its end of life on 2026-04-30) and passes the choice through', () => {
+    for (const file of [MAIN, FUNCTION_APP]) {
+      expect([file, params(bicepSource(file)).find((p) => p.name === 'nodeVersion')?.defaultValue]).toEqual([file, "'22'"]);
+    }
+    expect(mainModuleCall(FUNCTION_APP).params.get('nodeVersion')).toBe('nodeVersion');
+    const [site] = resourceBodies(bicepSource(FUNCTION_APP), 'Microsoft.Web/sites');
+    const config = objectEntries(objectEntries(objectEntries(site).get('properties') ?? '{}').get('functionAppConfig') ?? '{}');
+    expect(objectEntries(config.get('runtime') ?? '{}')).toEqual(new Map([['name', "'node'"], ['version', 'nodeVersion']]));
+  });
+
+  it('keeps telemetry 90 days in Log Analytics, as the specification asks', () => {
+    const monitoring = 'infra/modules/monitoring.bicep';
+    expect(params(bicepSource(monitoring)).find((p) => p.name === 'retentionInDays')?.defaultValue).toBe('90');
+    expect(mainModuleCall(monitoring).params.has('retentionInDays')).toBe(false);
+    const [workspace] = resourceBodies(bicepSource(monitoring), 'Microsoft.OperationalInsights/workspaces');
+    expect(objectEntries(objectEntries(workspace).get('properties') ?? '{}').get('retentionInDays')).toBe('retentionInDays');
   });
 
   it('loads the workbook from infra/workbook and every other loaded file exists', () => {

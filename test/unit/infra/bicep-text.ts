@@ -153,7 +153,7 @@ export interface BicepOutput {
 }
 
 export function outputs(src: string): BicepOutput[] {
-  return [...src.matchAll(/^output\s+(\w+)\s+(\w+)\s*=\s*(.+)$/gm)].map((m) => ({ name: m[1], type: m[2], expr: m[3].trim() }));
+  return [...src.matchAll(/^output\s+(\w+)\s+([\w.[\]]+)\s*=\s*(.+)$/gm)].map((m) => ({ name: m[1], type: m[2], expr: m[3].trim() }));
 }
 
 export interface BicepModuleCall {

@@ -24,7 +24,8 @@ export interface CodeFacts {
   unresolvedConnections: string[];
 }
 
-const CONSTANT = /^export const ([A-Z][A-Z0-9_]*_(SETTINGS?|TABLES?))\b/gm;
+/** Names of settings and tables; `DEFAULT_…` constants hold default values, not names. */
+const CONSTANT = /^export const (?!DEFAULT_)([A-Z][A-Z0-9_]*_(SETTINGS?|TABLES?))\b/gm;
 
 /** String values of a constant: the string itself, or the strings of a record/array. */
 function stringsOf(value: unknown): string[] {

@@ -80,6 +80,22 @@ describe('createTelemetry', () => {
     expect(telemetry.metrics.pointsSince).toBeUndefined();
   });
 
+  it('echoLog false: log lines go to Application Insights only, not also to the given log', async () => {
+    const client = new StubClient();
+    const log = recordingLog();
+    const telemetry = await createTelemetry({ dataDir }, { [APPINSIGHTS_CONNECTION_SETTING]: CONNECTION }, {
+      echoLog: false,
+      localFile: false,
+      log,
+      clock: new FakeClock(),
+      loadClient: async () => client,
+    });
+    telemetry.log.info('job crm-accounts: Succeeded', { job: 'crm-accounts' });
+    await telemetry.close();
+    expect(client.traces).toEqual([{ message: 'job crm-accounts: Succeeded', severity: 'Information', properties: { job: 'crm-accounts' } }]);
+    expect(log.lines).toEqual([]);
+  });
+
   it('keepLocal: Application Insights and the readable local adapter both get every point', async () => {
     const client = new StubClient();
     const telemetry = await createTelemetry({ dataDir }, { [APPINSIGHTS_CONNECTION_SETTING]: CONNECTION }, {

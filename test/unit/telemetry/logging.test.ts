@@ -53,6 +53,27 @@ describe('appInsightsLogger', () => {
     expect(next.lines).toEqual(['warn still logged']);
   });
 
+  it('echo false (the Functions app): one path — the trace only, nothing to the console', () => {
+    const client = new StubClient();
+    const next = recordingLog();
+    const log = appInsightsLogger(client, next, { echo: false });
+    log.info('no job due');
+    log.warn('slow', { job: 'a' });
+    log.error('failed');
+    expect(client.traces.map((t) => `${t.severity} ${t.message}`)).toEqual(['Information no job due', 'Warning slow', 'Error failed']);
+    expect(next.lines).toEqual([]);
+  });
+
+  it('echo false: a line the client throws on goes to the next logger instead of being lost', () => {
+    const client = new StubClient();
+    client.trackTrace = () => {
+      throw new Error('sdk broken');
+    };
+    const next = recordingLog();
+    appInsightsLogger(client, next, { echo: false }).error('still logged once');
+    expect(next.lines).toEqual(['error still logged once']);
+  });
+
   it('toProperties of nothing is empty', () => {
     expect(toProperties(undefined)).toEqual({});
   });

@@ -34,7 +34,7 @@ export const HIGHWATER_CASES: CliCase[] = [
   { argv: ['run'], exitCode: 2, error: "error: missing required argument 'job'" },
   { argv: ['run', 'crm-accounts', '--limit', '5'], exitCode: 2, error: 'error: --limit applies to --dry-run only' },
   { argv: ['run', 'crm-accounts', '--dry-run', '--limit', '0'], exitCode: 2, error: 'error: --limit must be a positive integer, got "0"' },
-  { argv: ['run', 'nope', '--config', '{config}'], exitCode: 2, error: `error: unknown job "nope"; known jobs: ${JOBS}` },
+  { argv: ['run', 'nope', '--config', '{config}'], exitCode: 2, error: `error: unknown job "nope" in {config}; known jobs: ${JOBS}` },
   { argv: ['queues', 'sbqhigh'], exitCode: 2, error: "error: too many arguments for 'queues'. Expected 0 arguments but got 1." },
   { argv: ['queues', '--all'], exitCode: 2, error: "error: unknown option '--all'" },
   { argv: ['start', '--port', 'abc'], exitCode: 2, error: invalidPort('--port <n>', 'abc') },

@@ -17,7 +17,7 @@ describe('SQLite error table', () => {
     ['SQLITE_CANTOPEN', 'unable to open database file', 'TransientError'],
     ['SQLITE_READONLY', 'attempt to write a readonly database', 'ConfigError'],
     ['SQLITE_ERROR', 'no such table: customers', 'ConfigError'],
-    ['SQLITE_ERROR', 'table t has no column named x', 'PermanentError'],
+    ['SQLITE_ERROR', 'table t has no column named x', 'ConfigError'],
     ['SQLITE_ERROR', 'ON CONFLICT clause does not match any PRIMARY KEY or UNIQUE constraint', 'ConfigError'],
   ])('%s (%s) → %s', (code, message, expected) => {
     expect(kind(withCode(code, message))).toBe(expected);
@@ -37,7 +37,7 @@ describe('PostgreSQL error table', () => {
     ['23505', 'PermanentError'],
     ['22P02', 'PermanentError'],
     ['22001', 'PermanentError'],
-    ['42703', 'PermanentError'],
+    ['42703', 'ConfigError'],
     ['42P01', 'ConfigError'],
     ['42P10', 'ConfigError'],
     ['08006', 'TransientError'],

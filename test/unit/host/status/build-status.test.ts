@@ -48,8 +48,8 @@ describe('buildStatus', () => {
       ['sbqtransitivelow', 'transitive', 0, 0],
       ['sbqignored', 'ignored', 0, 0],
     ]);
-    expect(model.queues[0].processed).toEqual({ Success: 1, Superseded: 0, Transitive: 0, Ignored: 0, Failed: 1 });
-    expect(model.processedTotals).toEqual({ Success: 1, Superseded: 0, Transitive: 1, Ignored: 0, Failed: 1 });
+    expect(model.queues[0].processed).toEqual({ Success: 1, Superseded: 0, Deferred: 0, Transitive: 0, Ignored: 0, Failed: 1 });
+    expect(model.processedTotals).toEqual({ Success: 1, Superseded: 0, Deferred: 0, Transitive: 1, Ignored: 0, Failed: 1 });
     expect(model.failures.map((g) => [g.error, g.count])).toEqual([
       ['boom', 1],
       ['missing', 1],
@@ -110,9 +110,9 @@ describe('buildStatus', () => {
     const model = await buildStatus(f.sources, f.stats);
     expect(model.throughputSource).toBe('metrics');
     expect(model.throughput).toHaveLength(60);
-    expect(model.throughput[0]).toEqual({ start: '2026-06-01T09:31:00.000Z', counts: { Success: 0, Superseded: 0, Transitive: 0, Ignored: 1, Failed: 0 } });
-    expect(model.throughput[58].counts).toEqual({ Success: 0, Superseded: 0, Transitive: 1, Ignored: 0, Failed: 0 });
-    expect(model.throughput[59]).toEqual({ start: '2026-06-01T10:30:00.000Z', counts: { Success: 2, Superseded: 0, Transitive: 0, Ignored: 0, Failed: 1 } });
+    expect(model.throughput[0]).toEqual({ start: '2026-06-01T09:31:00.000Z', counts: { Success: 0, Superseded: 0, Deferred: 0, Transitive: 0, Ignored: 1, Failed: 0 } });
+    expect(model.throughput[58].counts).toEqual({ Success: 0, Superseded: 0, Deferred: 0, Transitive: 1, Ignored: 0, Failed: 0 });
+    expect(model.throughput[59]).toEqual({ start: '2026-06-01T10:30:00.000Z', counts: { Success: 2, Superseded: 0, Deferred: 0, Transitive: 0, Ignored: 0, Failed: 1 } });
     expect(model.detectedLastHour).toBe(7);
   });
 

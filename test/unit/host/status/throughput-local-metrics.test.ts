@@ -15,7 +15,7 @@ describe('throughput of the last hour from LocalMetrics', () => {
     const end = Date.parse('2026-06-01T11:00:30Z');
     const firstStart = Date.parse('2026-06-01T10:01:00Z');
     const outcomes: ProcessOutcome[] = ['Success', 'Success', 'Success', 'Failed', 'Ignored', 'Transitive'];
-    const expected = Array.from({ length: 60 }, () => ({ Success: 0, Superseded: 0, Transitive: 0, Ignored: 0, Failed: 0 }));
+    const expected = Array.from({ length: 60 }, () => ({ Success: 0, Superseded: 0, Deferred: 0, Transitive: 0, Ignored: 0, Failed: 0 }));
     let detected = 0;
     for (let i = 0; now < end; i++, now = Date.parse('2026-06-01T10:00:00Z') + Math.floor((i * 1000) / 60)) {
       const outcome = outcomes[i % outcomes.length];

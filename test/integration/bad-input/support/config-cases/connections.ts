@@ -57,6 +57,43 @@ export const CONNECTION_CASES: ConfigCase[] = [
     ],
   },
   {
+    // Issue 21 item 4: an empty user name used to pass, and the URL was printed and stored.
+    name: 'connection-odata-password-in-url-without-user',
+    files: {
+      'connections.yaml': connections((c) => {
+        c.type = 'odata';
+        c.settings = { serviceUrl: 'https://:hunter2@crm.example.com/odata/' };
+      }),
+    },
+    expected: [
+      'connections.yaml: connections[0].settings.serviceUrl: literal secret not allowed (the value contains a password in the URL); reference an app setting in secrets.serviceUrl instead',
+    ],
+  },
+  {
+    name: 'connection-dataverse-password-in-url',
+    files: {
+      'connections.yaml': connections((c) => {
+        c.type = 'dataverse';
+        c.settings = { url: 'https://sync:hunter2@contoso.crm4.dynamics.com' };
+      }),
+    },
+    expected: [
+      'connections.yaml: connections[0].settings.url: literal secret not allowed (the value contains a password in the URL); reference an app setting in secrets.url instead',
+    ],
+  },
+  {
+    name: 'connection-businesscentral-empty-password-in-url',
+    files: {
+      'connections.yaml': connections((c) => {
+        c.type = 'businesscentral';
+        c.settings = { serviceUrl: 'https://sync:@bc.example.com/api/v2.0/', company: 'CRONUS' };
+      }),
+    },
+    expected: [
+      'connections.yaml: connections[0].settings.serviceUrl: literal secret not allowed (the value contains a password in the URL); reference an app setting in secrets.serviceUrl instead',
+    ],
+  },
+  {
     name: 'connection-odata-literal-client-secret',
     files: {
       'connections.yaml': connections((c) => {

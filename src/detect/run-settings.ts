@@ -1,0 +1,95 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { ConfigError } from '../model/errors';
+
+/**
+ * Settings of long runs: the resume checkpoints, the timer's time budget and the failure
+ * backoff. Read from app settings (env); every one has a default.
+ */
+export interface RunSettings {
+  /**
+   * Least time between two saved resume cursors, ms (`HIGHWATER_RESUME_CHECKPOINT_SECONDS`).
+   * Default 5 s. 0 saves after every page.
+   */
+  checkpointIntervalMs: number;
+  /** First wait after a failed run, ms (`HIGHWATER_RETRY_BASE_SECONDS`). Default 30 s. */
+  retryBaseMs: number;
+  /** Longest wait between failed runs, ms (`HIGHWATER_RETRY_MAX_SECONDS`). Default 30 min. */
+  retryMaxMs: number;
+}
+
+export const RUN_SETTING_NAMES = {
+  checkpointSeconds: 'HIGHWATER_RESUME_CHECKPOINT_SECONDS',
+  retryBaseSeconds: 'HIGHWATER_RETRY_BASE_SECONDS',
+  retryMaxSeconds: 'HIGHWATER_RETRY_MAX_SECONDS',
+  budgetSeconds: 'HIGHWATER_RUN_BUDGET_SECONDS',
+  functionTimeout: 'AzureFunctionsJobHost__functionTimeout',
+} as const;
+
+export const DEFAULT_RUN_SETTINGS: RunSettings = { checkpointIntervalMs: 5_000, retryBaseMs: 30_000, retryMaxMs: 30 * 60_000 };
+
+/** Share of `functionTimeout` a timer run may use before it stops at a page boundary. */
+export const BUDGET_SHARE_OF_TIMEOUT = 2 / 3;
+/** Functions' `functionTimeout` when neither host.json nor the app settings give one (Premium/Dedicated default). */
+export const DEFAULT_FUNCTION_TIMEOUT_MS = 30 * 60_000;
+
+function seconds(env: NodeJS.ProcessEnv, name: string, fallbackMs: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallbackMs;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < 0) throw new ConfigError(`${name}: expected a number of seconds ≥ 0, got ${JSON.stringify(raw)}`);
+  return value * 1000;
+}
+
+/** @throws ConfigError naming the setting when one is not a number of seconds. */
+export function readRunSettings(env: NodeJS.ProcessEnv = process.env): RunSettings {
+  return {
+    checkpointIntervalMs: seconds(env, RUN_SETTING_NAMES.checkpointSeconds, DEFAULT_RUN_SETTINGS.checkpointIntervalMs),
+    retryBaseMs: seconds(env, RUN_SETTING_NAMES.retryBaseSeconds, DEFAULT_RUN_SETTINGS.retryBaseMs),
+    retryMaxMs: seconds(env, RUN_SETTING_NAMES.retryMaxSeconds, DEFAULT_RUN_SETTINGS.retryMaxMs),
+  };
+}
+
+/** `hh:mm:ss` (host.json's `functionTimeout`) in ms; undefined for `-1` / unreadable text (no limit known). */
+export function parseTimeSpan(text: string): number | undefined {
+  const match = /^(?:(\d+)\.)?(\d{1,2}):(\d{2}):(\d{2})$/.exec(text.trim());
+  if (!match) return undefined;
+  const [, days = '0', h, m, s] = match;
+  return (((Number(days) * 24 + Number(h)) * 60 + Number(m)) * 60 + Number(s)) * 1000;
+}
+
+/**
+ * The timer's time budget per invocation, ms: `HIGHWATER_RUN_BUDGET_SECONDS` when set (0 = no
+ * budget), else {@link BUDGET_SHARE_OF_TIMEOUT} of `functionTimeout` — from the app setting
+ * `AzureFunctionsJobHost__functionTimeout`, else `host.json` in `appRoot`, else 30 min.
+ * A run checks the budget between pages, so the share leaves room for the page being read, the
+ * flush and the final writes.
+ * @throws ConfigError naming the setting when it is not a number of seconds.
+ */
+export function readTimeBudgetMs(env: NodeJS.ProcessEnv = process.env, appRoot: string = process.cwd()): number | undefined {
+  const explicit = env[RUN_SETTING_NAMES.budgetSeconds];
+  if (explicit !== undefined && explicit.trim() !== '') {
+    const ms = seconds(env, RUN_SETTING_NAMES.budgetSeconds, 0);
+    return ms > 0 ? ms : undefined;
+  }
+  return Math.floor(functionTimeoutMs(env, appRoot) * BUDGET_SHARE_OF_TIMEOUT);
+}
+
+function functionTimeoutMs(env: NodeJS.ProcessEnv, appRoot: string): number {
+  const fromSetting = env[RUN_SETTING_NAMES.functionTimeout];
+  if (fromSetting) return parseTimeSpan(fromSetting) ?? DEFAULT_FUNCTION_TIMEOUT_MS;
+  try {
+    const host = JSON.parse(fs.readFileSync(path.join(appRoot, 'host.json'), 'utf8')) as { functionTimeout?: unknown };
+    if (typeof host.functionTimeout === 'string') return parseTimeSpan(host.functionTimeout) ?? DEFAULT_FUNCTION_TIMEOUT_MS;
+  } catch {
+    // No host.json (local host, tests): the default applies.
+  }
+  return DEFAULT_FUNCTION_TIMEOUT_MS;
+}
+
+/** Wait before the next timer run after `failures` consecutive failures: base · 2^(n−1), capped. */
+export function retryDelayMs(failures: number, settings: Pick<RunSettings, 'retryBaseMs' | 'retryMaxMs'>): number {
+  if (failures <= 0) return 0;
+  const exponent = Math.min(failures - 1, 30);
+  return Math.min(settings.retryBaseMs * 2 ** exponent, settings.retryMaxMs);
+}

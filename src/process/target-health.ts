@@ -1,0 +1,100 @@
+/**
+ * The outage mode of a target connection (issue: long runs, item 4). A target that is down, has a
+ * wrong credential or a missing table fails every group; without this, every message would use up
+ * its attempts and end dead-lettered for one broken setting. After `threshold` consecutive group
+ * failures the connection is in outage: its messages are not applied but rescheduled (no attempt
+ * counted), one probe message goes through every `probeEveryMs`, and the first success ends it.
+ * The failed groups must hold a few distinct messages, so that one poison message retried alone
+ * does not pause its target.
+ *
+ * Per instance, in memory: each Functions instance (and the local host) finds an outage after its
+ * own `threshold` failures, which costs a few groups more per instance than a shared table
+ * entity, but reads nothing per batch and cannot leave a stale "down" behind a crashed instance.
+ * Time is passed in, so the state machine is pure.
+ */
+
+export interface TargetHealthOptions {
+  /** Consecutive failed groups (transient or configuration errors of the whole group) before an outage. Default 5. */
+  threshold?: number;
+  /** How often one probe message is let through during an outage, ms. Default 30 000. */
+  probeEveryMs?: number;
+  /**
+   * Distinct messages the failed groups must hold before an outage opens. Default 3: one poison
+   * message retried alone, failing every time, is that message's problem, not the target's.
+   */
+  minMessages?: number;
+}
+
+export interface OutageState {
+  readonly connection: string;
+  readonly since: Date;
+  /** When the next probe may go through. */
+  readonly nextProbeAt: Date;
+  /** The error that opened the outage (already scrubbed text). */
+  readonly error: string;
+  /** Failed groups since the outage began, probes included. */
+  readonly failures: number;
+}
+
+/** What may be applied to a connection now. */
+export type Admission = { readonly kind: 'all' } | { readonly kind: 'probe' } | { readonly kind: 'none'; readonly until: Date };
+
+/** What a recorded result changed, for logs and metrics. */
+export type HealthChange = 'outageStarted' | 'outageEnded' | undefined;
+
+export class TargetHealth {
+  private readonly failuresInRow = new Map<string, { groups: number; messages: Set<string> }>();
+  private readonly outages = new Map<string, { since: Date; nextProbeAt: Date; error: string; failures: number }>();
+
+  constructor(private readonly options: TargetHealthOptions = {}) {}
+
+  get threshold(): number {
+    return this.options.threshold ?? 5;
+  }
+
+  get probeEveryMs(): number {
+    return this.options.probeEveryMs ?? 30_000;
+  }
+
+  /** Whether a group for `connection` may go to the target now: all of it, one probe message, or none until a time. */
+  admit(connection: string, now: Date): Admission {
+    const outage = this.outages.get(connection);
+    if (!outage) return { kind: 'all' };
+    if (now.getTime() >= outage.nextProbeAt.getTime()) {
+      // The next probe is due one interval later even if this one never reports (its instance died).
+      outage.nextProbeAt = new Date(now.getTime() + this.probeEveryMs);
+      return { kind: 'probe' };
+    }
+    return { kind: 'none', until: outage.nextProbeAt };
+  }
+
+  /** A group (or probe) reached the target and at least one message of it was applied or failed on its own. */
+  succeeded(connection: string): HealthChange {
+    this.failuresInRow.delete(connection);
+    return this.outages.delete(connection) ? 'outageEnded' : undefined;
+  }
+
+  /** A group (or probe) of these records (any stable ids, e.g. job and source key) failed as a whole with a transient or configuration error. */
+  failed(connection: string, now: Date, error: string, messageIds: readonly string[] = []): HealthChange {
+    const outage = this.outages.get(connection);
+    if (outage) {
+      outage.failures++;
+      outage.nextProbeAt = new Date(now.getTime() + this.probeEveryMs);
+      return undefined;
+    }
+    const streak = this.failuresInRow.get(connection) ?? { groups: 0, messages: new Set<string>() };
+    streak.groups++;
+    const minMessages = this.options.minMessages ?? 3;
+    for (const id of messageIds) if (streak.messages.size < minMessages) streak.messages.add(id);
+    this.failuresInRow.set(connection, streak);
+    if (streak.groups < this.threshold || streak.messages.size < minMessages) return undefined;
+    this.failuresInRow.delete(connection);
+    this.outages.set(connection, { since: now, nextProbeAt: new Date(now.getTime() + this.probeEveryMs), error, failures: streak.groups });
+    return 'outageStarted';
+  }
+
+  /** The connections in outage now (status page, `/api/status`). */
+  snapshot(): OutageState[] {
+    return [...this.outages].map(([connection, o]) => ({ connection, since: o.since, nextProbeAt: o.nextProbeAt, error: o.error, failures: o.failures }));
+  }
+}

@@ -1,0 +1,61 @@
+import type { Capability, ContractContext, PreparedTarget, Scenario, TargetHarness } from './target-connector/context';
+import { deleteAndResponseCases } from './target-connector/delete-and-response.cases';
+import { groupAndVersionCases } from './target-connector/group-and-version.cases';
+import { itemOutcomeCases } from './target-connector/item-outcomes.cases';
+
+export type { Capability, ContractRecord, GroupFailure, PreparedTarget, Scenario, TargetHarness } from './target-connector/context';
+
+export interface TargetContractOptions {
+  /**
+   * What the system cannot express, with the reason: the cases that need it are skipped and the
+   * reason is printed (e.g. `{ parent: 'no foreign keys in OData on CAP' }`). Default: none.
+   */
+  unsupported?: Partial<Record<Capability, string>>;
+  /** Per-case timeout in ms. Default: jest's. */
+  timeoutMs?: number;
+}
+
+/**
+ * The target connector contract: `applyBatch` of every target gives one outcome per item in
+ * order, fails a data error alone and classified (permanent, transitive), rejects a group that
+ * failed as a whole, checks versions inside the write, deletes (a missing record is a success)
+ * and returns response fields per item. `makeHarness` runs once per suite; each case asks it for
+ * a fresh entity holding the case's records.
+ *
+ * @example
+ *   runTargetConnectorContract('SqlTarget on SQLite', async () => sqlHarness('sqlite'), { unsupported: {} });
+ */
+export function runTargetConnectorContract(name: string, makeHarness: () => Promise<TargetHarness>, options: TargetContractOptions = {}): void {
+  let harness: TargetHarness | undefined;
+  const unsupported = options.unsupported ?? {};
+  const ctx: ContractContext = {
+    caseIt: (uses) => (title, fn) => {
+      const missing = uses.filter((u) => unsupported[u] !== undefined);
+      if (missing.length === 0) {
+        it(title, fn, options.timeoutMs);
+        return;
+      }
+      const reason = missing.map((u) => `${u}: ${unsupported[u]}`).join('; ');
+      // Printed, not silent: which case this system skips, and why.
+      console.log(`Target contract ${name}: skipped "${title}" (unsupported ${reason})`);
+      it.skip(`${title} [unsupported ${reason}]`, fn);
+    },
+    prepare: (scenario: Scenario): Promise<PreparedTarget> => {
+      if (!harness) throw new Error(`${name}: the contract harness is not ready (did beforeAll fail?)`);
+      return harness.prepare(scenario);
+    },
+  };
+
+  describe(`Target connector contract: ${name}`, () => {
+    beforeAll(async () => {
+      harness = await makeHarness();
+    }, 60_000);
+    afterAll(async () => {
+      await harness?.close();
+    });
+
+    describe('per-item outcomes and error classification', () => itemOutcomeCases(ctx));
+    describe('whole-group failure and the version condition', () => groupAndVersionCases(ctx));
+    describe('deletes and response fields', () => deleteAndResponseCases(ctx));
+  });
+}

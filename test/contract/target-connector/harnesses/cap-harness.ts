@@ -1,0 +1,77 @@
+import { randomUUID } from 'node:crypto';
+import type { BatchFormat } from '../../../../connectors/odata/batch-transport';
+import type { JsonValue } from '../../../../src/model/queue-message';
+import { batchTarget, booksTarget, ordersTarget, recordingFetch } from '../../../integration/connectors/odata/batch-test-kit';
+import { type CapServer, startCapServer } from '../../../integration/connectors/odata/cap-server';
+import { type ContractItem, type PreparedTarget, type Scenario, type TargetHarness, targetKeyFor } from '../context';
+
+/**
+ * The contract on SAP CAP 9 (OData V4 over in-memory SQLite, `test/integration/connectors/odata/
+ * fixtures`), through `$batch` in `batchFormat`. Books (integer key `ID`, `title`, `stock`, the
+ * ETag `modifiedAt`) hold every case but the response fields, which need the generated UUID `ID`
+ * of Orders (found by their alternate key `number`). A whole-group failure is a 503 with
+ * Retry-After answered in front of the server (CAP sends none of its own).
+ */
+export async function capHarness(batchFormat: BatchFormat): Promise<TargetHarness> {
+  const server = await startCapServer();
+  return {
+    prepare: (scenario) => prepare(server, batchFormat, scenario),
+    close: () => server.stop(),
+  };
+}
+
+async function prepare(server: CapServer, batchFormat: BatchFormat, scenario: Scenario): Promise<PreparedTarget> {
+  await server.sql('DELETE FROM hw_Books');
+  await server.sql('DELETE FROM hw_Orders');
+  const http = recordingFetch();
+  const target = batchTarget(server.url, http, { batchFormat });
+  const done = async () => {
+    http.intercept = undefined;
+  };
+  return scenario.uses.includes('generated') ? orders(server, target, scenario, done) : books(server, target, scenario, http, done);
+}
+
+async function books(server: CapServer, target: PreparedTarget['target'], scenario: Scenario, http: ReturnType<typeof recordingFetch>, done: () => Promise<void>): Promise<PreparedTarget> {
+  for (const r of scenario.seed) {
+    await server.sql('INSERT INTO hw_Books (ID, title, stock, modifiedAt) VALUES (?, ?, ?, ?)', [r.key, r.label ?? null, r.qty ?? 0, r.version === undefined ? new Date().toISOString() : r.version]);
+  }
+  return {
+    target,
+    mapping: booksTarget,
+    targetKeyOf: (item: ContractItem) => targetKeyFor(item, 'ID', (n) => n),
+    fieldsOf: (item) => defined({ title: item.label, stock: item.qty }),
+    read: async (key) => {
+      const [row] = await server.sql('SELECT ID, title, stock FROM hw_Books WHERE ID = ?', [key]);
+      return row ? { key: Number(row.ID), label: row.title as string, qty: row.stock as number } : null;
+    },
+    failGroup: async () => {
+      http.intercept = () => new Response('{"error":{"code":"503","message":"Service Unavailable"}}', { status: 503, headers: { 'content-type': 'application/json', 'retry-after': '7' } });
+      return { name: 'TransientError', retryAfterMs: 7000 };
+    },
+    done,
+  };
+}
+
+async function orders(server: CapServer, target: PreparedTarget['target'], scenario: Scenario, done: () => Promise<void>): Promise<PreparedTarget> {
+  for (const r of scenario.seed) {
+    await server.sql('INSERT INTO hw_Orders (ID, number, quantity, modifiedAt) VALUES (?, ?, ?, ?)', [randomUUID(), `SO-${r.key}`, r.qty ?? 0, r.version ?? new Date().toISOString()]);
+  }
+  const row = async (key: number) => (await server.sql('SELECT ID, quantity FROM hw_Orders WHERE number = ?', [`SO-${key}`]))[0];
+  return {
+    target,
+    mapping: ordersTarget,
+    targetKeyOf: (item: ContractItem) => targetKeyFor(item, 'number', (n) => `SO-${n}`),
+    fieldsOf: (item) => defined({ quantity: item.qty }),
+    read: async (key) => {
+      const r = await row(key);
+      return r ? { key, qty: r.quantity as number } : null;
+    },
+    generatedField: 'ID',
+    generated: async (key) => (await row(key)).ID as JsonValue,
+    done,
+  };
+}
+
+function defined(fields: Record<string, JsonValue | undefined>): Record<string, JsonValue> {
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as Record<string, JsonValue>;
+}

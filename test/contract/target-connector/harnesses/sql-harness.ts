@@ -1,0 +1,107 @@
+import type { Mapping } from '../../../../src/model/mapping';
+import type { JsonValue } from '../../../../src/model/queue-message';
+import { type EngineName, openEngine, type SqlTestEngine } from '../../../integration/connectors/sql/sql-test-engines';
+import { type ContractItem, type ContractRecord, type GroupFailure, type PreparedTarget, type Scenario, type TargetHarness, targetKeyFor } from '../context';
+
+const keyOf = (n: number) => `K-${n}`;
+const numberOf = (key: unknown) => Number(String(key).slice(2));
+
+/**
+ * The contract on a real database (a SQLite file, or a throw-away PostgreSQL schema): one table
+ * per case with a text key `code`, a required whole number `qty`, a version column
+ * `modified_at`, a self-referencing parent `parent_code` and a generated `doc_no`.
+ */
+export async function sqlHarness(name: EngineName): Promise<TargetHarness> {
+  const db = await openEngine(name);
+  let tables = 0;
+  return {
+    prepare: (scenario) => prepareTable(db, `contract_${++tables}`, scenario),
+    close: () => db.close(),
+  };
+}
+
+async function prepareTable(db: SqlTestEngine, table: string, scenario: Scenario): Promise<PreparedTarget> {
+  const sqlite = db.name === 'sqlite';
+  await db.exec(
+    sqlite
+      ? `CREATE TABLE ${table} (doc_no INTEGER PRIMARY KEY, code TEXT NOT NULL UNIQUE, label TEXT, qty INTEGER NOT NULL, ` +
+          `modified_at TEXT, parent_code TEXT REFERENCES ${table}(code)) STRICT`
+      : `CREATE TABLE ${table} (doc_no bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, code TEXT NOT NULL UNIQUE, label TEXT, ` +
+          `qty integer NOT NULL, modified_at timestamptz, parent_code TEXT REFERENCES ${table}(code))`,
+  );
+  await db.insert(table, scenario.seed.map((r) => ({
+    code: keyOf(r.key), label: r.label ?? null, qty: r.qty ?? 0, modified_at: r.version ?? null, parent_code: r.parent === undefined ? null : keyOf(r.parent),
+  })));
+  // A short busy timeout: the group-failure case holds the write lock from another connection.
+  const target = db.target(db.connection(sqlite ? { versionField: 'modified_at', busyTimeoutMs: 100 } : { versionField: 'modified_at' }));
+  const mapping: Mapping = { name: 'contract', source: { entity: 'src', key: ['id'] }, target: { entity: table, key: ['code'] }, fields: [] };
+  const row = async (key: number) => (await db.select(`SELECT * FROM ${table} WHERE code = '${keyOf(key)}'`))[0];
+  let release: (() => Promise<void>) | undefined;
+
+  return {
+    target,
+    mapping,
+    targetKeyOf: (item: ContractItem) => targetKeyFor(item, 'code', keyOf),
+    fieldsOf: (item: ContractItem) => {
+      const fields: Record<string, JsonValue> = {};
+      if (item.label !== undefined) fields.label = item.label;
+      if (item.qty !== undefined) fields.qty = item.qty;
+      if ('parent' in item && item.parent !== undefined) fields.parent_code = keyOf(item.parent);
+      return fields;
+    },
+    read: async (key) => {
+      const r = await row(key);
+      if (!r) return null;
+      const record: ContractRecord = { key: numberOf(r.code), label: r.label as string, qty: Number(r.qty) };
+      if (r.parent_code !== null) record.parent = numberOf(r.parent_code);
+      return record;
+    },
+    generatedField: 'doc_no',
+    // As the system gives it back: a number on SQLite, a string for PostgreSQL's bigint.
+    generated: async (key) => (await row(key)).doc_no as JsonValue,
+    failGroup: async (): Promise<GroupFailure> => {
+      if (sqlite) {
+        // Another connection holds the write lock: the group's BEGIN gives up after the busy timeout.
+        await db.exec('BEGIN IMMEDIATE');
+        release = () => db.exec('ROLLBACK');
+        return { name: 'TransientError' };
+      }
+      release = await lockAndCancel(db, table);
+      return { name: 'TransientError' };
+    },
+    done: async () => {
+      await release?.();
+    },
+  };
+}
+
+/**
+ * PostgreSQL: another session locks the table, and cancels the group's statement once it waits
+ * for that lock (SQLSTATE 57014, as a statement timeout ends it). Returns the release. Should no
+ * statement come to wait within 10 s, the lock is released, so that the case fails instead of
+ * hanging.
+ */
+async function lockAndCancel(db: SqlTestEngine, table: string): Promise<() => Promise<void>> {
+  await db.exec(`BEGIN; LOCK TABLE ${table} IN ACCESS EXCLUSIVE MODE`);
+  let released = false;
+  const rollback = async () => {
+    if (released) return;
+    released = true;
+    await db.exec('ROLLBACK');
+  };
+  const canceller = (async () => {
+    const deadline = Date.now() + 10_000;
+    while (!released && Date.now() < deadline) {
+      // The lock's transaction would keep seeing its first snapshot of pg_stat_activity.
+      await db.exec('SELECT pg_stat_clear_snapshot()');
+      const cancelled = await db.select('SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE pg_backend_pid() = ANY (pg_blocking_pids(pid))');
+      if (cancelled.length > 0) return;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await rollback();
+  })();
+  return async () => {
+    await canceller;
+    await rollback();
+  };
+}

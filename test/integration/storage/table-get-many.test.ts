@@ -1,0 +1,34 @@
+import os from 'node:os';
+import { openTableStorage } from '../../../src/storage/table-client-factory';
+import type { TableStorage } from '../../../src/storage/table-store';
+import { startTestAzurite, type TestAzurite } from '../../support/azurite';
+
+let azurite: TestAzurite;
+let storage: TableStorage;
+
+beforeAll(async () => {
+  azurite = await startTestAzurite();
+  storage = await openTableStorage({ storageConnectionString: azurite.connectionString, dataDir: os.tmpdir() });
+});
+
+afterAll(async () => {
+  await storage?.close();
+  await azurite?.stop();
+});
+
+describe('TableStore.getMany against Azurite', () => {
+  it('finds the existing rows of many keys of one partition, and only of that partition', async () => {
+    const table = await storage.table('getmany');
+    const keys = Array.from({ length: 100 }, (_, i) => `k${String(i).padStart(3, '0')}`);
+    await table.submitBatch(keys.filter((_, i) => i % 3 === 0).map((rowKey) => ({ kind: 'upsert' as const, row: { partitionKey: 'p', rowKey, properties: { N: Number(rowKey.slice(1)) } } })));
+    await table.upsert({ partitionKey: 'other', rowKey: 'k001', properties: { N: -1 } });
+    // A quote in a key must not break the filter.
+    await table.upsert({ partitionKey: 'p', rowKey: "it's", properties: { N: 1000 } });
+    const found = await table.getMany('p', [...keys, 'k001', "it's", 'missing']);
+    const expected = keys.filter((_, i) => i % 3 === 0);
+    expect([...found.keys()].sort()).toEqual([...expected, "it's"].sort());
+    expect(found.get('k099')?.properties.N).toBe(99);
+    expect(found.has('k001')).toBe(false);
+    expect(await table.getMany('p', [])).toEqual(new Map());
+  });
+});

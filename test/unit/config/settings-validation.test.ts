@@ -1,0 +1,43 @@
+import { readSettings } from '../../../src/config/settings';
+
+/** Issue 21 item 3 (and item 4 for the URL setting): every app setting is checked when it is read. */
+describe('readSettings: validation', () => {
+  const fails = (env: NodeJS.ProcessEnv) => {
+    try {
+      readSettings(env, '/tmp');
+    } catch (err) {
+      return { name: (err as Error).name, message: (err as Error).message };
+    }
+    throw new Error('readSettings accepted the settings');
+  };
+
+  it.each([
+    [{ GetChangesSchedule: 'bogus' }, 'app settings: GetChangesSchedule: invalid NCRONTAB "bogus": expected 6 fields (second minute hour day month weekday), got 1'],
+    [{ GetChangesSchedule: '*/0 * * * * *' }, 'app settings: GetChangesSchedule: invalid NCRONTAB "*/0 * * * * *": Constraint error, cannot repeat at every 0 time.'],
+    [{ GetChangesSchedule: '0 61 * * * *' }, 'app settings: GetChangesSchedule: invalid NCRONTAB "0 61 * * * *": Constraint error, got value 61 expected range 0-59'],
+    [{ HIGHWATER_TIMEZONE: 'Mars/Olympus' }, 'app settings: HIGHWATER_TIMEZONE: unknown time zone "Mars/Olympus"'],
+    [{ QUEUE_LOW: 'bad queue' }, `app settings: QUEUE_LOW: queue name "bad queue" is invalid: use 1-260 letters, digits, '.', '-', '_' or '/', starting and ending with a letter or digit`],
+    [{ QUEUE_IGNORED: 'SBQHIGH' }, 'app settings: QUEUE_IGNORED: queue "SBQHIGH" is already the queue of QUEUE_HIGH: every queue setting needs a queue of its own'],
+    [{ HIGHWATER_TABLES_ENDPOINT: 'https://:S3cr3t@acct.table.core.windows.net/' }, 'app settings: HIGHWATER_TABLES_ENDPOINT: a password in the URL is not allowed; put it in an app setting and reference it in secrets instead'],
+    [{ HIGHWATER_TABLES_ENDPOINT: 'acct.table.core.windows.net' }, 'app settings: HIGHWATER_TABLES_ENDPOINT: not a valid URL (expected https://host/…)'],
+    [{ HIGHWATER_TABLES_ENDPOINT: 'ftp://acct/' }, 'app settings: HIGHWATER_TABLES_ENDPOINT: must be an http(s) URL, got the scheme "ftp"'],
+  ])('refuses %j', (env, message) => {
+    expect(fails(env)).toEqual({ name: 'ConfigError', message });
+  });
+
+  it('lists every problem, not just the first, and never shows a password', () => {
+    const { message } = fails({ GetChangesSchedule: 'x', HIGHWATER_TIMEZONE: 'Nowhere', HIGHWATER_TABLES_ENDPOINT: 'https://u:hunter2@x/' });
+    expect(message.split('\n')).toEqual([
+      'app settings: HIGHWATER_TIMEZONE: unknown time zone "Nowhere"',
+      'app settings: GetChangesSchedule: invalid NCRONTAB "x": expected 6 fields (second minute hour day month weekday), got 1',
+      'app settings: HIGHWATER_TABLES_ENDPOINT: a password in the URL is not allowed; put it in an app setting and reference it in secrets instead',
+    ]);
+    expect(message).not.toContain('hunter2');
+  });
+
+  it('accepts the defaults and valid values', () => {
+    expect(readSettings({}, '/tmp').getChangesSchedule).toBe('*/10 * * * * *');
+    const s = readSettings({ GetChangesSchedule: '0 */5 * * * *', HIGHWATER_TIMEZONE: 'Europe/Berlin', HIGHWATER_TABLES_ENDPOINT: 'https://acct.table.core.windows.net/' }, '/tmp');
+    expect([s.getChangesSchedule, s.timeZone, s.tablesEndpoint]).toEqual(['0 */5 * * * *', 'Europe/Berlin', 'https://acct.table.core.windows.net/']);
+  });
+});

@@ -1,0 +1,36 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseTimeSpan, readRunSettings, readTimeBudgetMs, retryDelayMs } from '../../../src/detect/run-settings';
+
+describe('run settings', () => {
+  const settings = { retryBaseMs: 30_000, retryMaxMs: 1_800_000 };
+
+  it('doubles the retry wait per consecutive failure and caps it', () => {
+    expect([0, 1, 2, 3, 6, 7, 50].map((n) => retryDelayMs(n, settings))).toEqual([0, 30_000, 60_000, 120_000, 960_000, 1_800_000, 1_800_000]);
+  });
+
+  it('reads the settings with their defaults, and names a bad one', () => {
+    expect(readRunSettings({})).toEqual({ checkpointIntervalMs: 5_000, retryBaseMs: 30_000, retryMaxMs: 1_800_000 });
+    expect(readRunSettings({ HIGHWATER_RETRY_BASE_SECONDS: '5', HIGHWATER_RETRY_MAX_SECONDS: '60', HIGHWATER_RESUME_CHECKPOINT_SECONDS: '0' })).toEqual({
+      checkpointIntervalMs: 0, retryBaseMs: 5_000, retryMaxMs: 60_000,
+    });
+    expect(() => readRunSettings({ HIGHWATER_RETRY_BASE_SECONDS: 'soon' })).toThrow('HIGHWATER_RETRY_BASE_SECONDS: expected a number of seconds ≥ 0, got "soon"');
+  });
+
+  it('takes two thirds of functionTimeout as the time budget unless set', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hw-budget-'));
+    try {
+      expect(readTimeBudgetMs({}, dir)).toBe(20 * 60_000);
+      fs.writeFileSync(path.join(dir, 'host.json'), JSON.stringify({ functionTimeout: '00:10:00' }));
+      expect(readTimeBudgetMs({}, dir)).toBe(400_000);
+      expect(readTimeBudgetMs({ AzureFunctionsJobHost__functionTimeout: '00:05:00' }, dir)).toBe(200_000);
+      expect(readTimeBudgetMs({ HIGHWATER_RUN_BUDGET_SECONDS: '90' }, dir)).toBe(90_000);
+      expect(readTimeBudgetMs({ HIGHWATER_RUN_BUDGET_SECONDS: '0' }, dir)).toBeUndefined();
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+    expect(readTimeBudgetMs({}, path.resolve(__dirname, '../../..'))).toBe(20 * 60_000); // the app's host.json: 00:30:00
+    expect([parseTimeSpan('1.02:00:00'), parseTimeSpan('-1'), parseTimeSpan('00:00:30')]).toEqual([93_600_000, undefined, 30_000]);
+  });
+});

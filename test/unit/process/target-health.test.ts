@@ -1,0 +1,43 @@
+import { TargetHealth } from '../../../src/process/target-health';
+
+describe('TargetHealth (outage mode)', () => {
+  const t = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s));
+
+  it('opens an outage after `threshold` failed groups in a row, then lets one probe through per interval', () => {
+    const h = new TargetHealth({ threshold: 3, probeEveryMs: 30_000, minMessages: 1 });
+    expect(h.failed('erp', t(0), 'down', ['m'])).toBeUndefined();
+    expect(h.failed('erp', t(1), 'down', ['m'])).toBeUndefined();
+    expect(h.admit('erp', t(1))).toEqual({ kind: 'all' });
+    expect(h.failed('erp', t(2), 'down', ['m'])).toBe('outageStarted');
+    expect(h.admit('erp', t(3))).toEqual({ kind: 'none', until: t(32) });
+    expect(h.admit('crm', t(3))).toEqual({ kind: 'all' });
+    expect(h.snapshot()).toEqual([{ connection: 'erp', since: t(2), nextProbeAt: t(32), error: 'down', failures: 3 }]);
+    expect(h.admit('erp', t(32))).toEqual({ kind: 'probe' });
+    // One probe per interval, also when the first never reports.
+    expect(h.admit('erp', t(33))).toEqual({ kind: 'none', until: t(62) });
+    expect(h.failed('erp', t(40), 'still down', ['m'])).toBeUndefined();
+    expect(h.admit('erp', t(41))).toEqual({ kind: 'none', until: t(70) });
+    expect(h.admit('erp', t(70))).toEqual({ kind: 'probe' });
+    expect(h.succeeded('erp')).toBe('outageEnded');
+    expect(h.admit('erp', t(71))).toEqual({ kind: 'all' });
+    expect(h.snapshot()).toEqual([]);
+  });
+
+  it('a success between failures starts the count again', () => {
+    const h = new TargetHealth({ threshold: 2, minMessages: 1 });
+    h.failed('erp', t(0), 'x', ['m']);
+    expect(h.succeeded('erp')).toBeUndefined();
+    expect(h.failed('erp', t(1), 'x', ['m'])).toBeUndefined();
+    expect(h.failed('erp', t(2), 'x', ['m'])).toBe('outageStarted');
+  });
+});
+
+describe('TargetHealth and one poison message', () => {
+  it('does not open an outage for groups of one and the same message', () => {
+    const h = new TargetHealth({ threshold: 3 });
+    const at = new Date('2026-01-01T00:00:00Z');
+    for (let i = 0; i < 10; i++) expect(h.failed('erp', at, 'timeout', ['poison'])).toBeUndefined();
+    expect(h.admit('erp', at)).toEqual({ kind: 'all' });
+    expect(h.failed('erp', at, 'timeout', ['a', 'b'])).toBe('outageStarted');
+  });
+});
