@@ -1,7 +1,7 @@
 /**
  * The Functions app (package `main`): importing a function's file registers it with the host.
- * Eleven functions: detection by timer and HTTP (and the status of long HTTP runs), the durable
- * detection path, three processors, and the gauge timer.
+ * Twelve functions: detection by timer and HTTP (and the status of long HTTP runs), the durable
+ * detection path, three processors, the gauge timer and the scheduled requeue of parked messages.
  */
 import { app } from '@azure/functions';
 import { closeRuntime } from './runtime-instance';
@@ -16,6 +16,7 @@ import './ProcessHighQueueItems';
 import './ProcessNormalQueueItems';
 import './ProcessLowQueueItems';
 import './SampleGauges';
+import './RequeueParked';
 
 // Flushes metrics and closes connector pools and bus clients when the worker shuts down.
 app.hook.appTerminate(async () => {

@@ -133,6 +133,9 @@ var highwaterSettings = {
   // How long ExecuteJob waits for its run before answering 202 (src/http/execute-wait.ts): well
   // under the 230 s after which Azure's front end drops an HTTP request.
   HIGHWATER_EXECUTE_WAIT_SECONDS: '100'
+  // The scheduled requeue of parked messages (functions/RequeueParked.ts): a folder of the
+  // deployed app holding requeue.yaml; empty = off, as the specification keeps parked queues manual.
+  HIGHWATER_REQUEUE_CONFIG: ''
   // Nothing local is kept in Azure; a writable folder in case a component wants scratch space.
   HIGHWATER_DATA_DIR: '/tmp/highwater'
   // Read only when no storage is set, which Azure never is (the local Azurite's port).

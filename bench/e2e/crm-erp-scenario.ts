@@ -148,7 +148,8 @@ function figures({ run: r, azuriteCpuSeconds }: Measured): Record<string, number
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+  const value = sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+  return Math.round(value * 10) / 10;
 }
 
 function printTable(rows: Array<Record<string, number>>): void {

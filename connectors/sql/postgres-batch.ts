@@ -8,6 +8,7 @@ import { type BatchItem, batchItems, placeOutcomes, retryTransitive, returningOf
 import { returnedFields, versionColumnOf } from './sql-records';
 import { deleteStatement, insertStatement, lockStatement, type PgBatchShape, POSITION, rowsParams, updateStatement, VERSION } from './postgres-batch-sql';
 import { PostgresColumnTypes } from './postgres-columns';
+import { blockedDeleteOutcomes } from './blocked-delete';
 
 export type PostgresBatchDatabase = SqlDatabase & Required<Pick<SqlDatabase, 'transaction'>>;
 
@@ -70,7 +71,9 @@ export class PostgresBatchWriter {
     const results = await bisectGroup(items, write);
     // A bisection splits a parent from its child: its failed children get another go.
     await retryTransitive(results, (positions) => bisectGroup(positions.map((p) => items[p]), write));
-    return placeOutcomes(outcomes, items, results);
+    const placed = placeOutcomes(outcomes, items, results);
+    // After the re-passes: what a foreign key still refuses on a DELETE has dependent rows.
+    return deleting ? blockedDeleteOutcomes(placed) : placed;
   }
 }
 

@@ -5,6 +5,7 @@ import { type ErrorRule, stringCode } from '../base/error-classification';
  * failures), first match wins; unmatched codes are transient.
  */
 export const POSTGRES_ERROR_RULES: readonly ErrorRule[] = [
+  // On a DELETE the same code means dependent rows exist: reclassified where the delete runs (blocked-delete.ts).
   { code: '23503', kind: 'transitive', reason: 'a referenced record is missing (foreign key)' },
   { code: '23502', kind: 'permanent', reason: 'a required field is null' },
   { code: '23514', kind: 'permanent', reason: 'a check constraint failed' },

@@ -8,6 +8,7 @@ import type { QueueMessage } from '../../src/model/queue-message';
 import { quoteEntity, quoteIdentifier, type SqlDatabase, SqlParams } from './dialect';
 import { bindFields, mergeRecord, returnedFields, versionColumnOf } from './sql-records';
 import { UpsertPlans } from './upsert-plan';
+import { blockedDeleteError } from './blocked-delete';
 import { applySqliteBatch, type SqliteBatchDatabase } from './sqlite-batch';
 import { PostgresBatchWriter, type PostgresBatchDatabase } from './postgres-batch';
 
@@ -64,7 +65,11 @@ export class SqlTarget implements TargetConnector {
   async delete(message: QueueMessage, mapping: Mapping): Promise<void> {
     const entity = this.table(mapping);
     const params = new SqlParams(this.db.dialect);
-    await this.db.query(`DELETE FROM ${entity} WHERE ${this.keyCondition(message, mapping, params)}`, params.values, `delete from ${entity}`);
+    const sql = `DELETE FROM ${entity} WHERE ${this.keyCondition(message, mapping, params)}`;
+    // A foreign key refusing a DELETE means dependent rows exist, not a missing parent.
+    await this.db.query(sql, params.values, `delete from ${entity}`).catch((err: unknown) => {
+      throw blockedDeleteError(err);
+    });
   }
 
   async invokeAction(message: QueueMessage, job: Job): Promise<void> {

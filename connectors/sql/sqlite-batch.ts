@@ -4,6 +4,7 @@ import { JobActionType } from '../../src/model/job';
 import { quoteEntity, quoteIdentifier, type SqlDatabase, type SqlSyncTransaction } from './dialect';
 import { type BatchItem, batchItems, isTransitiveFailure, MAX_TRANSITIVE_PASSES, placeOutcomes, returningOf, type SqlBatchContext } from './sql-batch';
 import { bindFields, returnedFields, versionColumnOf } from './sql-records';
+import { blockedDeleteOutcomes } from './blocked-delete';
 
 export type SqliteBatchDatabase = SqlDatabase & Required<Pick<SqlDatabase, 'transactionSync'>>;
 
@@ -30,7 +31,9 @@ export async function applySqliteBatch(db: SqliteBatchDatabase, batch: TargetBat
   const write = rowWriter(db, batch, context);
   const entity = batch.mapping.target.entity;
   const results = await bisectGroup(items, (subset) => db.transactionSync((tx) => runRows(tx, subset, write), `apply ${subset.length} to "${entity}"`));
-  return placeOutcomes(outcomes, items, results);
+  const placed = placeOutcomes(outcomes, items, results);
+  // After the re-passes: what a foreign key still refuses on a DELETE has dependent rows.
+  return batch.action === JobActionType.Delete ? blockedDeleteOutcomes(placed) : placed;
 }
 
 function runRows(tx: SqlSyncTransaction, items: readonly BatchItem[], write: RowWriter): ItemOutcome[] {

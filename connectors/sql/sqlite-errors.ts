@@ -6,6 +6,7 @@ import { type ErrorRule, stringCode } from '../base/error-classification';
  * `SQLITE_ERROR` for many causes, told apart by message.
  */
 export const SQLITE_ERROR_RULES: readonly ErrorRule[] = [
+  // On a DELETE the same code means dependent rows exist: reclassified where the delete runs (blocked-delete.ts).
   { code: 'SQLITE_CONSTRAINT_FOREIGNKEY', kind: 'transitive', reason: 'a referenced record is missing (foreign key)' },
   { code: 'SQLITE_CONSTRAINT_NOTNULL', kind: 'permanent', reason: 'a required field is null' },
   { code: 'SQLITE_CONSTRAINT_CHECK', kind: 'permanent', reason: 'a check constraint failed' },

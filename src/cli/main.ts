@@ -10,7 +10,8 @@ export function buildProgram(): Command {
   const program = new Command('highwater')
     .description('Highwater: change detection, priority queues and reliable apply between business systems')
     .version(packageVersion(), '-V, --version', 'print the version')
-    .showHelpAfterError()
+    // One hint line after a parser error, not the command's whole help, which buried the error.
+    .showHelpAfterError('(add --help to the command to see its arguments and options)')
     .exitOverride();
   registerCommands(program);
   return program;

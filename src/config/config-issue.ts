@@ -8,6 +8,12 @@ export interface ConfigIssue {
   path: string;
   /** What is wrong and, where it helps, how to fix it. Never contains a secret value. */
   message: string;
+  /**
+   * The `name` of the entry `path` points into (`jobs[1]` → the name of the second job), when it
+   * has one: a reader finds an entry by its name, an index has to be counted. Absent for
+   * whole-file problems and for entries without a usable name.
+   */
+  entry?: string;
 }
 
 /** A path segment as zod reports it. */
@@ -32,6 +38,18 @@ export function formatPath(segments: readonly PathSegment[]): string {
 /** The one-line form used in error messages: `file: path: message` (no path → `file: message`). */
 export function formatIssue(issue: ConfigIssue): string {
   return issue.path === '' ? `${issue.file}: ${issue.message}` : `${issue.file}: ${issue.path}: ${issue.message}`;
+}
+
+const ITEM_WORD: Record<string, string> = { connections: 'connection', mappings: 'mapping', jobs: 'job' };
+
+/**
+ * {@link formatIssue} with the entry's name after its index, as the CLI and the status page show
+ * issues: `jobs.yaml: jobs[1].schedule (job "crm-contacts"): invalid NCRONTAB …`.
+ */
+export function formatIssueNamed(issue: ConfigIssue): string {
+  const match = issue.entry === undefined ? null : /^(connections|mappings|jobs)\[\d+\]/.exec(issue.path);
+  if (!match) return formatIssue(issue);
+  return `${issue.file}: ${issue.path} (${ITEM_WORD[match[1]]} ${JSON.stringify(issue.entry)}): ${issue.message}`;
 }
 
 /**

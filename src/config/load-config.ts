@@ -1,8 +1,10 @@
 import type { HighwaterConfig } from '../model/config';
 import { ConfigValidationError, type ConfigIssue } from './config-issue';
 import { findConfigFiles, readConfigFile } from './config-files';
+import { requeueFileIssues } from './requeue-config';
 import { CONFIG_KINDS, type ConfigKind } from './schema';
 import { collectConfigIssues, type ConfigEntries, type ValidateOptions } from './validate-config';
+import { unknownPropertyMessage } from './suggest';
 import { describeType } from './zod-issues';
 
 /**
@@ -20,7 +22,7 @@ function topLevelEntries(kind: ConfigKind, file: string, data: unknown, issues: 
   for (const key of Object.keys(record)) {
     if (key === kind) continue;
     if (key === '$schema' && typeof record[key] === 'string') continue;
-    issues.push({ file, path: key, message: key === '$schema' ? 'expected a string' : 'unknown property' });
+    issues.push({ file, path: key, message: key === '$schema' ? 'expected a string' : unknownPropertyMessage(key, [kind, '$schema']) });
   }
   const list = record[kind];
   if (Array.isArray(list)) return list;
@@ -51,6 +53,8 @@ export async function loadConfigFolder(dir: string, options: ValidateOptions = {
   const fileOrder = (issue: ConfigIssue) => CONFIG_KINDS.findIndex((kind) => names[kind] === issue.file);
   // Stable: folder issues first, then per file its top-level issues before its entries' issues.
   const all = [...issues, ...result.issues].sort((a, b) => fileOrder(a) - fileOrder(b));
+  // The optional requeue file: checked with the rest, so that `config validate` and the host's start report it.
+  all.push(...(await requeueFileIssues(dir)));
   if (all.length > 0) throw new ConfigValidationError(all);
   return result.config;
 }

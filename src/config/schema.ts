@@ -5,6 +5,7 @@ import type { Mapping } from '../model/mapping';
 import { connectionSchema } from './connection-schema';
 import { jobSchema } from './job-schema';
 import { mappingSchema } from './mapping-schema';
+import { requeueFileSchema } from './requeue-schema';
 import { configSchemaRegistry, documented } from './schema-common';
 
 /**
@@ -46,10 +47,10 @@ export const jobsFileSchema = documented(
 );
 
 export const configFileSchema = z
-  .union([connectionsFileSchema, mappingsFileSchema, jobsFileSchema])
+  .union([connectionsFileSchema, mappingsFileSchema, jobsFileSchema, requeueFileSchema])
   .register(configSchemaRegistry, {
     title: 'Highwater configuration file',
-    description: 'One file of a Highwater config folder: connections, mappings or jobs.',
+    description: 'One file of a Highwater config folder: connections, mappings, jobs or (optional) requeue.',
   });
 
 /**

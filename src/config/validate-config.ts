@@ -82,6 +82,15 @@ function checkConnections(
   }
 }
 
+/** Sets `issue.entry` to the name of the entry its path points into, when that entry has a string name. */
+function nameEntry(issue: ConfigIssue, entries: ConfigEntries): void {
+  const match = /^(connections|mappings|jobs)\[(\d+)\]/.exec(issue.path);
+  if (!match) return;
+  const item = entries[match[1] as ConfigKind]?.[Number(match[2])];
+  const name = item !== null && typeof item === 'object' ? (item as { name?: unknown }).name : undefined;
+  if (typeof name === 'string' && name.trim() !== '') issue.entry = name;
+}
+
 function entryIndex(issue: ConfigIssue): number {
   const match = /^[a-z]+\[(\d+)\]/.exec(issue.path);
   return match ? Number(match[1]) : -1;
@@ -109,6 +118,7 @@ export function collectConfigIssues(entries: ConfigEntries, options: ValidateCon
   for (const issue of crossIssues) issues.push({ file: files[issue.kind], path: issue.path, message: issue.message });
   const fileOrder = (issue: ConfigIssue) => CONFIG_KINDS.findIndex((kind) => files[kind] === issue.file);
   issues.sort((a, b) => fileOrder(a) - fileOrder(b) || entryIndex(a) - entryIndex(b));
+  for (const issue of issues) nameEntry(issue, entries);
   const values = <T>(kind: KindEntries<T>) => kind.parsed.map((entry) => entry.value);
   return { issues, config: { connections: values(connections), mappings: values(mappings), jobs: values(jobs) } };
 }

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { formatPath, type ConfigIssue, type PathSegment } from './config-issue';
+import { unknownPropertyMessage } from './suggest';
 
 /**
  * Turns zod issues into config issues with short, stable messages. Messages describe the
@@ -81,10 +82,18 @@ export function configErrorMessage(issue: RawIssue): string | undefined {
     case 'too_big':
       return issue.inclusive ? `must be at most ${issue.maximum}` : `must be less than ${issue.maximum}`;
     case 'unrecognized_keys':
-      return 'unknown property';
+      // One message per key, one line each ({@link toConfigIssues} splits them): the object's own
+      // property names (known names never hold a line break) give the "did you mean" hint.
+      return issue.keys.map((key) => unknownPropertyMessage(key, shapeKeys(issue.inst))).join('\n');
     default:
       return undefined;
   }
+}
+
+/** The property names of the object schema that reported unknown keys (none when unknown). */
+function shapeKeys(inst: unknown): string[] {
+  const shape = (inst as { _zod?: { def?: { shape?: unknown } } } | undefined)?._zod?.def?.shape;
+  return shape && typeof shape === 'object' ? Object.keys(shape) : [];
 }
 
 /** Config issues for one zod failure; `prefix` locates the parsed value inside its file. */
@@ -93,7 +102,8 @@ export function toConfigIssues(file: string, prefix: readonly PathSegment[], err
   for (const issue of error.issues) {
     const at = [...prefix, ...issue.path];
     if (issue.code === 'unrecognized_keys') {
-      for (const key of issue.keys) out.push({ file, path: formatPath([...at, key]), message: 'unknown property' });
+      const messages = issue.message.split('\n');
+      issue.keys.forEach((key, i) => out.push({ file, path: formatPath([...at, key]), message: messages.length === issue.keys.length ? messages[i] : 'unknown property' }));
     } else {
       out.push({ file, path: formatPath(at), message: issue.message });
     }

@@ -68,6 +68,19 @@ export class ProcessJobsForRetrievalInOrderService {
 
   private cachedSettings?: RunSettings;
 
+  private readonly progressListeners = new Set<(run: Readonly<JobRunResult>) => void>();
+
+  /**
+   * Calls `listener` after each page a run (not a dry run) has read, with the run so far: its
+   * `detected` and `sentByQueue` (what the bus accepted yet) grow while the run goes on — the local
+   * host's progress line counts them live. The same object is recorded when the run ends.
+   * @returns removes the listener.
+   */
+  onRunProgress(listener: (run: Readonly<JobRunResult>) => void): () => void {
+    this.progressListeners.add(listener);
+    return () => this.progressListeners.delete(listener);
+  }
+
   /** Runs of one job in this process, one after the other (dry runs write nothing: not held). */
   private readonly runs = new JobRunLock<JobRunResult>();
 
@@ -226,6 +239,11 @@ export class ProcessJobsForRetrievalInOrderService {
         advance(message.changeTracker);
       }
       rowsRead += page.rowCount;
+      if (sender && this.progressListeners.size > 0) {
+        run.sentByQueue = sender.sentCounts();
+        // A listener only watches: its failure must not fail the run.
+        for (const listener of this.progressListeners) try { listener(run); } catch { /* ignored */ }
+      }
       if (!progress || !sender || !page.hasMore) continue;
       const late = deadline !== undefined && deps.clock.now().getTime() >= deadline.getTime();
       await progress.afterPage(page, rowsRead, watermark, sender, late);

@@ -3,6 +3,8 @@ import path from 'node:path';
 import type { ConnectorRegistry } from '../../connectors/base/registry';
 import { defaultConnectorRegistry } from '../../connectors/default-registry';
 import { loadConfigFolder } from '../config/load-config';
+import { loadRequeueConfig } from '../config/requeue-config';
+import { startScheduledRequeue } from '../runtime/scheduled-requeue';
 import { ConfigError } from '../model/errors';
 import { readSettings, type Settings } from '../config/settings';
 import { executeJobHandler } from '../http/execute-job-handler';
@@ -219,6 +221,9 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
     stopFns.unshift(() => server.close());
 
     if (!options.noSchedule) {
+      // The scheduled requeue of parked messages: off unless the config folder's requeue file enables it.
+      const requeue = { bus: runtime.bus, settings, jobs: () => runtime.init.config.jobs, clock, log: telemetry.log };
+      stopFns.unshift(startScheduledRequeue(requeue, await loadRequeueConfig(configDir)));
       const scheduler = new DetectionScheduler({
         schedule: settings.getChangesSchedule,
         timeZone: settings.timeZone,

@@ -114,6 +114,7 @@ export class ProcessQueueMessageService {
     const groupSizes = new Map<string, number>();
     for (const v of verdicts) if (v.kind === 'failed' && v.group) groupSizes.set(groupKey(v), (groupSizes.get(groupKey(v)) ?? 0) + 1);
     const maxAttempts = this.deps.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+    const retried = new Map<string, Array<Extract<Verdict, { kind: 'failed' }>>>();
     for (const v of verdicts) {
       if (v.kind !== 'failed') continue;
       const text = errorMessage(v.error);
@@ -137,7 +138,27 @@ export class ProcessQueueMessageService {
         this.deps.log.warn(`${groupSizes.get(key)} message(s) of job ${v.work?.job.name ?? 'unknown'} failed together on ${queue}: ${text}`, context);
         continue;
       }
-      this.deps.log.warn(`message ${v.item.message.messageId} (job ${v.work?.job.name ?? v.message?.jobName ?? 'unknown'}) failed, attempt ${v.work?.attempt ?? 1}: ${text}`, context);
+      const key = `${v.work?.job.name ?? v.message?.jobName ?? 'unknown'}\u0000${v.work?.attempt ?? 1}\u0000${text}`;
+      const same = retried.get(key);
+      if (same) same.push(v);
+      else retried.set(key, [v]);
+    }
+    // One line per job, attempt and error: a batch of contacts racing their accounts is one
+    // line, not one a message (the console write cost more than the retry).
+    for (const same of retried.values()) {
+      const v = same[0];
+      const job = v.work?.job.name ?? v.message?.jobName ?? 'unknown';
+      const context = { ...receivedLogContext(v.item.message, queue), ...(v.message ? messageLogContext(v.message) : {}) };
+      const text = errorMessage(v.error);
+      if (same.length === 1) {
+        this.deps.log.warn(`message ${v.item.message.messageId} (job ${job}) failed, attempt ${v.work?.attempt ?? 1}: ${text}`, context);
+        continue;
+      }
+      const keys = same.slice(0, 5).map((o) => o.message?.sourceKey ?? o.item.message.messageId);
+      this.deps.log.warn(
+        `${same.length} messages (job ${job}) failed, attempt ${v.work?.attempt ?? 1}: ${text} (source keys ${keys.join(', ')}${same.length > 5 ? ', …' : ''})`,
+        { ...context, messages: same.length },
+      );
     }
   }
 }

@@ -84,6 +84,11 @@ if (!haveChromium) console.log(`NOTICE: ${CHROMIUM} not found: the status page b
     expect(charted).toBe(host.stats.processedCount());
     expect(await page.locator('#runs tr[data-run-job]').count()).toBe(3);
     expect(await page.locator('#failures tr[data-failure-count]').count()).toBeGreaterThanOrEqual(1);
+    // Issue 20, item 8: the dead-lettered C-0042 is among the failures; the response job is fed, not idle.
+    expect(await page.locator('#failures tr[data-dead-lettered="1"]').count()).toBe(1);
+    const responseJob = page.locator('#jobs tr[data-job="erp-customer-number-to-crm"]');
+    expect(await responseJob.textContent()).toContain('fed by responses of crm-accounts-to-erp');
+    expect(await responseJob.locator('button').count()).toBe(0);
   });
 
   it('"Run now" runs the job and the run appears on the page', async () => {
@@ -104,6 +109,7 @@ if (!haveChromium) console.log(`NOTICE: ${CHROMIUM} not found: the status page b
     const section = page.locator('section[data-source="sbqnormal / dead-letter"]');
     expect(await section.getAttribute('data-count')).toBe('1');
     expect(await section.locator('tr[data-reason-count]').count()).toBe(1);
+    expect(await section.locator('tr[data-reason-count] code').first().textContent()).toBe('C-0042');
     mkdirSync(ARTIFACTS, { recursive: true });
     await page.screenshot({ path: path.join(ARTIFACTS, 'dead-letters-page.png'), fullPage: true });
 

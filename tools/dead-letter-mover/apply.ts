@@ -41,6 +41,8 @@ export interface ApplyOptions {
   progress?: (settled: number, total: number) => void;
   /** Most messages per receive. Default 100. */
   batchSize?: number;
+  /** Raise each resubmission's `RequeueCount` (the scheduled requeue). Default false. */
+  countRequeues?: boolean;
 }
 
 interface Pairing {
@@ -97,7 +99,7 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
         }
         toSettle.push({ received: message, planned });
       }
-      await settle(bus, source, toSettle, clock(), held, finish);
+      await settle(bus, source, toSettle, clock(), held, finish, options.countRequeues === true);
       options.progress?.(total - pending.size, total);
       if (beyondSnapshot) break;
     }
@@ -129,6 +131,7 @@ async function settle(
   now: Date,
   held: HeldMessages,
   finish: (seq: string, outcome: Outcome) => void,
+  countRequeues: boolean,
 ): Promise<void> {
   const byTarget = new Map<string, Pairing[]>();
   const toComplete: Array<{ pair: Pairing; outcome: Outcome }> = [];
@@ -138,7 +141,7 @@ async function settle(
   }
   for (const [target, group] of byTarget) {
     try {
-      await bus.send(target, group.map((pair) => resubmission(pair.received, source, now)));
+      await bus.send(target, group.map((pair) => resubmission(pair.received, source, now, countRequeues)));
     } catch (err) {
       for (const pair of group) {
         held.add(pair.received);

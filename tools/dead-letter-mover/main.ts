@@ -3,13 +3,14 @@ import { CommanderError } from 'commander';
 import { errorMessage } from '../../src/model/errors';
 import { terminalText } from '../../src/platform/terminal-text';
 import { moveMessages, type MoverIo } from './mover';
-import { buildProgram } from './options';
+import { exitAfterOutput } from '../../src/cli/exit-after-output';
+import { buildProgram, USAGE_LINE } from './options';
 import { exitCodeOf } from './report';
 import { formatReport } from './report-text';
 
 /**
  * The `dead-letter-mover` bin. Exit codes: 0 ok, 1 partial failure (some messages could not be
- * handled, or the run was interrupted), 2 bad arguments (printed with the usage).
+ * handled, or the run was interrupted), 2 bad arguments (the error, then one usage line).
  */
 
 const processIo = (): MoverIo => ({
@@ -44,7 +45,7 @@ export async function runMover(argv: readonly string[], io: Partial<MoverIo> = {
     if (err instanceof CommanderError) return err.code === 'commander.helpDisplayed' || err.exitCode === 0 ? 0 : 2;
     const usage = (err as { name?: unknown }).name === 'UsageError';
     full.err(`error: ${errorMessage(err)}`);
-    if (usage) full.err(`usage: dead-letter-mover ${program.usage()} (--help lists every option)`);
+    if (usage) full.err(USAGE_LINE);
     return usage ? 2 : 1;
   }
 }
@@ -64,11 +65,12 @@ function interruptController(err: (line: string) => void): AbortController {
 
 if (require.main === module) {
   const controller = interruptController((line) => process.stderr.write(`${line}\n`));
+  // exitAfterOutput, not process.exit: a `--json` report piped to a slow reader is written whole.
   runMover(process.argv.slice(2), { signal: controller.signal }).then(
-    (code) => process.exit(code),
+    (code) => exitAfterOutput(code),
     (err: unknown) => {
       process.stderr.write(`error: ${errorMessage(err)}\n`);
-      process.exit(1);
+      exitAfterOutput(1);
     },
   );
 }

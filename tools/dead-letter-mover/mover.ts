@@ -8,6 +8,7 @@ import type { Job } from '../../src/model/job';
 import { applyPlan, type ApplyResult } from './apply';
 import { settingsFor } from './connection';
 import { messageFacts } from './message-facts';
+import { OUTDATED_REASON } from './normalize-error';
 import type { MoverOptions } from './options';
 import { planMessages } from './plan';
 import { buildReport, type MoverReport } from './report';
@@ -120,6 +121,8 @@ export async function moveMessages(options: MoverOptions, io: MoverIo): Promise<
       plan,
       applied,
       list: options.list,
+      // The ignored queue's messages carry no error; say why they are there, as the status page does.
+      ...(!options.deadLetter && sourceRole(settings.queues, options.queue).kind === 'ignored' ? { noErrorText: OUTDATED_REASON } : {}),
     });
   } finally {
     await bus.close();

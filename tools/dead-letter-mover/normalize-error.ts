@@ -18,8 +18,15 @@ const MAX_LENGTH = 200;
 
 export const NO_ERROR_MESSAGE = '(no error message)';
 
-export function normalizeErrorMessage(text: string | undefined): string {
-  if (text === undefined || text.trim() === '') return NO_ERROR_MESSAGE;
+/**
+ * Why a message waits in the ignored queue: the processor skipped it as outdated and wrote no
+ * error. The mover's report and the status page's dead-letter view show this same text.
+ */
+export const OUTDATED_REASON = 'outdated: the target already holds a newer change';
+
+/** @param noError the text for a message that carries no error (default {@link NO_ERROR_MESSAGE}). */
+export function normalizeErrorMessage(text: string | undefined, noError = NO_ERROR_MESSAGE): string {
+  if (text === undefined || text.trim() === '') return noError;
   const out = REPLACEMENTS.reduce((acc, [pattern, replacement]) => acc.replace(pattern, replacement), text).trim();
   return out.length <= MAX_LENGTH ? out : `${out.slice(0, MAX_LENGTH - 1)}…`;
 }

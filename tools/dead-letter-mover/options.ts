@@ -69,6 +69,14 @@ interface RawOptions {
   connectionEnv?: string;
 }
 
+const USAGE = '--queue <name> [--dead-letter] [--rules <file>] [--apply] [options]';
+
+/**
+ * The line printed after any bad-arguments error: the usage and where the options are listed.
+ * One line instead of the whole help (~35 lines), which buried the error above it.
+ */
+export const USAGE_LINE = `usage: dead-letter-mover ${USAGE} (--help lists every option)`;
+
 /** The commander program; `onRun` receives the options once they parse. */
 export function buildProgram(onRun: (options: MoverOptions) => Promise<void>, cwd: string): Command {
   const program = new Command('dead-letter-mover')
@@ -77,7 +85,7 @@ export function buildProgram(onRun: (options: MoverOptions) => Promise<void>, cw
         '(or its dead-letter subqueue) by rules: Resubmit to its work queue, None (leave it) or Skip (remove it). ' +
         'Dry run unless --apply. Exit codes: 0 ok, 1 partial failure, 2 bad arguments.',
     )
-    .usage('--queue <name> [--dead-letter] [--rules <file>] [--apply] [options]')
+    .usage(USAGE)
     .requiredOption('-q, --queue <name>', 'source queue: a work queue (sbqhigh, sbqnormal, sbqlow), a transitive queue or sbqignored', nonEmpty)
     .option('-d, --dead-letter', "read the queue's dead-letter subqueue")
     .option('-r, --rules <file>', 'rules file (YAML or JSON); default: default-rules.yaml of the tool')
@@ -92,7 +100,7 @@ export function buildProgram(onRun: (options: MoverOptions) => Promise<void>, cw
     .option('--data-dir <dir>', 'local bus folder (default: HIGHWATER_DATA_DIR, else .data)')
     .option('--namespace <host>', 'Azure Service Bus namespace (<name>.servicebus.windows.net), signed in with DefaultAzureCredential')
     .option('--connection-env <name>', 'name of the environment variable holding a Service Bus connection string')
-    .showHelpAfterError()
+    .showHelpAfterError(USAGE_LINE)
     .exitOverride()
     .action(async (raw: RawOptions) => onRun(toMoverOptions(raw, cwd)));
   return program;

@@ -1,6 +1,7 @@
 import type { BusMessage } from '../../src/bus/message-bus';
 import { compareChangeTrackers } from './change-tracker-order';
 import { messageFacts, ruleSubject, type MessageFacts } from './message-facts';
+import { requeueCountOf } from './resubmission';
 import type { TargetResolver } from './resubmit-target';
 import { firstMatch, type MoverAction, type Rule } from './rules';
 
@@ -19,7 +20,9 @@ export type Decision =
   /** A rule said Resubmit, but a newer change of the same record is resubmitted instead: removed. */
   | 'superseded'
   /** A rule said Resubmit, but its work queue cannot be determined: left in place (a failure). */
-  | 'noTarget';
+  | 'noTarget'
+  /** A rule said Resubmit, but the scheduled requeue already sent it back `maxRequeues` times: left for a person. */
+  | 'capped';
 
 export interface PlannedMessage {
   message: BusMessage;
@@ -42,6 +45,12 @@ export interface PlanOptions {
   targets: TargetResolver;
   /** The watermark type of a job (from `--config`), to order its change trackers. */
   watermarkTypeOf?: (jobName: string) => string | undefined;
+  /**
+   * The scheduled requeue's cap: a Resubmit of a message whose `RequeueCount` is already this
+   * high becomes None (`capped`). Applied after de-duplication, so an older change of the same
+   * record is still removed as superseded. Default: no cap (the command line).
+   */
+  maxRequeues?: number;
 }
 
 /** The rule and action for one message, without de-duplication. */
@@ -90,6 +99,11 @@ export function planMessages(messages: readonly BusMessage[], options: PlanOptio
   deduplicate(planned, options.watermarkTypeOf);
   for (const entry of planned) {
     if (entry.action !== 'Resubmit') continue;
+    if (options.maxRequeues !== undefined && requeueCountOf(entry.message.applicationProperties) >= options.maxRequeues) {
+      entry.action = 'None';
+      entry.decision = 'capped';
+      continue;
+    }
     const target = options.targets.resolve(entry.facts.jobName);
     if ('queue' in target) {
       entry.target = target.queue;

@@ -13,6 +13,8 @@ function heading(group: ReportGroup): string {
       return `None, cannot resubmit (no work queue known), ${rule}`;
     case 'noRule':
       return 'None, no rule matched';
+    case 'capped':
+      return `None, requeued too often by the schedule (left for a person), ${rule}`;
   }
 }
 

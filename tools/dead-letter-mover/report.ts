@@ -1,6 +1,6 @@
 import type { ApplyResult, Outcome } from './apply';
 import { errorText } from './message-facts';
-import { normalizeErrorMessage } from './normalize-error';
+import { normalizeErrorMessage, NO_ERROR_MESSAGE } from './normalize-error';
 import type { Decision, PlannedMessage } from './plan';
 import type { MoverAction } from './rules';
 import type { Snapshot } from './snapshot';
@@ -74,19 +74,21 @@ export interface ReportInput {
   plan: readonly PlannedMessage[];
   applied?: ApplyResult;
   list?: boolean;
+  /** The group label of messages that carry no error (the ignored queue's: `OUTDATED_REASON`). Default {@link NO_ERROR_MESSAGE}. */
+  noErrorText?: string;
 }
 
 const SAMPLES = 3;
 const ACTION_ORDER: Record<MoverAction, number> = { Resubmit: 0, Skip: 1, None: 2 };
 
-function groupKey(p: PlannedMessage): string {
-  return JSON.stringify([p.action, p.decision, p.rule?.index ?? -1, p.target ?? '', p.facts.deadLetterReason ?? '', normalizeErrorMessage(errorText(p.facts))]);
+function groupKey(p: PlannedMessage, noErrorText: string): string {
+  return JSON.stringify([p.action, p.decision, p.rule?.index ?? -1, p.target ?? '', p.facts.deadLetterReason ?? '', normalizeErrorMessage(errorText(p.facts), noErrorText)]);
 }
 
-function groupsOf(plan: readonly PlannedMessage[]): ReportGroup[] {
+function groupsOf(plan: readonly PlannedMessage[], noErrorText = NO_ERROR_MESSAGE): ReportGroup[] {
   const groups = new Map<string, ReportGroup>();
   for (const p of plan) {
-    const key = groupKey(p);
+    const key = groupKey(p, noErrorText);
     const at = p.message.enqueuedTime.toISOString();
     const group = groups.get(key);
     if (group === undefined) {
@@ -96,7 +98,7 @@ function groupsOf(plan: readonly PlannedMessage[]): ReportGroup[] {
         ...(p.rule ? { rule: p.rule.name, ruleIndex: p.rule.index } : {}),
         ...(p.target ? { target: p.target } : {}),
         ...(p.facts.deadLetterReason ? { deadLetterReason: p.facts.deadLetterReason } : {}),
-        errorMessage: normalizeErrorMessage(errorText(p.facts)),
+        errorMessage: normalizeErrorMessage(errorText(p.facts), noErrorText),
         count: 1,
         oldest: at,
         newest: at,
@@ -151,7 +153,7 @@ export function buildReport(input: ReportInput): MoverReport {
       lastSequence: snapshot.lastSequence?.toString(),
       truncatedAtMax: snapshot.truncated,
     },
-    groups: groupsOf(plan),
+    groups: groupsOf(plan, input.noErrorText),
     planned: { resubmit: count('Resubmit'), skip: count('Skip'), none: count('None'), byTarget },
     problems: plan.filter((p) => p.problem).map((p) => ({ messageId: p.message.messageId, sequenceNumber: p.message.sequenceNumber, error: p.problem as string })),
   };

@@ -18,6 +18,20 @@ export const RESUBMITTED_FROM = 'ResubmittedFrom';
 /** When it was resubmitted (ISO 8601 UTC). */
 export const RESUBMITTED_AT = 'ResubmittedAt';
 
+/**
+ * How many times the scheduled requeue has sent this message back (an integer; absent = 0). Not
+ * an error property, so `withoutErrorProperties` keeps it, and the processor's parked copy keeps
+ * every property of the message it parks: the count survives the round trip work queue → park →
+ * work queue. Only the scheduled requeue raises it; a resubmission by a person keeps it as it is.
+ */
+export const REQUEUE_COUNT = 'RequeueCount';
+
+/** The requeue count a message carries (0 when absent or not a non-negative integer). */
+export function requeueCountOf(properties: ApplicationProperties): number {
+  const value = Number(properties[REQUEUE_COUNT]);
+  return Number.isSafeInteger(value) && value > 0 ? value : 0;
+}
+
 const RESUBMIT_MARK = ':r:';
 const MAX_MESSAGE_ID = 128;
 
@@ -47,18 +61,22 @@ export function resubmissionId(messageId: string, source: SourceLocation, sequen
   return `${createHash('sha256').update(id, 'utf8').digest('hex').slice(0, 32)}${RESUBMIT_MARK}${sequenceNumber}`;
 }
 
-/** Application properties of the resubmission. */
-export function resubmittedProperties(properties: ApplicationProperties, source: SourceLocation, sequenceNumber: string, now: Date): ApplicationProperties {
+/**
+ * Application properties of the resubmission; with `countRequeue` (the scheduled requeue)
+ * {@link REQUEUE_COUNT} is one higher than the message's.
+ */
+export function resubmittedProperties(properties: ApplicationProperties, source: SourceLocation, sequenceNumber: string, now: Date, countRequeue = false): ApplicationProperties {
   const kept = withoutErrorProperties(properties);
   for (const name of DEAD_LETTER_PROPERTIES) delete kept[name];
+  if (countRequeue) kept[REQUEUE_COUNT] = requeueCountOf(properties) + 1;
   return { ...kept, [RESUBMITTED_FROM]: `${sourcePath(source)}#${sequenceNumber}`, [RESUBMITTED_AT]: now.toISOString() };
 }
 
-export function resubmission(message: BusMessage, source: SourceLocation, now: Date): OutgoingMessage {
+export function resubmission(message: BusMessage, source: SourceLocation, now: Date, countRequeue = false): OutgoingMessage {
   const out: OutgoingMessage = {
     body: message.body,
     messageId: resubmissionId(message.messageId, source, message.sequenceNumber),
-    applicationProperties: resubmittedProperties(message.applicationProperties, source, message.sequenceNumber, now),
+    applicationProperties: resubmittedProperties(message.applicationProperties, source, message.sequenceNumber, now, countRequeue),
   };
   if (message.subject !== undefined) out.subject = message.subject;
   if (message.correlationId !== undefined) out.correlationId = message.correlationId;

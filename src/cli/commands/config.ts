@@ -7,12 +7,20 @@ import { readSettings, type Settings } from '../../config/settings';
 import type { TableStorage } from '../../storage/table-store';
 import { defaultConnectorRegistry } from '../../../connectors/default-registry';
 import { terminalText } from '../../platform/terminal-text';
+import { ConfigValidationError, formatIssueNamed, type ConfigIssue } from '../../config/config-issue';
+import { ReportedFailure } from '../cli-error';
+import { missingFiles, rebaseFilePaths, resolveFilePaths } from './config-file-paths';
 
 // The modules behind the commands (schema, YAML, the Tables SDK) load when a command runs: every
 // CLI start registers these commands, most runs use none of them.
 async function configModules() {
-  const [diff, store, load] = await Promise.all([import('../../config/config-diff'), import('../../config/config-store'), import('../../config/load-config')]);
-  return { ...diff, ...store, ...load };
+  const [diff, store, load, files] = await Promise.all([
+    import('../../config/config-diff'),
+    import('../../config/config-store'),
+    import('../../config/load-config'),
+    import('../../config/config-files'),
+  ]);
+  return { ...diff, ...store, ...load, ...files };
 }
 
 /** What the storage-backed commands (`config`, `watermark`) need from their surroundings. */
@@ -55,6 +63,38 @@ export const DEFAULT_CONFIG_DIR = 'config';
 // The connectors' own settings checks run too: what `validate` passes, the host can start on.
 const defaultDeps: ConfigCommandDeps = { ...defaultStorageCommandDeps, validateOptions: { connectionTypes: defaultConnectorRegistry().connectionTypes() } };
 
+/** What `config validate --json` prints. */
+interface ValidationReport {
+  folder: string;
+  valid: boolean;
+  /** Items per kind; absent when not valid. */
+  counts?: Record<'connections' | 'mappings' | 'jobs', number>;
+  /** Why the folder is not valid (each names its file, path and entry). */
+  issues: ConfigIssue[];
+  /** Valid, yet it will not run as it is: a file a connection names is missing. */
+  warnings: ConfigIssue[];
+}
+
+async function validateFolder(dir: string, validateOptions: ValidateOptions): Promise<{ report: ValidationReport; config?: HighwaterConfig; error?: ConfigValidationError }> {
+  const modules = await configModules();
+  let config: HighwaterConfig;
+  try {
+    config = await modules.loadConfigFolder(dir, validateOptions);
+  } catch (err) {
+    if (!(err instanceof ConfigValidationError)) throw err;
+    return { report: { folder: dir, valid: false, issues: err.issues, warnings: [] }, error: err };
+  }
+  const file = (await modules.findConfigFiles(dir, ['connections'])).files.connections ?? 'connections';
+  const warnings: ConfigIssue[] = missingFiles(config, dir).map((f) => ({
+    file,
+    path: `connections[${f.index}].settings.${f.setting}`,
+    message: `no file at ${f.resolved}: the connection cannot open it (a ${config.connections[f.index].type} connection opens an existing file only)`,
+    entry: f.connection,
+  }));
+  const itemCounts = { connections: config.connections.length, mappings: config.mappings.length, jobs: config.jobs.length };
+  return { report: { folder: dir, valid: true, counts: itemCounts, issues: [], warnings }, config };
+}
+
 function counts(config: HighwaterConfig): string {
   const n = (count: number, what: string) => `${count} ${what}${count === 1 ? '' : 's'}`;
   return `${n(config.connections.length, 'connection')}, ${n(config.mappings.length, 'mapping')}, ${n(config.jobs.length, 'job')}`;
@@ -74,15 +114,25 @@ export function registerConfigCommands(program: Command, deps: ConfigCommandDeps
   const config = program.command('config').description('validate a config folder and sync it with the configuration tables');
   const dirOption = ['--config <dir>', 'config folder (connections, mappings, jobs as .yaml/.yml/.json)', DEFAULT_CONFIG_DIR] as const;
   const load = async (dir: string) => (await configModules()).loadConfigFolder(dir, deps.validateOptions);
+  // What push and diff compare and store: file paths resolved against the folder (config-file-paths.ts).
+  const loadForTables = async (dir: string) => resolveFilePaths(await load(dir), dir);
   const openStore = async (storage: TableStorage) => new (await configModules()).ConfigStore(storage, deps.validateOptions);
 
   config
     .command('validate')
-    .description('check the config folder against the schema (no storage needed)')
+    .description('check the config folder against the schema (no storage needed); warns about files it names that do not exist')
     .option(...dirOption)
-    .action(async (options: { config: string }) => {
-      const loaded = await load(options.config);
+    .option('--json', 'print { folder, valid, counts, issues, warnings } as JSON (exit 1 when not valid)')
+    .action(async (options: { config: string; json?: boolean }) => {
+      const { report, config: loaded, error } = await validateFolder(options.config, deps.validateOptions);
+      if (options.json) {
+        deps.print(JSON.stringify(report, null, 2));
+        if (!report.valid) throw new ReportedFailure(1);
+        return;
+      }
+      if (error || !loaded) throw error;
       deps.print(`${options.config}: valid (${counts(loaded)})`);
+      for (const warning of report.warnings) deps.notice(`warning: ${formatIssueNamed(warning)}`);
     });
 
   config
@@ -91,7 +141,7 @@ export function registerConfigCommands(program: Command, deps: ConfigCommandDeps
     .option(...dirOption)
     .option('--json', 'print JSON')
     .action(async (options: { config: string; json?: boolean }) => {
-      const loaded = await load(options.config);
+      const loaded = await loadForTables(options.config);
       const diff = await withStorage(deps, async (storage) => (await openStore(storage)).diff(loaded));
       await printDiff(deps, diff, options.json);
     });
@@ -102,7 +152,7 @@ export function registerConfigCommands(program: Command, deps: ConfigCommandDeps
     .option(...dirOption)
     .option('--json', 'print the applied changes as JSON')
     .action(async (options: { config: string; json?: boolean }) => {
-      const loaded = await load(options.config);
+      const loaded = await loadForTables(options.config);
       await withStorage(deps, async (storage) => {
         const diff = await (await openStore(storage)).push(loaded);
         if (options.json) return printDiff(deps, diff, true);
@@ -114,10 +164,10 @@ export function registerConfigCommands(program: Command, deps: ConfigCommandDeps
 
   config
     .command('pull')
-    .description('write the configuration stored in the tables into the config folder')
+    .description('write the configuration stored in the tables into the config folder (file paths rewritten to name the same files from there)')
     .option(...dirOption)
     .action(async (options: { config: string }) => {
-      const pulled = await withStorage(deps, async (storage) => (await openStore(storage)).pull());
+      const pulled = rebaseFilePaths(await withStorage(deps, async (storage) => (await openStore(storage)).pull()), options.config);
       const written = await (await configModules()).writeConfigFolder(options.config, pulled);
       deps.print(`wrote ${written.map((file) => path.relative(process.cwd(), file) || file).join(', ')} (${counts(pulled)})`);
     });

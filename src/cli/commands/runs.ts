@@ -3,6 +3,7 @@ import type { JobRunResult } from '../../detect/job-run';
 import { totalSent } from '../../detect/job-run';
 import { RUNS_TABLE, RunLogStore } from '../../detect/run-log-store';
 import { tableKeyProblem } from '../../storage/table-key';
+import { runOutcomeText } from '../../host/status/run-outcome';
 import { UsageError } from '../cli-error';
 import { defaultStorageCommandDeps, withStorage, type StorageCommandDeps } from './config';
 
@@ -30,19 +31,27 @@ export function durationOf(run: Pick<JobRunResult, 'startedAt' | 'endedAt'>): nu
   return run.endedAt.getTime() - run.startedAt.getTime();
 }
 
-/** A run as JSON: dates as ISO strings, with `durationMs` and the total `sent` added. */
+/**
+ * A run as JSON: dates as ISO strings, with `durationMs` and the total `sent` added. The job is
+ * `job`, as ExecuteJob and `/api/status` name it; `jobName` (this command's name for it before)
+ * stays as a deprecated alias, so that scripts reading it keep working.
+ */
 export function runAsJson(run: JobRunResult): Record<string, unknown> {
-  const { preview, ...rest } = run;
+  const { preview, jobName, retryAt, ...rest } = run;
   return {
+    job: jobName,
+    jobName,
     ...rest,
     startedAt: run.startedAt.toISOString(),
     endedAt: run.endedAt.toISOString(),
     durationMs: durationOf(run),
     sent: totalSent(run),
     error: run.error ?? null,
+    ...(retryAt ? { retryAt: retryAt.toISOString() } : {}),
     ...(preview ? { preview } : {}),
   };
 }
+
 
 /** A fixed-width table, newest first: job, trigger, started, duration, detected, sent, outcome, error. */
 export function formatRunsTable(runs: readonly JobRunResult[]): string[] {
@@ -55,7 +64,7 @@ export function formatRunsTable(runs: readonly JobRunResult[]): string[] {
     formatDuration(durationOf(r)),
     String(r.detected),
     String(totalSent(r)),
-    r.outcome,
+    runOutcomeText(r),
     r.error ?? '',
   ]);
   const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i].length)));

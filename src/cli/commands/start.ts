@@ -13,6 +13,7 @@ import { parseConcurrency } from './concurrency-option';
 import type { Priority } from '../../model/job';
 import type { Runtime } from '../../runtime/runtime';
 import { clearAppliedHashes, clearDeletions } from './job-state';
+import { withLiveRuns } from './live-runs';
 
 export interface HostCommandOptions {
   config: string;
@@ -88,7 +89,9 @@ export async function runHost(opts: HostCommandOptions): Promise<number> {
     ...(opts.resetState ? { beforeStart: async (runtime: Runtime) => log.info(await resetJobsState(runtime)) } : {}),
   });
   log.info(`Highwater local host on ${host.url} — config ${path.relative(process.cwd(), configDir) || '.'}, tables: ${host.runtime.storage.description}, bus: ${describeBus(settings)}`);
-  const stopProgress = startProgress(host.stats, host.runtime.clock, (line) => console.log(line), { idle: () => workQueuesIdle(host) });
+  // Live: a job's detected and sent counts grow in the progress line while it reads.
+  const live = withLiveRuns(host.stats, host.runtime.detection);
+  const stopProgress = startProgress(live.view, host.runtime.clock, (line) => console.log(line), { idle: () => workQueuesIdle(host) });
   try {
     if (opts.once) return await runOnce(host, opts, began);
     log.info(`Status page ${host.url}/ · run a job: curl -X POST ${host.url}/api/jobs/<name>/execute · Ctrl-C stops`);
@@ -96,11 +99,12 @@ export async function runHost(opts: HostCommandOptions): Promise<number> {
       process.once('SIGINT', resolve);
       process.once('SIGTERM', resolve);
     });
-    console.log(stoppedLine(host.stats, host.runtime.clock.now()));
+    console.log(stoppedLine(live.view, host.runtime.clock.now()));
     log.info('stopping: finishing messages in flight…');
     return 0;
   } finally {
     stopProgress();
+    live.stop();
     await host.stop();
   }
 }

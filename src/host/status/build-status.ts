@@ -1,7 +1,7 @@
 import type { MessageBus } from '../../bus/message-bus';
 import type { OutageState } from '../../process/target-health';
 import type { Settings } from '../../config/settings';
-import { totalSent, type JobRunResult } from '../../detect/job-run';
+import type { JobRunResult } from '../../detect/job-run';
 import type { JobService } from '../../detect/job-service';
 import type { RunLogStore } from '../../detect/run-log-store';
 import type { Clock } from '../../model/clock';
@@ -11,7 +11,10 @@ import type { WatermarkRecord, WatermarkStore } from '../../model/watermark-reco
 import { queueRoles, watermarkLagSeconds } from '../../telemetry/gauges';
 import type { Metrics } from '../../telemetry/metrics';
 import type { HostStats } from '../host-stats';
-import { zeroOutcomes, type JobStatus, type QueueStatus, type RunStatus, type StatusModel } from './status-model';
+import { buildDeadLetterReport, type ParkedGroup } from './dead-letter-report';
+import type { MetricsFileHistory } from './metrics-history';
+import { recentRunRows, runStatus } from './recent-runs';
+import { zeroOutcomes, type FailureGroup, type JobStatus, type QueueStatus, type RunStatus, type StatusModel } from './status-model';
 import { throughputLastHour } from './throughput';
 
 /** What the status page reads; the runtime provides all of it (narrowed for tests). */
@@ -26,12 +29,16 @@ export interface StatusSources {
   clock: Pick<Clock, 'now'>;
   /** Target connections in outage mode. Default: none known. */
   targetHealth?: { snapshot(): OutageState[] };
+  /** The last hour before this host started, from the metrics file. Default: none (only what this process tracked). */
+  metricsHistory?: Pick<MetricsFileHistory, 'points'>;
 }
 
 export type StatusStats = Pick<HostStats, 'startedAt' | 'processed' | 'recentRuns' | 'recentProcessed' | 'failuresByMessage'>;
 
-/** Recent runs shown on the page. */
+/** Rows of recent runs shown on the page (no-op runs of a job collapse into one). */
 const RECENT_RUNS = 20;
+/** Runs read to fill them: enough for 20 rows when most runs found nothing. */
+const RUNS_READ = 500;
 /** Failure groups shown on the page. */
 const FAILURE_GROUPS = 20;
 
@@ -42,8 +49,14 @@ const FAILURE_GROUPS = 20;
  */
 export async function buildStatus(sources: StatusSources, stats: StatusStats): Promise<StatusModel> {
   const now = sources.clock.now();
-  const throughput = throughputLastHour(sources.metrics, stats, now);
-  const [jobsPart, queues, recentRuns] = await Promise.all([jobStatuses(sources, now), queueStatuses(sources, stats), runs(sources, stats)]);
+  const history = (await sources.metricsHistory?.points()) ?? [];
+  const throughput = throughputLastHour(sources.metrics, stats, now, 60, history);
+  const [jobsPart, queues, recentRuns, deadLetters] = await Promise.all([
+    jobStatuses(sources, now),
+    queueStatuses(sources, stats),
+    runs(sources, stats),
+    deadLetterGroups(sources),
+  ]);
   const processedTotals = zeroOutcomes();
   for (const byOutcome of stats.processed.values()) for (const [outcome, n] of byOutcome) processedTotals[outcome] += n;
   return {
@@ -61,10 +74,7 @@ export async function buildStatus(sources: StatusSources, stats: StatusStats): P
     queues,
     processedTotals,
     recentRuns,
-    failures: stats
-      .failuresByMessage()
-      .slice(0, FAILURE_GROUPS)
-      .map((f) => ({ error: f.error, count: f.count, lastAt: f.lastAt.toISOString(), jobs: f.jobs })),
+    failures: failureGroups(stats, deadLetters).slice(0, FAILURE_GROUPS),
     throughput: throughput.buckets,
     detectedLastHour: throughput.detected,
     throughputSource: throughput.source,
@@ -85,6 +95,7 @@ async function jobStatuses(sources: StatusSources, now: Date): Promise<{ jobs: J
   } catch (err) {
     watermarkProblem = `watermarks not readable: ${errorMessage(err)}`;
   }
+  const fedBy = (name: string) => config.jobs.filter((j) => j.responseJob === name).map((j) => j.name).sort();
   const ordered = [...config.jobs].sort((a, b) => a.order - b.order || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const jobs = await Promise.all(
     ordered.map(async (job): Promise<JobStatus> => {
@@ -106,17 +117,22 @@ async function jobStatuses(sources: StatusSources, now: Date): Promise<{ jobs: J
         problems.push(`runs not readable: ${errorMessage(err)}`);
       }
       const watermark = record?.watermark ?? null;
+      const lastCronRun = record?.lastCronRun ?? null;
       return {
         name: job.name,
         enabled: job.enabled,
         schedule: job.schedule,
         priority: job.priority,
         order: job.order,
-        lastCronRun: record?.lastCronRun?.toISOString() ?? null,
+        lastCronRun: lastCronRun?.toISOString() ?? null,
         nextRun,
         watermarkType: job.watermark.type,
         watermark,
-        lagSeconds: watermarkLagSeconds(job.watermark.type, watermark, now),
+        // Behind its source: since the start of the last run that read it to the end. Not now −
+        // watermark: a caught-up job over a quiet source showed "334d 22h" that way.
+        lagSeconds: job.enabled && lastCronRun ? Math.max(0, (now.getTime() - lastCronRun.getTime()) / 1000) : null,
+        watermarkAgeSeconds: watermarkLagSeconds(job.watermark.type, watermark, now),
+        fedBy: fedBy(job.name),
         lastRun,
         ...(problems.length > 0 ? { problem: problems.join('; ') } : {}),
       };
@@ -144,22 +160,36 @@ async function queueStatuses(sources: StatusSources, stats: StatusStats): Promis
 async function runs(sources: StatusSources, stats: StatusStats): Promise<RunStatus[]> {
   let latest: JobRunResult[];
   try {
-    latest = await sources.runLog.latest(undefined, RECENT_RUNS);
+    latest = await sources.runLog.latest(undefined, RUNS_READ);
   } catch {
-    latest = [...stats.recentRuns].reverse().slice(0, RECENT_RUNS);
+    latest = [...stats.recentRuns].reverse();
   }
-  return latest.map(runStatus);
+  return recentRunRows(latest, RECENT_RUNS);
 }
 
-function runStatus(run: JobRunResult): RunStatus {
-  return {
-    job: run.jobName,
-    trigger: run.trigger,
-    startedAt: run.startedAt.toISOString(),
-    durationMs: run.endedAt.getTime() - run.startedAt.getTime(),
-    detected: run.detected,
-    sent: totalSent(run),
-    outcome: run.outcome,
-    ...(run.error ? { error: run.error } : {}),
-  };
+/** Groups of the dead-letter subqueues (peeked); none when the bus cannot be read (the queues section says so). */
+async function deadLetterGroups(sources: StatusSources): Promise<ParkedGroup[]> {
+  try {
+    const report = await buildDeadLetterReport(sources.bus, sources.settings.queues);
+    return report.filter((s) => s.subQueue === 'deadLetter').flatMap((s) => s.groups);
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Failures by error: what this host saw fail recently, and what waits in dead-letter subqueues
+ * (dead-lettered before a restart, or pushed out of the host's bounded list by later messages),
+ * merged by error text. Most frequent first.
+ */
+function failureGroups(stats: StatusStats, deadLetters: readonly ParkedGroup[]): FailureGroup[] {
+  const groups = new Map<string, FailureGroup>();
+  for (const f of stats.failuresByMessage()) groups.set(f.error, { error: f.error, count: f.count, deadLettered: 0, lastAt: f.lastAt.toISOString(), jobs: f.jobs });
+  for (const d of deadLetters) {
+    const group = groups.get(d.reason) ?? { error: d.reason, count: 0, deadLettered: 0, lastAt: null, jobs: [] };
+    group.deadLettered += d.count;
+    group.jobs = [...new Set([...group.jobs, ...d.jobs])].sort();
+    groups.set(d.reason, group);
+  }
+  return [...groups.values()].sort((a, b) => b.count + b.deadLettered - (a.count + a.deadLettered));
 }

@@ -19,11 +19,11 @@ export function renderDeadLetterPage(sources: readonly ParkedSource[], moverComm
     const more = s.peeked < s.count ? ` <span class="muted">(grouped: the first ${s.peeked})</span>` : '';
     const rows = s.groups.map(
       (g) => `<tr data-reason-count="${g.count}"><td class="num">${g.count}</td><td>${e(g.reason)}</td><td>${e(g.jobs.join(', '))}</td>
-<td><code>${g.sampleMessageIds.map(e).join('</code> <code>')}</code></td></tr>`,
+<td>${g.sampleSourceKeys.map((key, i) => `<code title="message id ${e(g.sampleMessageIds[i])}">${e(key)}</code>`).join(' ')}</td></tr>`,
     );
     return `<section id="${s.subQueue ? 'dl' : 'q'}-${e(s.queue)}" data-source="${e(where)}" data-count="${s.count}"><h2>${e(where)} <span class="muted">(${e(s.role)})</span>: ${s.count}${more}</h2>
 ${s.problem ? `<p class="problem">${e(s.problem)}</p>` : ''}
-<table><thead><tr><th class="num">Count</th><th>Error</th><th>Jobs</th><th>Sample message ids</th></tr></thead>
+<table><thead><tr><th class="num">Count</th><th>Error</th><th>Jobs</th><th>Sample source keys <span class="muted">(message id on hover)</span></th></tr></thead>
 <tbody>${rows.join('\n')}</tbody></table>${report}
 <p class="muted">From a terminal: <code>${e(moverCommand(s.queue, s.subQueue))}</code> (add <code>--apply</code> to act)</p></section>`;
   });

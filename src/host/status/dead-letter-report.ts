@@ -3,10 +3,11 @@ import { ERROR_PROPERTY, MESSAGE_PROPERTY } from '../../bus/message-properties';
 import type { QueueNames } from '../../config/settings';
 import { errorMessage } from '../../model/errors';
 import { queueRoles, type QueueRole } from '../../telemetry/gauges';
+import { OUTDATED_REASON } from '../../../tools/dead-letter-mover/normalize-error';
 
 const NO_ERROR = '(no error recorded)';
-/** Messages in the ignored queue carry no error: the processor skipped them as outdated. */
-const OUTDATED = 'outdated: the target already holds a newer change';
+/** Messages in the ignored queue carry no error: the processor skipped them as outdated (the mover says the same). */
+const OUTDATED = OUTDATED_REASON;
 
 /** One place messages wait for a person: a dead-letter subqueue, or a transitive/ignored queue. */
 export interface ParkedSource {
@@ -31,6 +32,8 @@ export interface ParkedGroup {
   jobs: string[];
   /** Up to 5 message ids, to find them with the mover. */
   sampleMessageIds: string[];
+  /** The source keys of the same messages (`SourceKey`): what a person looks the record up by. */
+  sampleSourceKeys: string[];
 }
 
 export interface DeadLetterReportOptions {
@@ -85,17 +88,21 @@ export function parkedReason(message: Pick<BusMessage, 'applicationProperties' |
 }
 
 export function groupByReason(messages: readonly BusMessage[], fallback = NO_ERROR): ParkedGroup[] {
-  const groups = new Map<string, { count: number; jobs: Set<string>; sampleMessageIds: string[] }>();
+  const groups = new Map<string, { count: number; jobs: Set<string>; sampleMessageIds: string[]; sampleSourceKeys: string[] }>();
   for (const m of messages) {
     const reason = parkedReason(m, fallback);
-    const group = groups.get(reason) ?? { count: 0, jobs: new Set<string>(), sampleMessageIds: [] };
+    const group = groups.get(reason) ?? { count: 0, jobs: new Set<string>(), sampleMessageIds: [], sampleSourceKeys: [] };
     group.count++;
     const job = m.applicationProperties[MESSAGE_PROPERTY.jobName] ?? m.subject;
     if (typeof job === 'string') group.jobs.add(job);
-    if (group.sampleMessageIds.length < 5) group.sampleMessageIds.push(m.messageId);
+    if (group.sampleMessageIds.length < 5) {
+      group.sampleMessageIds.push(m.messageId);
+      const key = m.applicationProperties[MESSAGE_PROPERTY.sourceKey];
+      group.sampleSourceKeys.push(key === undefined || key === null || key === '' ? '(no source key)' : String(key));
+    }
     groups.set(reason, group);
   }
   return [...groups.entries()]
-    .map(([reason, g]) => ({ reason, count: g.count, jobs: [...g.jobs].sort(), sampleMessageIds: g.sampleMessageIds }))
+    .map(([reason, g]) => ({ reason, count: g.count, jobs: [...g.jobs].sort(), sampleMessageIds: g.sampleMessageIds, sampleSourceKeys: g.sampleSourceKeys }))
     .sort((a, b) => b.count - a.count || (a.reason < b.reason ? -1 : 1));
 }

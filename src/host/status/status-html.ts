@@ -28,17 +28,23 @@ export function renderStatusPage(model: StatusModel, refreshMs = 5_000): string 
 }
 
 function jobsSection(jobs: readonly JobStatus[]): string {
-  const rows = jobs.map(
-    (j) => `<tr data-job="${e(j.name)}">
-<td><strong>${e(j.name)}</strong>${j.enabled ? '' : ' <span class="muted">(disabled)</span>'}${j.problem ? `<div class="problem">${e(j.problem)}</div>` : ''}</td>
+  const rows = jobs.map((j) => {
+    // A disabled response job is not idle: its queue receives what its source jobs' targets answer.
+    const fed = !j.enabled && j.fedBy.length > 0;
+    const outcome = j.lastRun
+      ? `<td class="${e(j.lastRun.outcome)}">${e(j.lastRun.outcomeText)}${j.lastRun.error ? `: ${e(j.lastRun.error)}` : ''}</td>`
+      : `<td class="muted">${fed ? `fed by responses of ${e(j.fedBy.join(', '))}` : 'never run'}</td>`;
+    const lagTitle = j.watermarkAgeSeconds === null ? 'since the start of the last run that read the source to the end' : `newest change read ${formatSeconds(j.watermarkAgeSeconds)} ago`;
+    return `<tr data-job="${e(j.name)}">
+<td><strong>${e(j.name)}</strong>${j.enabled ? '' : ` <span class="muted">(${fed ? 'response job' : 'disabled'})</span>`}${j.problem ? `<div class="problem">${e(j.problem)}</div>` : ''}</td>
 <td><code>${e(j.schedule)}</code></td><td>${e(j.priority)}</td>
 <td>${e(formatTime(j.lastRun?.startedAt ?? j.lastCronRun))}</td><td>${e(formatTime(j.nextRun))}</td>
-<td title="${e(j.watermarkType)}"><code>${e(j.watermark ?? '—')}</code></td><td class="num" data-lag="${j.lagSeconds ?? ''}">${e(formatSeconds(j.lagSeconds))}</td>
-<td class="${j.lastRun ? e(j.lastRun.outcome) : 'muted'}">${j.lastRun ? `${e(j.lastRun.outcome)}${j.lastRun.error ? `: ${e(j.lastRun.error)}` : ''}` : 'never run'}</td>
-<td><button type="button" data-run-job="${e(j.name)}">Run now</button></td></tr>`,
-  );
+<td title="${e(j.watermarkType)}"><code>${e(j.watermark ?? '—')}</code></td><td class="num" data-lag="${j.lagSeconds ?? ''}" title="${e(lagTitle)}">${e(formatSeconds(j.lagSeconds))}</td>
+${outcome}
+<td>${fed ? '' : `<button type="button" data-run-job="${e(j.name)}">Run now</button>`}</td></tr>`;
+  });
   return `<section id="jobs"><h2>Jobs (${jobs.length})</h2><table>
-<thead><tr><th>Job</th><th>Schedule</th><th>Priority</th><th>Last run</th><th>Next run</th><th>Watermark</th><th class="num">Lag</th><th>Last outcome</th><th></th></tr></thead>
+<thead><tr><th>Job</th><th>Schedule</th><th>Priority</th><th>Last run</th><th>Next run</th><th>Watermark</th><th class="num" title="how far the job is behind its source: since the start of its last complete read">Behind source</th><th>Last outcome</th><th></th></tr></thead>
 <tbody>${rows.join('\n') || '<tr><td colspan="9" class="muted">No jobs configured.</td></tr>'}</tbody></table></section>`;
 }
 
@@ -67,11 +73,14 @@ function chartsSection(model: StatusModel): string {
 }
 
 function runsSection(runs: readonly RunStatus[]): string {
-  const rows = runs.map(
-    (r) => `<tr data-run-job="${e(r.job)}" data-trigger="${e(r.trigger)}" data-started="${e(r.startedAt)}">
-<td>${e(formatTime(r.startedAt))}</td><td>${e(r.job)}</td><td>${e(r.trigger)}</td><td class="num">${r.durationMs} ms</td>
-<td class="num">${r.detected}</td><td class="num">${r.sent}</td><td class="${e(r.outcome)}">${e(r.outcome)}${r.error ? `: ${e(r.error)}` : ''}</td></tr>`,
-  );
+  const rows = runs.map((r) => {
+    const started = r.collapsed
+      ? `${e(formatTime(r.startedAt))}<div class="muted">${r.collapsed.runs} runs since ${e(formatTime(r.collapsed.since))}, all finding nothing</div>`
+      : e(formatTime(r.startedAt));
+    return `<tr data-run-job="${e(r.job)}" data-trigger="${e(r.trigger)}" data-started="${e(r.startedAt)}"${r.collapsed ? ` data-collapsed="${r.collapsed.runs}"` : ''}>
+<td>${started}</td><td>${e(r.job)}</td><td>${e(r.trigger)}</td><td class="num">${r.durationMs} ms</td>
+<td class="num">${r.detected}</td><td class="num">${r.sent}</td><td class="${e(r.outcome)}">${e(r.outcomeText)}${r.error ? `: ${e(r.error)}` : ''}</td></tr>`;
+  });
   return `<section id="runs"><h2>Recent runs</h2><table>
 <thead><tr><th>Started</th><th>Job</th><th>Trigger</th><th class="num">Duration</th><th class="num">Detected</th><th class="num">Sent</th><th>Outcome</th></tr></thead>
 <tbody>${rows.join('\n') || '<tr><td colspan="7" class="muted">No runs yet.</td></tr>'}</tbody></table></section>`;
@@ -79,10 +88,11 @@ function runsSection(runs: readonly RunStatus[]): string {
 
 function failuresSection(model: StatusModel): string {
   const rows = model.failures.map(
-    (f) => `<tr data-failure-count="${f.count}"><td class="num">${f.count}</td><td>${e(f.error)}</td><td>${e(f.jobs.join(', '))}</td><td>${e(formatTime(f.lastAt))}</td></tr>`,
+    (f) =>
+      `<tr data-failure-count="${f.count}" data-dead-lettered="${f.deadLettered}"><td class="num">${f.count}</td><td class="num">${f.deadLettered ? `<a href="/dead-letters">${f.deadLettered}</a>` : 0}</td><td>${e(f.error)}</td><td>${e(f.jobs.join(', '))}</td><td>${e(formatTime(f.lastAt))}</td></tr>`,
   );
   return `<section id="failures"><h2>Recent failures by error</h2><table>
-<thead><tr><th class="num">Count</th><th>Error</th><th>Jobs</th><th>Last</th></tr></thead>
-<tbody>${rows.join('\n') || '<tr><td colspan="4" class="muted">No failures.</td></tr>'}</tbody></table>
+<thead><tr><th class="num" title="failed processings this host saw recently">Failed</th><th class="num" title="messages with this error waiting in dead-letter subqueues">Dead-lettered</th><th>Error</th><th>Jobs</th><th>Last</th></tr></thead>
+<tbody>${rows.join('\n') || '<tr><td colspan="5" class="muted">No failures.</td></tr>'}</tbody></table>
 <p><a href="/dead-letters">Dead letters and parked messages →</a></p></section>`;
 }

@@ -49,8 +49,16 @@ export interface JobStatus {
   nextRun: string | null;
   watermarkType: string;
   watermark: string | null;
-  /** Seconds behind now, for datetime watermarks (see `watermarkLagSeconds`). */
+  /**
+   * How far the job is behind its source, in seconds: since the start of its last run that read
+   * the source to the end (`LastCronRun`) — a change made since may not have been read yet. Null
+   * when no run has finished a read, and for disabled jobs (nothing reads for them).
+   */
   lagSeconds: number | null;
+  /** Now − the watermark's value, for datetime watermarks: the age of the newest change read (not a lag: a quiet source has an old one). */
+  watermarkAgeSeconds: number | null;
+  /** Jobs whose responses this job's queue receives (it is their `responseJob`). */
+  fedBy: string[];
   /** The newest recorded run of the job. */
   lastRun: RunStatus | null;
   /** Why the job's schedule or state could not be read. */
@@ -77,13 +85,24 @@ export interface RunStatus {
   detected: number;
   sent: number;
   outcome: 'Succeeded' | 'Failed';
+  /** The outcome as shown: `Failed (retrying at …)`, `Stopped (time budget)`, `Interrupted` (see `run-outcome.ts`). */
+  outcomeText: string;
   error?: string;
+  /**
+   * Set on a row standing for several runs of the job that found nothing (the newest shown):
+   * how many, and when the oldest of them started.
+   */
+  collapsed?: { runs: number; since: string };
 }
 
 export interface FailureGroup {
   error: string;
+  /** Failed processings seen by this host recently (bounded list). */
   count: number;
-  lastAt: string;
+  /** Messages with this error waiting in dead-letter subqueues now (peeked, so at most the peek limit per queue). */
+  deadLettered: number;
+  /** Last failure seen by this host; null when the group is known from dead letters only. */
+  lastAt: string | null;
   jobs: string[];
 }
 

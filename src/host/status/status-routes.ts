@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { MessageBus } from '../../bus/message-bus';
 import type { Settings } from '../../config/settings';
 import { httpError, type HttpInput, type HttpOutput, type HttpRoute } from '../../http/http-types';
@@ -5,6 +6,7 @@ import { buildStatus, type StatusSources, type StatusStats } from './build-statu
 import { renderDeadLetterPage, renderMoverReportPage } from './dead-letter-html';
 import { buildDeadLetterReport } from './dead-letter-report';
 import { moverArguments, moverCommandLine, moverDryRunReport, type MoverReportResult, type MoverSource } from './mover-report';
+import { MetricsFileHistory } from './metrics-history';
 import { renderStatusPage } from './status-html';
 
 export interface StatusRoutesOptions {
@@ -16,6 +18,11 @@ export interface StatusRoutesOptions {
   configDir?: string;
   /** Produces the mover's dry-run report. Default: {@link moverDryRunReport} on the host's bus. */
   moverReport?: (source: MoverSource) => Promise<MoverReportResult>;
+  /**
+   * The local metrics folder, read for the hour before the host started ("Last hour" after a
+   * restart). Default `<dataDir>/metrics`, where the local host's metrics go; null: not read.
+   */
+  metricsDir?: string | null;
 }
 
 export interface StatusRoutesContext {
@@ -38,7 +45,10 @@ export function moverReportUrl(source: MoverSource): string {
  * the existing `POST /api/jobs/{name}/execute`.
  */
 export function statusRoutes(ctx: StatusRoutesContext, options: StatusRoutesOptions = {}): HttpRoute[] {
-  const { runtime, stats } = ctx;
+  const { stats } = ctx;
+  const metricsDir = options.metricsDir === undefined ? path.join(ctx.runtime.settings.dataDir, 'metrics') : options.metricsDir;
+  const metricsHistory = metricsDir === null ? undefined : new MetricsFileHistory({ dir: metricsDir, startedAt: stats.startedAt });
+  const runtime = { ...ctx.runtime, ...(metricsHistory ? { metricsHistory } : {}) };
   const command = (source: MoverSource) => moverCommandLine(moverArguments(source, runtime.settings, options.configDir));
   const report = () =>
     buildDeadLetterReport(runtime.bus, runtime.settings.queues, {

@@ -1,4 +1,4 @@
-import { isMetricsReader, METRIC_NAMES, type Metrics, type ProcessOutcome } from '../../telemetry/metrics';
+import { isMetricsReader, METRIC_NAMES, type MetricPoint, type Metrics, type ProcessOutcome } from '../../telemetry/metrics';
 import type { HostStats } from '../host-stats';
 import { OUTCOMES, zeroOutcomes, type ThroughputBucket } from './status-model';
 
@@ -15,13 +15,15 @@ interface ProcessedEvent {
  * Processed messages per minute, by outcome, for the `minutes` minutes up to `now` (the current,
  * partial minute last). Reads `MessagesProcessed` points from the metrics adapter when it can be
  * read back; otherwise the host's recent list (bounded, so busy hours are undercounted, which
- * `source` tells the page).
+ * `source` tells the page). `history`: points from before this host started (the metrics file,
+ * `metrics-history.ts`), counted with the adapter's, which hold only this process's.
  */
 export function throughputLastHour(
   metrics: Metrics,
   stats: Pick<HostStats, 'recentProcessed'>,
   now: Date,
   minutes = 60,
+  history: readonly MetricPoint[] = [],
 ): { buckets: ThroughputBucket[]; detected: number; source: 'metrics' | 'hostStats' } {
   const firstStart = Math.floor(now.getTime() / MINUTE_MS) * MINUTE_MS - (minutes - 1) * MINUTE_MS;
   const since = new Date(firstStart);
@@ -30,11 +32,11 @@ export function throughputLastHour(
   let source: 'metrics' | 'hostStats';
   if (isMetricsReader(metrics)) {
     source = 'metrics';
-    events = metrics
-      .pointsSince(since, METRIC_NAMES.messagesProcessed)
+    const recent = (name: MetricPoint['name']) => [...history.filter((p) => p.name === name && p.at >= since), ...metrics.pointsSince(since, name)];
+    events = recent(METRIC_NAMES.messagesProcessed)
       .filter((p) => isOutcome(p.dimensions.outcome))
       .map((p) => ({ at: p.at, outcome: p.dimensions.outcome as ProcessOutcome, count: p.value }));
-    detected = metrics.pointsSince(since, METRIC_NAMES.changesDetected).reduce((total, p) => total + p.value, 0);
+    detected = recent(METRIC_NAMES.changesDetected).reduce((total, p) => total + p.value, 0);
   } else {
     source = 'hostStats';
     events = stats.recentProcessed.filter((e) => e.at >= since).map((e) => ({ at: e.at, outcome: e.outcome, count: 1 }));

@@ -1,3 +1,6 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parse as parseYaml } from 'yaml';
 import { defaultConnectorRegistry } from '../../../connectors/default-registry';
 import { runCli } from '../../../src/cli/main';
 import { ConfigValidationError } from '../../../src/config/config-issue';
@@ -63,6 +66,31 @@ describe('invalid configurations', () => {
     });
   });
 
+  /**
+   * The CLI's form of the expected lines: each entry named beside its index (`jobs[0].schedule
+   * (job "crm-accounts"): …`), the name read from the case's own files.
+   */
+  const WORD: Record<string, string> = { connections: 'connection', mappings: 'mapping', jobs: 'job' };
+  function cliLines(c: ConfigCase): string[] {
+    const dir = dirs.get(c.name)!;
+    const parsed = new Map<string, unknown>();
+    for (const file of readdirSync(dir)) {
+      try {
+        parsed.set(file, parseYaml(readFileSync(path.join(dir, file), 'utf8')));
+      } catch {
+        // Unparseable on purpose: its lines name no entry.
+      }
+    }
+    return expectedLines(c).map((line) => {
+      const match = /^([^:]+): ((connections|mappings|jobs)\[(\d+)\][^:]*): (.*)$/s.exec(line);
+      if (!match) return line;
+      const [, file, at, kind, index, message] = match;
+      const list = (parsed.get(file) as Record<string, unknown> | undefined)?.[kind];
+      const name = Array.isArray(list) ? (list[Number(index)] as { name?: unknown } | undefined)?.name : undefined;
+      return typeof name === 'string' && name.trim() !== '' ? `${file}: ${at} (${WORD[kind]} ${JSON.stringify(name)}): ${message}` : line;
+    });
+  }
+
   async function cli(command: 'validate' | 'push', c: ConfigCase): Promise<void> {
     output = captureCliOutput();
     let code: number;
@@ -71,7 +99,7 @@ describe('invalid configurations', () => {
     } finally {
       output.restore();
     }
-    expect({ code, stdout: output.stdout, stderr: output.stderr }).toEqual({ code: 1, stdout: [], stderr: [`error: ${expectedLines(c).join('\n')}`] });
+    expect({ code, stdout: output.stdout, stderr: output.stderr }).toEqual({ code: 1, stdout: [], stderr: [`error: ${cliLines(c).join('\n')}`] });
   }
 
   describe('highwater config validate', () => {

@@ -63,7 +63,7 @@ describe('highwater config', () => {
     expect(await runCli(['config', 'validate', '--config', dir])).toBe(1);
     expect(out).toEqual([]);
     expect(err).toHaveLength(1);
-    expect(err[0]).toMatch(/^error: jobs\.yaml: jobs\[0\]\.pageSize: /);
+    expect(err[0]).toMatch(/^error: jobs\.yaml: jobs\[0\]\.pageSize \(job "crm-to-erp-customers"\): /);
   });
 
   it('diff, push, push again, diff: idempotent; a broken folder pushes nothing', async () => {
@@ -94,7 +94,7 @@ describe('highwater config', () => {
     });
     out.length = 0;
     expect(await runCli(['config', 'push', '--config', broken])).toBe(1);
-    expect(err.join('\n')).toMatch(/^error: connections\.yaml: connections\[0\]\.settings\.password: /);
+    expect(err.join('\n')).toMatch(/^error: connections\.yaml: connections\[0\]\.settings\.password \(connection "crm"\): /);
     expect(err.join('\n')).not.toContain('hunter2');
     out.length = 0;
     expect(await runCli(['config', 'diff', '--config', dir, '--json'])).toBe(0);
@@ -105,7 +105,11 @@ describe('highwater config', () => {
   it('diff shows what changed; pull writes the stored configuration into a folder', async () => {
     const dir = configDir();
     expect(await runCli(['config', 'push', '--config', dir])).toBe(0);
-    const changed = configDir((c) => (c.jobs[0].enabled = false));
+    // The same database file (a relative path in another folder would name another file).
+    const changed = configDir((c) => {
+      c.jobs[0].enabled = false;
+      c.connections[0].settings = { file: path.join(dir, 'crm.db') };
+    });
     out.length = 0;
     expect(await runCli(['config', 'diff', '--config', changed])).toBe(0);
     expect(out).toEqual(['jobs: 0 added, 1 changed, 0 removed', '  ~ crm-to-erp-customers', '      enabled: true → false']);
@@ -116,7 +120,62 @@ describe('highwater config', () => {
     expect(await runCli(['config', 'pull', '--config', target])).toBe(0);
     expect(out).toHaveLength(1);
     expect(out[0]).toMatch(/^wrote .*connections\.yaml, .*mappings\.yaml, .*jobs\.yaml \(2 connections, 1 mapping, 1 job\)$/);
-    expect(await loadConfigFolder(target)).toEqual(await loadConfigFolder(dir));
+    // Pulled into another folder, the relative `crm.db` still names the pushed folder's file.
+    const pushed = await loadConfigFolder(dir);
+    pushed.connections[0].settings.file = path.join(dir, 'crm.db');
+    expect(await loadConfigFolder(target)).toEqual(pushed);
+  });
+
+  it('push stores file paths resolved; pull writes them relative to the folder when the file is inside it (issue 20, item 9)', async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'hw-cli-rebase-'));
+    dirs.push(root);
+    const authored = path.join(root, 'authored');
+    fs.mkdirSync(path.join(root, 'db'));
+    fs.writeFileSync(path.join(root, 'db', 'crm.db'), '');
+    const config = fixtureConfig();
+    config.connections[0].settings = { file: '../db/crm.db' };
+    fs.renameSync(writeConfigDir(config), authored);
+    expect(await runCli(['config', 'push', '--config', authored])).toBe(0);
+    expect(await runCli(['config', 'pull', '--config', root])).toBe(0);
+    const pulled = await loadConfigFolder(root);
+    expect(pulled.connections.find((c) => c.name === 'crm')?.settings.file).toBe('./db/crm.db');
+    out.length = 0;
+    // Both folders name the same file: nothing to push.
+    expect(await runCli(['config', 'diff', '--config', root])).toBe(0);
+    expect(out).toEqual(['no changes']);
+  });
+
+  it('validate warns about a file a connection names that does not exist, and says so in --json (issue 20, items 9 and 10)', async () => {
+    const dir = configDir();
+    expect(await runCli(['config', 'validate', '--config', dir])).toBe(0);
+    expect(out).toEqual([`${dir}: valid (2 connections, 1 mapping, 1 job)`]);
+    const warning = `no file at ${path.join(dir, 'crm.db')}: the connection cannot open it (a sqlite connection opens an existing file only)`;
+    expect(err).toEqual([`warning: connections.yaml: connections[0].settings.file (connection "crm"): ${warning}`]);
+    out.length = 0;
+    expect(await runCli(['config', 'validate', '--config', dir, '--json'])).toBe(0);
+    expect(JSON.parse(out.join('\n'))).toEqual({
+      folder: dir,
+      valid: true,
+      counts: { connections: 2, mappings: 1, jobs: 1 },
+      issues: [],
+      warnings: [{ file: 'connections.yaml', path: 'connections[0].settings.file', entry: 'crm', message: warning }],
+    });
+    fs.writeFileSync(path.join(dir, 'crm.db'), '');
+    err.length = 0;
+    expect(await runCli(['config', 'validate', '--config', dir])).toBe(0);
+    expect(err).toEqual([]);
+  });
+
+  it('validate --json of a broken folder prints the issues as JSON on stdout and exits 1', async () => {
+    const dir = configDir((c) => (c.jobs[0].pagesize = 10));
+    expect(await runCli(['config', 'validate', '--config', dir, '--json'])).toBe(1);
+    expect(err).toEqual([]);
+    expect(JSON.parse(out.join('\n'))).toEqual({
+      folder: dir,
+      valid: false,
+      issues: [{ file: 'jobs.yaml', path: 'jobs[0].pagesize', entry: 'crm-to-erp-customers', message: 'unknown property; did you mean pageSize?' }],
+      warnings: [],
+    });
   });
 
   it('round-trips the demo configuration (examples/demo) through push and pull', async () => {
@@ -130,7 +189,10 @@ describe('highwater config', () => {
       mappings: [...config.mappings].sort((a, b) => a.name.localeCompare(b.name)),
       jobs: [...config.jobs].sort((a, b) => a.name.localeCompare(b.name)),
     });
-    expect(byName(await loadConfigFolder(target))).toEqual(byName(await loadConfigFolder('examples/demo')));
+    // The same configuration, its SQLite files named so that they are the demo's from the new folder.
+    const demo = byName(await loadConfigFolder('examples/demo'));
+    for (const c of demo.connections) c.settings.file = path.resolve('examples/demo', String(c.settings.file));
+    expect(byName(await loadConfigFolder(target))).toEqual(demo);
     out.length = 0;
     expect(await runCli(['config', 'diff', '--config', target])).toBe(0);
     expect(out).toEqual(['no changes']);

@@ -112,7 +112,7 @@ describe('highwater run / runs', () => {
   it('run --dry-run --json prints the messages as JSON', async () => {
     expect(await runCli(['run', 'cli-accounts', '--config', configDir, '--dry-run', '--json'])).toBe(0);
     const run = JSON.parse(out.join('\n')) as { trigger: string; sent: number; preview: Array<{ sourceKey: string; fields: unknown }> };
-    expect(run).toMatchObject({ jobName: 'cli-accounts', trigger: 'dryRun', outcome: 'Succeeded', detected: 2, sent: 0, watermarkAfter: null });
+    expect(run).toMatchObject({ job: 'cli-accounts', jobName: 'cli-accounts', trigger: 'dryRun', outcome: 'Succeeded', detected: 2, sent: 0, watermarkAfter: null });
     expect(run.preview.map((m) => [m.sourceKey, m.fields])).toEqual([
       ['A-1', { crm_id: 'A-1', name: 'ACME', city: 'Berlin' }],
       ['A-2', { crm_id: 'A-2', name: 'BOLT', city: 'Bonn' }],
@@ -140,9 +140,10 @@ describe('highwater run / runs', () => {
 
   it('runs lists the latest runs newest first, per job, limited, and as JSON', async () => {
     expect(await runCli(['runs'])).toBe(0);
-    expect(out[0]).toBe('job           trigger  started                   duration  detected  sent  outcome    error');
+    expect(out[0]).toMatch(/^job {11}trigger {2}started {19}duration {2}detected {2}sent {2}outcome +error$/);
     expect(out.slice(1).map((line) => line.split(/\s{2,}/).filter((cell) => !/^\d{4}-|\d+ ms$|\d s$/.test(cell)))).toEqual([
-      ['cli-broken', 'manual', '0', '0', 'Failed', 'sqlite connection "crm": read the maximum of "modified_at" in "missing": the table does not exist (SQLITE_ERROR): no such table: missing'],
+      // A failed run says when the timer tries the job again (failure backoff).
+      ['cli-broken', 'manual', '0', '0', expect.stringMatching(/^Failed \(retrying at \d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ\)$/), 'sqlite connection "crm": read the maximum of "modified_at" in "missing": the table does not exist (SQLITE_ERROR): no such table: missing'],
       ['cli-accounts', 'manual', '0', '0', 'Succeeded'],
       ['cli-accounts', 'manual', '2', '2', 'Succeeded'],
     ]);
@@ -150,7 +151,7 @@ describe('highwater run / runs', () => {
     expect(await runCli(['runs', 'cli-accounts', '--limit', '1', '--json'])).toBe(0);
     const runs = JSON.parse(out.join('\n')) as Array<Record<string, unknown>>;
     expect(runs).toHaveLength(1);
-    expect(runs[0]).toMatchObject({ jobName: 'cli-accounts', detected: 0, sent: 0, outcome: 'Succeeded', watermarkBefore: TRACKER_2 });
+    expect(runs[0]).toMatchObject({ job: 'cli-accounts', jobName: 'cli-accounts', detected: 0, sent: 0, outcome: 'Succeeded', watermarkBefore: TRACKER_2 });
     out.length = 0;
     expect(await runCli(['runs', 'no-such-job'])).toBe(0);
     expect(out).toEqual(['no runs of job "no-such-job" recorded']);

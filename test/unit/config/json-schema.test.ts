@@ -21,14 +21,20 @@ describe('config JSON Schema', () => {
     }
   });
 
-  it('describes the three file shapes, each with one list and an optional $schema', () => {
+  it('describes the three file shapes, each with one list and an optional $schema, and the optional requeue file', () => {
     const schema = buildConfigJsonSchema();
     expect(schema.$schema).toBe('http://json-schema.org/draft-07/schema#');
     expect(schema.anyOf).toEqual([
       { $ref: '#/definitions/ConnectionsFile' },
       { $ref: '#/definitions/MappingsFile' },
       { $ref: '#/definitions/JobsFile' },
+      { $ref: '#/definitions/RequeueFile' },
     ]);
+    expect(definition('RequeueFile')).toMatchObject({ type: 'object', required: ['requeue'], additionalProperties: false });
+    expect(definition('Requeue')).toMatchObject({
+      additionalProperties: false,
+      properties: { enabled: { type: 'boolean', default: false }, schedule: { default: '0 */15 * * * *' }, maxRequeues: { type: 'integer', default: 5 } },
+    });
     expect(definition('JobsFile')).toMatchObject({
       type: 'object',
       required: ['jobs'],

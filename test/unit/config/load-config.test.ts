@@ -53,13 +53,14 @@ describe('loadConfigFolder', () => {
     const error = await loadError(path.join(FIXTURES, 'broken'));
     expect(errorKind(error)).toBe('config');
     expect(error.message).toBe(
-      'jobs.yaml: jobs[0].priorty: unknown property\n' +
+      'jobs.yaml: jobs[0].priorty: unknown property; did you mean priority?\n' +
         'jobs.yaml: jobs[2].schedule: invalid NCRONTAB "0 61 * * * *": Constraint error, got value 61 expected range 0-59',
     );
     expect(error.issues[1]).toEqual({
       file: 'jobs.yaml',
       path: 'jobs[2].schedule',
       message: 'invalid NCRONTAB "0 61 * * * *": Constraint error, got value 61 expected range 0-59',
+      entry: 'c',
     });
   });
 
@@ -102,7 +103,7 @@ describe('loadConfigFolder', () => {
     write({ ...VALID_YAML, 'mappings.yml': '', 'jobs.json': '{ "job": [], "$schema": 3 }' });
     expect((await loadError(dir)).message.split('\n')).toEqual([
       'mappings.yml: expected an object with a top-level "mappings" list, got null',
-      'jobs.json: job: unknown property',
+      'jobs.json: job: unknown property; did you mean jobs?',
       'jobs.json: $schema: expected a string',
       'jobs.json: jobs: required',
     ]);

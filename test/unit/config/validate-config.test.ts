@@ -1,4 +1,4 @@
-import { ConfigValidationError } from '../../../src/config/config-issue';
+import { ConfigValidationError, formatIssueNamed } from '../../../src/config/config-issue';
 import { validateConfig } from '../../../src/config/validate-config';
 import { errorKind, JobActionType } from '../../../src/model';
 import { issueLines, validRawConfig } from './valid-config';
@@ -53,8 +53,13 @@ describe('validateConfig', () => {
     expect(error.name).toBe('ConfigError');
     expect(errorKind(error)).toBe('config');
     expect(error.issues).toEqual([
-      { file: 'jobs.yaml', path: 'jobs[0].schedule', message: 'invalid NCRONTAB "0 61 * * * *": Constraint error, got value 61 expected range 0-59' },
-      { file: 'jobs.yaml', path: 'jobs[1].priority', message: 'expected one of "high", "normal", "low"; got "urgent"' },
+      { file: 'jobs.yaml', path: 'jobs[0].schedule', message: 'invalid NCRONTAB "0 61 * * * *": Constraint error, got value 61 expected range 0-59', entry: 'accounts-to-erp' },
+      { file: 'jobs.yaml', path: 'jobs[1].priority', message: 'expected one of "high", "normal", "low"; got "urgent"', entry: 'numbers-to-crm' },
+    ]);
+    // The CLI's and the status page's form names the entry beside its index (issue 20, item 10).
+    expect(error.issues.map(formatIssueNamed)).toEqual([
+      'jobs.yaml: jobs[0].schedule (job "accounts-to-erp"): invalid NCRONTAB "0 61 * * * *": Constraint error, got value 61 expected range 0-59',
+      'jobs.yaml: jobs[1].priority (job "numbers-to-crm"): expected one of "high", "normal", "low"; got "urgent"',
     ]);
     expect(error.message).toBe(
       'jobs.yaml: jobs[0].schedule: invalid NCRONTAB "0 61 * * * *": Constraint error, got value 61 expected range 0-59\n' +
@@ -75,10 +80,22 @@ describe('validateConfig', () => {
     raw.connections[0].setings = {};
     (raw.mappings[0].source as Record<string, unknown>)['primary-key'] = ['id'];
     expect(issueLines(() => validateConfig(raw))).toEqual([
-      'connections: connections[0].setings: unknown property',
+      'connections: connections[0].setings: unknown property; did you mean settings?',
       'mappings: mappings[0].source["primary-key"]: unknown property',
-      'jobs: jobs[0].schedul: unknown property',
-      'jobs: jobs[1].watermark.feld: unknown property',
+      'jobs: jobs[0].schedul: unknown property; did you mean schedule?',
+      'jobs: jobs[1].watermark.feld: unknown property; did you mean field?',
+    ]);
+  });
+
+  it('suggests the property meant for a mistyped one, per key (issue 20, item 10)', () => {
+    const raw = validRawConfig();
+    raw.jobs[0].pagesize = 100;
+    raw.jobs[0].pageSzie = 100;
+    raw.jobs[0].bogus = true;
+    expect(issueLines(() => validateConfig(raw))).toEqual([
+      'jobs: jobs[0].pagesize: unknown property; did you mean pageSize?',
+      'jobs: jobs[0].pageSzie: unknown property; did you mean pageSize?',
+      'jobs: jobs[0].bogus: unknown property',
     ]);
   });
 

@@ -41,7 +41,7 @@ describe('Functions app registrations', () => {
     await import('../../../functions/index');
   });
 
-  it('registers exactly the eleven functions with their trigger types', () => {
+  it('registers exactly the twelve functions with their trigger types', () => {
     const byName = Object.fromEntries(registered.map((r) => [r.name, trigger(r.name).type]));
     expect(byName).toEqual({
       GetChanges: 'timerTrigger',
@@ -55,8 +55,9 @@ describe('Functions app registrations', () => {
       ProcessNormalQueueItems: 'serviceBusTrigger',
       ProcessLowQueueItems: 'serviceBusTrigger',
       SampleGauges: 'timerTrigger',
+      RequeueParked: 'timerTrigger',
     });
-    expect(registered).toHaveLength(11);
+    expect(registered).toHaveLength(12);
     expect(registered.every((r) => typeof r.handler === 'function')).toBe(true);
   });
 
@@ -74,6 +75,10 @@ describe('Functions app registrations', () => {
 
   it('samples the gauges every minute at second 0 (a timer: one instance samples, however far the app scales)', () => {
     expect(trigger('SampleGauges')).toMatchObject({ schedule: '0 * * * * *', runOnStartup: false, useMonitor: false });
+  });
+
+  it('looks for a due requeue of parked messages every minute at second 30 (the requeue file holds the real schedule)', () => {
+    expect(trigger('RequeueParked')).toMatchObject({ schedule: '30 * * * * *', runOnStartup: false, useMonitor: false });
   });
 
   it('starts the orchestration over HTTP with a durable client input', () => {

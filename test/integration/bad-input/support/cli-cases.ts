@@ -45,7 +45,7 @@ export const HIGHWATER_CASES: CliCase[] = [
   { argv: ['start', '--onec'], exitCode: 2, error: "error: unknown option '--onec'" },
   { argv: ['start', '--concurrency', 'urgent=4'], exitCode: 2, error: 'error: option \'--concurrency <n|priority=n,…>\' argument \'urgent=4\' is invalid. unknown priority "urgent" (known: high, normal, low)' },
   { argv: ['demo', '--concurrency', '0'], exitCode: 2, error: 'error: option \'--concurrency <n|priority=n,…>\' argument \'0\' is invalid. expected a positive integer or priority=n pairs (e.g. normal=32,low=4), got "0"' },
-  { argv: ['start', '--once', '--port', '0', '--config', '{broken}'], exitCode: 1, error: 'error: jobs.yaml: jobs[0].schedule: invalid NCRONTAB "0 61 * * * *": Constraint error, got value 61 expected range 0-59' },
+  { argv: ['start', '--once', '--port', '0', '--config', '{broken}'], exitCode: 1, error: 'error: jobs.yaml: jobs[0].schedule (job "crm-accounts"): invalid NCRONTAB "0 61 * * * *": Constraint error, got value 61 expected range 0-59' },
   { argv: ['demo', 'change-account'], exitCode: 2, error: "error: missing required argument 'id'" },
   { argv: ['demo', 'change-account', 'A-0001'], exitCode: 2, error: "error: missing required argument 'name'" },
   { argv: ['demo', '--port', 'x'], exitCode: 2, error: invalidPort('--port <n>', 'x') },

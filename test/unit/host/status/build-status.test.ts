@@ -8,8 +8,9 @@ describe('buildStatus', () => {
     const model = await buildStatus(f.sources, f.stats);
     expect(model.generatedAt).toBe('2026-06-01T10:30:30.000Z');
     expect(model.startedAt).toBe('2026-06-01T09:00:00.000Z');
+    // Lag: how far behind its source (since its last complete read at 10:30:20), not now − watermark (300 s).
     expect(model.jobs.map((j) => [j.name, j.lastCronRun, j.nextRun, j.watermark, j.lagSeconds, j.lastRun?.outcome ?? null])).toEqual([
-      ['crm-accounts-to-erp', '2026-06-01T10:30:20.000Z', '2026-06-01T10:30:40.000Z', '2026-06-01T10:25:30.0000000Z', 300, 'Succeeded'],
+      ['crm-accounts-to-erp', '2026-06-01T10:30:20.000Z', '2026-06-01T10:30:40.000Z', '2026-06-01T10:25:30.0000000Z', 10, 'Succeeded'],
       ['crm-contacts-to-erp', null, '2026-06-01T10:35:00.000Z', null, null, 'Failed'],
       ['erp-numbers-to-crm', null, null, '17', null, null],
     ]);
@@ -21,8 +22,39 @@ describe('buildStatus', () => {
       detected: 3,
       sent: 0,
       outcome: 'Failed',
+      outcomeText: 'Failed',
       error: 'source <crm> unavailable',
     });
+    expect(model.jobs[0].watermarkAgeSeconds).toBe(300);
+  });
+
+  it('lag is how far a caught-up job is behind its source, however old its watermark (issue 20, item 8)', async () => {
+    const f = statusFixture();
+    // Caught up over a quiet source: the newest change is almost a year old, the last complete read 10 s.
+    f.watermarks.set('crm-accounts-to-erp', { jobName: 'crm-accounts-to-erp', watermark: '2025-06-30T12:00:00.0000000Z', lastCronRun: new Date('2026-06-01T10:30:20Z'), persisted: true });
+    const [job] = (await buildStatus(f.sources, f.stats)).jobs;
+    expect([job.lagSeconds, Math.round(job.watermarkAgeSeconds! / 86_400)]).toEqual([10, 336]);
+  });
+
+  it('a disabled response job says which jobs feed it (issue 20, item 8)', async () => {
+    const f = statusFixture();
+    f.jobs[0].responseJob = 'erp-numbers-to-crm';
+    const model = await buildStatus(f.sources, f.stats);
+    expect(model.jobs.map((j) => [j.name, j.fedBy])).toEqual([
+      ['crm-accounts-to-erp', []],
+      ['crm-contacts-to-erp', []],
+      ['erp-numbers-to-crm', ['crm-accounts-to-erp']],
+    ]);
+  });
+
+  it('recent failures include what waits in dead-letter subqueues, merged by error (issue 20, item 8)', async () => {
+    const f = statusFixture();
+    f.stats.recordProcessed({ at: NOW, queue: 'sbqhigh', jobName: 'crm-accounts-to-erp', outcome: 'Failed', disposition: 'deadLettered', messageId: 'x9', error: 'customer 7: 400 invalid vat' });
+    const model = await buildStatus(f.sources, f.stats);
+    expect(model.failures).toEqual([
+      { error: 'customer 7: 400 invalid vat', count: 1, deadLettered: 1, lastAt: NOW.toISOString(), jobs: ['crm-accounts-to-erp'] },
+      { error: 'MaxDeliveryCountExceeded', count: 0, deadLettered: 1, lastAt: null, jobs: ['crm-accounts-to-erp'] },
+    ]);
   });
 
   it('reports a job whose schedule is invalid, and still lists it', async () => {
@@ -50,9 +82,11 @@ describe('buildStatus', () => {
     ]);
     expect(model.queues[0].processed).toEqual({ Success: 1, Superseded: 0, Deferred: 0, Transitive: 0, Ignored: 0, Failed: 1 });
     expect(model.processedTotals).toEqual({ Success: 1, Superseded: 0, Deferred: 0, Transitive: 1, Ignored: 0, Failed: 1 });
-    expect(model.failures.map((g) => [g.error, g.count])).toEqual([
-      ['boom', 1],
-      ['missing', 1],
+    expect(model.failures.map((g) => [g.error, g.count, g.deadLettered])).toEqual([
+      ['boom', 1, 0],
+      ['missing', 1, 0],
+      ['MaxDeliveryCountExceeded', 0, 1],
+      ['customer 7: 400 invalid vat', 0, 1],
     ]);
   });
 

@@ -1,4 +1,5 @@
 import os from 'node:os';
+import path from 'node:path';
 import type { BusMessage, MessageBus, QueueCounts } from '../../../../src/bus/message-bus';
 import { DEFAULT_QUEUES, readSettings } from '../../../../src/config/settings';
 import type { JobRunResult } from '../../../../src/detect/job-run';
@@ -117,7 +118,8 @@ export function statusFixture() {
   const metrics = new InMemoryMetrics(1000, () => NOW);
   const stats = new HostStats(new Date('2026-06-01T09:00:00Z'));
   const sources: StatusRoutesContext['runtime'] = {
-    settings: { ...readSettings({}, os.tmpdir()), queues: DEFAULT_QUEUES },
+    // A data folder that does not exist: no metrics file of another run is read.
+    settings: { ...readSettings({}, os.tmpdir()), dataDir: path.join(os.tmpdir(), 'highwater-status-fixture-no-data'), queues: DEFAULT_QUEUES },
     init: { ensureInitialized: async () => ({ jobs, connections: [], mappings: [] }) },
     watermarks: { getAllWatermarks: async () => new Map(watermarks) },
     jobs: new JobService({ jobs: () => jobs, watermarks: unusedWatermarkStore, timeZone: 'UTC' }),

@@ -42,11 +42,29 @@ describe('statusRoutes', () => {
     expect(html).toContain('field &lt;vat&gt; &quot;bad&quot;');
     expect(html).not.toContain('<vat>');
     expect(html).toContain('data-trigger="manual"');
-    expect(html).toContain('<td class="num" data-lag="300">5m 0s</td>');
+    expect(html).toContain('<td class="num" data-lag="10" title="newest change read 5m 0s ago">10s</td>');
     expect(html).toContain('id="throughput-chart"');
     expect(html).toContain('<g class="outcome" data-outcome="Failed" data-count="0">');
     expect(html.match(/<script>/g)).toHaveLength(1);
     expect(html).toContain("fetch('/api/jobs/' + encodeURIComponent(job) + '/execute'");
+  });
+
+  it('a disabled response job says what feeds it and offers no Run now (issue 20, item 8)', async () => {
+    const f = statusFixture();
+    f.jobs[0].responseJob = 'erp-numbers-to-crm';
+    const html = String((await route(statusRoutes({ runtime: f.sources, stats: f.stats }), 'GET', '/').handler(input)).body);
+    expect(html).toContain('<td class="muted">fed by responses of crm-accounts-to-erp</td>');
+    expect(html).toContain('<strong>erp-numbers-to-crm</strong> <span class="muted">(response job)</span>');
+    expect(html).not.toContain('data-run-job="erp-numbers-to-crm">Run now');
+    expect(html).not.toContain('never run');
+  });
+
+  it('the dead-letter page shows source keys, the message id on hover (issue 20, item 8)', async () => {
+    const f = statusFixture();
+    f.peeked['sbqhigh/deadLetter'][0].applicationProperties.SourceKey = 'A-0007';
+    const html = String((await route(statusRoutes({ runtime: f.sources, stats: f.stats }), 'GET', '/dead-letters').handler(input)).body);
+    expect(html).toContain('<code title="message id m1">A-0007</code>');
+    expect(html).toContain('<code title="message id m2">(no source key)</code>');
   });
 
   it('the dead-letter page groups parked messages by error, links to the mover’s dry run and shows its command', async () => {
@@ -112,9 +130,9 @@ describe('groupByReason', () => {
       busMessage('d', {}),
     ]);
     expect(groups).toEqual([
-      { reason: 'x', count: 2, jobs: ['j1', 'j2'], sampleMessageIds: ['a', 'b'] },
-      { reason: '(no error recorded)', count: 1, jobs: [], sampleMessageIds: ['d'] },
-      { reason: 'described', count: 1, jobs: ['j3'], sampleMessageIds: ['c'] },
+      { reason: 'x', count: 2, jobs: ['j1', 'j2'], sampleMessageIds: ['a', 'b'], sampleSourceKeys: ['(no source key)', '(no source key)'] },
+      { reason: '(no error recorded)', count: 1, jobs: [], sampleMessageIds: ['d'], sampleSourceKeys: ['(no source key)'] },
+      { reason: 'described', count: 1, jobs: ['j3'], sampleMessageIds: ['c'], sampleSourceKeys: ['(no source key)'] },
     ]);
   });
 });

@@ -32,7 +32,7 @@ export const CONNECTION_CASES: ConfigCase[] = [
   {
     name: 'connection-unknown-property',
     files: { 'connections.yaml': connections((c) => (c.setting = { file: 'x' })) },
-    expected: ['connections.yaml: connections[0].setting: unknown property'],
+    expected: ['connections.yaml: connections[0].setting: unknown property; did you mean settings?'],
   },
   {
     name: 'connection-literal-password',

@@ -124,7 +124,7 @@ export const JOB_CASES: ConfigCase[] = [
   {
     name: 'job-property-typo',
     files: { 'jobs.yaml': jobs((j) => ((j.schedul = j.schedule), delete j.schedule)) },
-    expected: ['jobs.yaml: jobs[0].schedule: required', 'jobs.yaml: jobs[0].schedul: unknown property'],
+    expected: ['jobs.yaml: jobs[0].schedule: required', 'jobs.yaml: jobs[0].schedul: unknown property; did you mean schedule?'],
   },
 
   // Several problems at once: all are reported, in file order.

@@ -44,7 +44,7 @@ export const STRUCTURE_CASES: ConfigCase[] = [
     files: { 'jobs.yaml': '- name: a\n' },
     expected: ['jobs.yaml: expected an object with a top-level "jobs" list, got list'],
   },
-  { name: 'top-level-key-typo', files: { 'jobs.yaml': 'job: []\n' }, expected: ['jobs.yaml: job: unknown property', 'jobs.yaml: jobs: required'] },
+  { name: 'top-level-key-typo', files: { 'jobs.yaml': 'job: []\n' }, expected: ['jobs.yaml: job: unknown property; did you mean jobs?', 'jobs.yaml: jobs: required'] },
   {
     name: 'top-level-not-a-list',
     files: { 'mappings.yaml': 'mappings:\n  name: x\n' },
