@@ -22,8 +22,8 @@ describe('live detection counts in the progress line', () => {
     const stats = new HostStats(new Date('2026-01-01T00:00:00Z'));
     const lines: string[] = [];
     let sent = 0;
-    let service!: ProcessJobsForRetrievalInOrderService;
-    let view!: HostStats;
+    // Read by the source below, which runs after both are set.
+    const views: HostStats[] = [];
     const deps = {
       config: { ensureInitialized: async () => undefined, getJob: () => job, getMapping: () => ({ name: 'm' }) },
       dueJobs: async () => [],
@@ -39,7 +39,7 @@ describe('live detection counts in the progress line', () => {
           async *retrieveChanges(): AsyncIterable<SourcePage> {
             for (let page = 0; page < 3; page++) {
               // The line as the host's timer would print it before this page.
-              lines.push(progressLine(view, new Date('2026-01-01T00:00:01Z')).slice(11));
+              lines.push(progressLine(views[0], new Date('2026-01-01T00:00:01Z')).slice(11));
               const messages = [1, 2].map((i) =>
                 createQueueMessage({ jobName: job.name, action: 'NewUpdate' as never, sourceKey: `A-${page}-${i}`, targetKey: { id: 'x' }, changeTracker: tracker(page), fields: {} }),
               );
@@ -55,9 +55,10 @@ describe('live detection counts in the progress line', () => {
       log: silentLogger,
       runLog: { record: async (run: JobRunResult) => stats.recordRun(run) },
     } as unknown as DetectionDependencies;
-    service = new ProcessJobsForRetrievalInOrderService(deps);
+    const service = new ProcessJobsForRetrievalInOrderService(deps);
     const live = withLiveRuns(stats, service);
-    view = live.view;
+    const view = live.view;
+    views.push(view);
     await service.runJob(job, { trigger: 'scheduled' });
     lines.push(progressLine(view, new Date('2026-01-01T00:00:01Z')).slice(11));
     expect(lines).toEqual([
