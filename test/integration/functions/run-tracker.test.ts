@@ -1,25 +1,13 @@
-import os from 'node:os';
 import type { JobRunResult } from '../../../src/detect/job-run';
 import { RUN_STATUS_TABLE, RunStatusStore, type RunStatusRecord } from '../../../src/http/run-status-store';
 import { RunTracker } from '../../../src/http/run-tracker';
-import { openTableStorage } from '../../../src/storage/table-client-factory';
-import type { TableStorage } from '../../../src/storage/table-store';
 import { recordingLog } from '../../unit/telemetry/telemetry-stubs';
-import { startTestAzurite, type TestAzurite } from '../../support/azurite';
+import { useTableStorage } from '../../support/table-storage';
 import { FakeClock } from '../../support/fake-clock';
 import { until } from '../../support/fault-injection';
 
 /** The tracker's timing on a fake clock, its rows in a real Azurite table. */
-let azurite: TestAzurite;
-let storage: TableStorage;
-beforeAll(async () => {
-  azurite = await startTestAzurite();
-  storage = await openTableStorage({ storageConnectionString: azurite.connectionString, dataDir: os.tmpdir() });
-});
-afterAll(async () => {
-  await storage?.close();
-  await azurite?.stop();
-});
+const tables = useTableStorage();
 
 const START = '2026-05-01T12:00:00.000Z';
 function run(outcome: JobRunResult['outcome'] = 'Succeeded'): JobRunResult {
@@ -36,7 +24,7 @@ function controlled() {
 async function setup(store?: RunStatusStore) {
   const clock = new FakeClock(START);
   const log = recordingLog();
-  const realStore = store ?? new RunStatusStore(await storage.table(RUN_STATUS_TABLE));
+  const realStore = store ?? new RunStatusStore(await tables().table(RUN_STATUS_TABLE));
   return { clock, log, store: realStore, tracker: new RunTracker({ store: realStore, clock, log, waitMs: 100_000 }) };
 }
 const state = async (tracker: RunTracker, id: string) => (await tracker.status(id))?.state;
@@ -97,7 +85,7 @@ describe('RunTracker', () => {
   });
 
   it('keeps waiting when the accepted row cannot be written: without it no one could poll', async () => {
-    const table = await storage.table(RUN_STATUS_TABLE);
+    const table = await tables().table(RUN_STATUS_TABLE);
     const failing = new (class extends RunStatusStore {
       override write(): Promise<void> {
         return Promise.reject(new Error('table upsert on "runstatus" failed: 503 ServerBusy'));
@@ -115,7 +103,7 @@ describe('RunTracker', () => {
 
 describe('RunStatusStore', () => {
   it('keeps the newest rows only (ids sort newest first)', async () => {
-    const store = new RunStatusStore(await storage.table('runstatustrim'), 2);
+    const store = new RunStatusStore(await tables().table('runstatustrim'), 2);
     const ids: string[] = [];
     for (let minute = 0; minute < 4; minute++) {
       const at = new Date(Date.parse(START) + minute * 60_000);

@@ -1,23 +1,11 @@
-import os from 'node:os';
 import { clearAppliedHashes } from '../../../src/cli/commands/job-state';
 import { JobActionType, type Job } from '../../../src/model/job';
 import { createQueueMessage } from '../../../src/model/queue-message';
 import { APPLIED_HASHES_TABLE, AppliedHashStore } from '../../../src/process/applied-hash-store';
-import { openTableStorage } from '../../../src/storage/table-client-factory';
-import type { TableStorage } from '../../../src/storage/table-store';
-import { startTestAzurite, type TestAzurite } from '../../support/azurite';
+import { useTableStorage } from '../../support/table-storage';
 import { FakeClock } from '../../support/fake-clock';
 
-let azurite: TestAzurite;
-let storage: TableStorage;
-beforeAll(async () => {
-  azurite = await startTestAzurite();
-  storage = await openTableStorage({ storageConnectionString: azurite.connectionString, dataDir: os.tmpdir() });
-});
-afterAll(async () => {
-  await storage?.close();
-  await azurite?.stop();
-});
+const tables = useTableStorage();
 
 /** Applied hashes spread over 16 partitions per job (Azurite scans a partition to replace an entity). */
 describe('applied hashes in partitions', () => {
@@ -26,7 +14,7 @@ describe('applied hashes in partitions', () => {
     createQueueMessage({ jobName: job.name, action: JobActionType.NewUpdate, sourceKey: `S-${i}`, targetKey: { id: `S-${i}` }, changeTracker: '1', fields: { v: i } });
 
   it('writes each job’s hashes to <job>|<bucket>, finds them again and clears them all', async () => {
-    const table = await storage.table(APPLIED_HASHES_TABLE);
+    const table = await tables().table(APPLIED_HASHES_TABLE);
     const store = new AppliedHashStore(table, new FakeClock());
     const messages = Array.from({ length: 200 }, (_, i) => message(i));
     for (const m of messages) await store.recordApplied(job, m);
@@ -41,7 +29,7 @@ describe('applied hashes in partitions', () => {
     expect(unchanged.has(changed)).toBe(false);
     // A hash written by an earlier version (partition = job name) is cleared too.
     await table.upsert({ partitionKey: job.name, rowKey: 'legacy', properties: { Hash: 'x' } });
-    expect(await clearAppliedHashes(storage, job.name)).toBe(201);
+    expect(await clearAppliedHashes(tables(), job.name)).toBe(201);
     expect((await table.list()).filter((r) => r.partitionKey.startsWith(job.name))).toEqual([]);
     await store.close();
   });

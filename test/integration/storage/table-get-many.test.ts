@@ -1,24 +1,10 @@
-import os from 'node:os';
-import { openTableStorage } from '../../../src/storage/table-client-factory';
-import type { TableStorage } from '../../../src/storage/table-store';
-import { startTestAzurite, type TestAzurite } from '../../support/azurite';
+import { useTableStorage } from '../../support/table-storage';
 
-let azurite: TestAzurite;
-let storage: TableStorage;
-
-beforeAll(async () => {
-  azurite = await startTestAzurite();
-  storage = await openTableStorage({ storageConnectionString: azurite.connectionString, dataDir: os.tmpdir() });
-});
-
-afterAll(async () => {
-  await storage?.close();
-  await azurite?.stop();
-});
+const tables = useTableStorage();
 
 describe('TableStore.getMany against Azurite', () => {
   it('finds the existing rows of many keys of one partition, and only of that partition', async () => {
-    const table = await storage.table('getmany');
+    const table = await tables().table('getmany');
     const keys = Array.from({ length: 100 }, (_, i) => `k${String(i).padStart(3, '0')}`);
     await table.submitBatch(keys.filter((_, i) => i % 3 === 0).map((rowKey) => ({ kind: 'upsert' as const, row: { partitionKey: 'p', rowKey, properties: { N: Number(rowKey.slice(1)) } } })));
     await table.upsert({ partitionKey: 'other', rowKey: 'k001', properties: { N: -1 } });
