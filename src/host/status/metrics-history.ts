@@ -36,7 +36,10 @@ export class MetricsFileHistory {
   }
 
   private async load(): Promise<MetricPoint[]> {
-    const end = this.options.startedAt.getTime();
+    // Lines are rolled up per second and stamped with the second's start: the second this host
+    // started in holds its own first points too (in memory as well), so the file is read only
+    // up to that second's start. An earlier run's points in that same second are not counted.
+    const end = Math.floor(this.options.startedAt.getTime() / 1000) * 1000;
     const since = end - (this.options.windowMs ?? 3_600_000);
     // The window spans at most two UTC days: the file of its start's day and of its end's.
     const files = [...new Set([metricsFileName(new Date(since)), metricsFileName(new Date(end))])];

@@ -39,6 +39,22 @@ describe('last hour after a restart', () => {
     expect(result.detected).toBe(40);
   });
 
+  it('does not count a host’s own first second twice (file lines carry the start of their second)', async () => {
+    const time = { now: Date.parse('2026-06-02T10:00:00.300Z') };
+    const startedAt = new Date(time.now);
+    const host = new LocalMetrics({ clock: clockAt(time), dir });
+    time.now += 400; // 10:00:00.700: the same second as the start
+    for (let i = 0; i < 7; i++) host.track(METRIC_NAMES.messagesProcessed, 1, { job: 'a', queue: 'sbqhigh', outcome: 'Success' });
+    time.now += 2_000; // that second is over: its line is written
+    host.track(METRIC_NAMES.changesDetected, 1, { job: 'a' });
+    await host.flush();
+    const history = await new MetricsFileHistory({ dir, startedAt }).points();
+    expect(history).toEqual([]);
+    const result = throughputLastHour(host, { recentProcessed: [] }, new Date(time.now), 60, history);
+    expect(outcomeTotals(result.buckets).Success).toBe(7);
+    await host.close();
+  });
+
   it('a folder without metrics files gives no history', async () => {
     expect(await new MetricsFileHistory({ dir: path.join(dir, 'none'), startedAt: new Date() }).points()).toEqual([]);
   });
