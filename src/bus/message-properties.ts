@@ -21,7 +21,10 @@ export const ERROR_PROPERTY = {
   message: 'ErrorMessage',
   type: 'ErrorType',
   at: 'ErrorAt',
-  /** Set when the target said when to come back (`Retry-After`): the redelivery waits until then. */
+  /**
+   * Written by versions before retry copies (a redelivery waited until then); no longer set, kept
+   * here so that a resubmit still strips it from such messages.
+   */
   retryNotBefore: 'RetryNotBefore',
   /**
    * The processing attempt a retry copy is for (2 for the first retry): retries are scheduled

@@ -13,9 +13,10 @@ export const DELETIONS_TABLE = 'deletions';
 export interface DeletionGuard {
   /** Records that `message` (a Delete of `job`) is about to be applied. Call before the delete. */
   recordDeleted(job: Job, mapping: Mapping, message: QueueMessage): Promise<void>;
-  /** Whether a delete newer than `message` (compared by `job`'s watermark type) was recorded for its target record. */
-  deletedAfter(job: Job, mapping: Mapping, message: QueueMessage): Promise<boolean>;
-  /** {@link deletedAfter} for many messages of one job, in order, in as few reads as the store allows. */
+  /**
+   * For each message of one job, in order: whether a delete newer than it (compared by `job`'s
+   * watermark type) was recorded for its target record; in as few reads as the store allows.
+   */
   deletedAfterMany(job: Job, mapping: Mapping, messages: readonly QueueMessage[]): Promise<boolean[]>;
 }
 
@@ -23,9 +24,9 @@ export interface DeletionGuard {
  * Deletions on Table Storage. A delete and an upsert of one record travel separately (their own
  * jobs, queues and deliveries), so an upsert detected before the delete can be applied after it
  * — by priority, by concurrency, or when it is redelivered after a crash — and would re-create the
- * deleted record. With this record, such an upsert is outdated (skip-outdated jobs). Recorded
- * before the delete is applied, and checked before and after an upsert, so that even a delete
- * processed at the same moment is seen by one of the two checks.
+ * deleted record. With this record, such an upsert is outdated (skip-outdated jobs): recorded
+ * before the delete is applied and checked after the upsert is written, so that even a delete
+ * processed at the same moment is seen, and the record is then deleted again.
  */
 export class DeletionStore implements DeletionGuard {
   constructor(private readonly table: TableStore) {}
@@ -38,17 +39,6 @@ export class DeletionStore implements DeletionGuard {
     const stored = existing?.properties.ChangeTracker;
     if (typeof stored === 'string' && existing?.properties.WatermarkType === type && WatermarkValue.compare(type, stored, message.changeTracker) >= 0) return;
     await this.table.upsert({ partitionKey, rowKey, properties: { ChangeTracker: WatermarkValue.canonicalize(type, message.changeTracker), WatermarkType: type, JobName: job.name } });
-  }
-
-  async deletedAfter(job: Job, mapping: Mapping, message: QueueMessage): Promise<boolean> {
-    const type = parseWatermarkType(job.watermark.type);
-    if (!type) return false;
-    const { partitionKey, rowKey } = keysOf(job, mapping, message);
-    const row = await this.table.get(partitionKey, rowKey);
-    const stored = row?.properties.ChangeTracker;
-    // Trackers of different types (e.g. a rowversion and a timestamp) cannot be ordered.
-    if (typeof stored !== 'string' || row?.properties.WatermarkType !== type) return false;
-    return WatermarkValue.compare(type, message.changeTracker, stored) < 0;
   }
 
   async deletedAfterMany(job: Job, mapping: Mapping, messages: readonly QueueMessage[]): Promise<boolean[]> {

@@ -2,37 +2,10 @@ import type { Clock } from '../model/clock';
 import type { MessageSettler } from './message-settler';
 
 /**
- * Renews a message lock every `intervalMs` until stopped. Renewal failures are reported, not
- * thrown: a lost lock only means the broker will deliver the message again.
- */
-export function startLockRenewal(
-  settler: MessageSettler,
-  clock: Clock,
-  intervalMs: number,
-  onError: (err: unknown) => void,
-): () => void {
-  let stopped = false;
-  let inFlight = false;
-  const cancel = clock.every(intervalMs, () => {
-    if (stopped || inFlight) return;
-    inFlight = true;
-    settler
-      .renewLock()
-      .catch(onError)
-      .finally(() => {
-        inFlight = false;
-      });
-  });
-  return () => {
-    stopped = true;
-    cancel();
-  };
-}
-
-/**
  * Renews the lock of every message of a batch every `intervalMs` until stopped (the Functions
  * host does not renew locks for batch triggers): one timer for the batch, at most 16 renewals in
- * flight. Each renewal failure is reported per message.
+ * flight. Each renewal failure is reported, not thrown: a lost lock only means the broker
+ * delivers that message again.
  */
 export function startBatchLockRenewal<T extends { settler: MessageSettler }>(
   items: readonly T[],
