@@ -1,4 +1,4 @@
-import type { Clock } from '../src/model/clock';
+import type { Clock } from '../src/platform/clock';
 import type { Connection } from '../src/model/connection';
 import type { ConnectorRegistry } from './base/registry';
 import type { SourceConnector } from './base/source-connector';

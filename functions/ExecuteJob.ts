@@ -1,9 +1,6 @@
 import { app, type HttpRequest, type HttpResponseInit } from '@azure/functions';
-import { executeJobHandler } from '../src/http/execute-job-handler';
+import { EXECUTE_JOB_ROUTE, executeJobHandler } from '../src/http/execute-job-handler';
 import { runtimeOr503, toHttpInput, toHttpResponse } from './support/http-adapter';
-
-/** Route of ExecuteJob below `/api/` (the local host serves the same one). */
-export const EXECUTE_JOB_ROUTE = 'jobs/{name}/execute';
 
 /**
  * `POST /api/jobs/{name}/execute` (function key): runs one job now. 200 with the run's counts,

@@ -1,7 +1,7 @@
 import * as df from 'durable-functions';
 import { GET_CHANGES_ACTIVITY, type JobActivityResult } from '../src/detect/durable/durable-contract';
 import { runGetChangesActivity } from '../src/detect/durable/get-changes-activity';
-import { activityDependencies } from '../src/detect/durable/runtime-dependencies';
+import { activityDependencies } from '../src/runtime/runtime-dependencies';
 import { getRuntime } from './runtime-instance';
 
 /** Reads one page (at most `MaxBatchSize` = 3 records) of a job and sends each record. */

@@ -1,8 +1,8 @@
 import { app, type HttpRequest, type HttpResponse, type HttpResponseInit, type InvocationContext } from '@azure/functions';
 import * as df from 'durable-functions';
 import { GET_CHANGES_ORCHESTRATOR } from '../src/detect/durable/durable-contract';
-import { resolveGetChangesInput } from '../src/detect/durable/orchestration-input';
-import { orchestrationInputDependencies } from '../src/detect/durable/runtime-dependencies';
+import { resolveGetChangesInput } from '../src/http/orchestration-input';
+import { orchestrationInputDependencies } from '../src/runtime/runtime-dependencies';
 import { runtimeOr503, toHttpResponse } from './support/http-adapter';
 
 /** Route below `/api/` (the local host serves the same one with its durable driver). */

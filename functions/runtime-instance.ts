@@ -1,4 +1,4 @@
-import { readSettings } from '../src/config/settings';
+import { readSettings } from '../src/platform/settings';
 import { createRuntime, type Runtime } from '../src/runtime/runtime';
 import { createTelemetry } from '../src/telemetry/create-telemetry';
 

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
 import { defaultConnectorRegistry } from '../../connectors/default-registry';
-import { readSettings } from '../../src/config/settings';
+import { readSettings } from '../../src/platform/settings';
 import { loadConfigFolder } from '../../src/config/load-config';
 import { WatermarkValue } from '../../src/model/watermark-value';
 import { createRuntime } from '../../src/runtime/runtime';

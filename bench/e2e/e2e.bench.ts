@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
-import { readSettings } from '../../src/config/settings';
+import { readSettings } from '../../src/platform/settings';
 import { startLocalHost } from '../../src/host/local-host';
 import { silentLogger } from '../../src/telemetry/logger';
 import { heapMb, peakRssMb, RESULT_PREFIX, rssMb, textColumns } from '../detect/workload';

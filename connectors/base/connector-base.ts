@@ -1,4 +1,4 @@
-import { ConfigError, PermanentError } from '../../src/model/errors';
+import { ConfigError, PermanentError } from '../../src/platform/errors';
 import { type Job, JobActionType } from '../../src/model/job';
 import type { Mapping } from '../../src/model/mapping';
 import { createQueueMessage, type JsonValue, type QueueMessage } from '../../src/model/queue-message';

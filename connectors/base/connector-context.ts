@@ -1,6 +1,6 @@
-import type { Clock } from '../../src/model/clock';
+import type { Clock } from '../../src/platform/clock';
 import type { Connection } from '../../src/model/connection';
-import { ConfigError } from '../../src/model/errors';
+import { ConfigError } from '../../src/platform/errors';
 
 /**
  * What a connector factory gets to open a connector. Secrets are read at the edge through

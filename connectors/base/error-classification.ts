@@ -1,28 +1,27 @@
-import {
-  ConfigError,
-  type ErrorKind,
-  errorMessage,
-  type HighwaterError,
-  type HighwaterErrorOptions,
-  PermanentError,
-  TransientError,
-  TransitiveError,
-} from '../../src/model/errors';
+import { type ErrorKind, errorMessage, type HighwaterError, type HighwaterErrorOptions } from '../../src/platform/errors';
+import { createError, type ErrorRule, matchRule } from '../../src/platform/error-table';
+
+// The rule shape and the kind → error switch are the project's one (src/platform/error-table.ts);
+// exported here too for the adapters' tables.
+export { createError, type ErrorRule } from '../../src/platform/error-table';
 
 /**
- * One row of an adapter's error table. The first rule whose `code` (and `message`, when given)
- * matches decides the kind; each adapter keeps all of its rules in one table.
+ * What a connector does when a service answers something malformed: not the format asked for,
+ * a `$batch` part without an HTTP status line, an answer missing for a request. Decided here
+ * once for every connector: transient. Such an answer says nothing about the message itself;
+ * mostly it is a proxy or gateway glitch (an HTML error page, a cut-off body) that the next try
+ * does not meet, and for a `$batch` it leaves unknown which writes were applied, which only a
+ * retry (upserts are idempotent) settles. A lasting cause (a service version that answers
+ * differently) loses nothing either: the retries end in the dead-letter queue after
+ * maxDeliveryCount. Permanent would dead-letter every message of the batch at once on a glitch,
+ * for someone to resubmit by hand, and a resubmitted message can then overwrite a newer change
+ * applied meanwhile.
  */
-export interface ErrorRule {
-  /** Driver code: exact text, or a pattern such as `/^08/` for a whole SQLSTATE class. */
-  code: string | RegExp;
-  /** Also required to match the driver message (for drivers that use one code for many causes). */
-  message?: RegExp;
-  kind: ErrorKind;
-  /** What happened, in words; starts the error message. */
-  reason: string;
-  /** Leave the driver's own message out (auth failures: keep user names and hosts out of logs). */
-  hideDriverMessage?: boolean;
+export const MALFORMED_ANSWER: ErrorKind = 'transient';
+
+/** The error of a malformed answer of a service (see {@link MALFORMED_ANSWER}). */
+export function malformedAnswer(message: string, options?: HighwaterErrorOptions): HighwaterError {
+  return createError(MALFORMED_ANSWER, message, options);
 }
 
 export interface ClassifyOptions {
@@ -46,7 +45,7 @@ export function classifyError(err: unknown, rules: readonly ErrorRule[], options
   const redact = options.redact ?? ((text: string) => text);
   const code = options.codeOf(err);
   const driverMessage = redact(messageOf(err));
-  const rule = code === undefined ? undefined : rules.find((r) => codeMatches(r.code, code) && (!r.message || r.message.test(driverMessage)));
+  const rule = code === undefined ? undefined : matchRule(rules, code, driverMessage);
   const kind = rule?.kind ?? options.fallback ?? 'transient';
   const reason = rule?.reason ?? 'unexpected error';
   const message = rule?.hideDriverMessage
@@ -54,23 +53,6 @@ export function classifyError(err: unknown, rules: readonly ErrorRule[], options
     : `${options.operation}: ${reason}${code === undefined ? '' : ` (${code})`}: ${driverMessage}`;
   // An auth failure keeps the driver error out of `cause`, where loggers would print it.
   return createError(kind, message, { cause: rule?.hideDriverMessage ? undefined : err, details: { code } });
-}
-
-export function createError(kind: ErrorKind, message: string, options: HighwaterErrorOptions = {}): HighwaterError {
-  switch (kind) {
-    case 'transitive':
-      return new TransitiveError(message, options);
-    case 'permanent':
-      return new PermanentError(message, options);
-    case 'config':
-      return new ConfigError(message, options);
-    default:
-      return new TransientError(message, options);
-  }
-}
-
-function codeMatches(pattern: string | RegExp, code: string): boolean {
-  return typeof pattern === 'string' ? pattern === code : pattern.test(code);
 }
 
 // Duck-typed rather than `instanceof`: errors made by a native driver can come from another

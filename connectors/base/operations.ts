@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import { ConfigError, PermanentError } from '../../src/model/errors';
+import { ConfigError, PermanentError } from '../../src/platform/errors';
 import type { SourceOperation } from '../../src/model/mapping';
 
 /** A source record as read: column name → driver value. */

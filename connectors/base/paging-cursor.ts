@@ -1,4 +1,4 @@
-import { PermanentError } from '../../src/model/errors';
+import { PermanentError } from '../../src/platform/errors';
 
 /** Current version of the opaque paging cursor envelope. */
 const CURSOR_VERSION = 1;

@@ -1,4 +1,4 @@
-import { ConfigError } from '../../src/model/errors';
+import { ConfigError } from '../../src/platform/errors';
 import type { ConnectorContext } from './connector-context';
 import type { SourceConnector } from './source-connector';
 import type { TargetConnector } from './target-connector';

@@ -1,4 +1,4 @@
-import { PermanentError, TransitiveError } from '../../src/model/errors';
+import { PermanentError, TransitiveError } from '../../src/platform/errors';
 import type { Resolver } from '../../src/model/mapping';
 import { toText } from './operations';
 

@@ -1,4 +1,4 @@
-import { errorKind, errorMessage } from '../../src/model/errors';
+import { errorKind, errorMessage } from '../../src/platform/errors';
 import type { Job } from '../../src/model/job';
 import type { Mapping } from '../../src/model/mapping';
 import type { QueueMessage } from '../../src/model/queue-message';

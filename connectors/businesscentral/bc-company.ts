@@ -1,4 +1,4 @@
-import { ConfigError } from '../../src/model/errors';
+import { ConfigError } from '../../src/platform/errors';
 import type { OdataHttpClient } from '../odata/odata-http';
 import { isGuid, queryString } from '../odata/odata-literals';
 import { rowsOf } from '../odata/source-rows';

@@ -1,4 +1,4 @@
-import { ConfigError, PermanentError } from '../../src/model/errors';
+import { ConfigError, PermanentError } from '../../src/platform/errors';
 import type { JsonValue } from '../../src/model/queue-message';
 import { identifier, isGuid, keySegment } from '../odata/odata-literals';
 import type { DataverseLookup } from './dataverse-settings';

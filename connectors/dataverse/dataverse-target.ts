@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { toJsonValue } from '../base/connector-base';
 import type { TargetConnector, UpsertContext, UpsertResult } from '../base/target-connector';
 import { applyOneByOne, type ItemOutcome, type TargetBatch } from '../base/target-batch';
-import { TransientError } from '../../src/model/errors';
+import { malformedAnswer } from '../base/error-classification';
 import { type Job, JobActionType } from '../../src/model/job';
 import type { Mapping } from '../../src/model/mapping';
 import type { JsonValue, QueueMessage } from '../../src/model/queue-message';
@@ -140,13 +140,13 @@ export class DataverseTarget implements TargetConnector {
       operation: `upsert ${upserts.length} records ($batch)`,
     });
     const answerBoundary = boundaryOf(response.headers.get('content-type'));
-    if (!answerBoundary) throw new TransientError(`${this.options.label}: $batch: the answer is not multipart`);
+    if (!answerBoundary) throw malformedAnswer(`${this.options.label}: $batch: the answer is not multipart`);
     const answers = parseBatch(response.text, answerBoundary);
     return upserts.map((u, i) => this.result(u, answers[i]));
   }
 
   private result(upsert: Upsert, answer: BatchAnswer | undefined): ItemResult<Record<string, unknown> | undefined> {
-    if (!answer) return { ok: false, error: new TransientError(`${this.options.label}: upsert ${upsert.path} ($batch): no answer`) };
+    if (!answer) return { ok: false, error: malformedAnswer(`${this.options.label}: upsert ${upsert.path} ($batch): no answer`) };
     if (answer.status < 300) return { ok: true, value: jsonObject(answer.body) };
     const { message, serviceCode } = parseErrorBody(answer.body, answer.statusText);
     const error = classifyHttpFailure({ method: 'PATCH', status: answer.status, message, serviceCode }, { operation: `${this.options.label}: upsert ${upsert.path} ($batch)`, redact: (t) => this.options.http.redact(t) });

@@ -1,4 +1,4 @@
-import { TransientError } from '../../src/model/errors';
+import { TransientError } from '../../src/platform/errors';
 
 /** The outcome of one item of a batch. */
 export type ItemResult<R> = { ok: true; value: R } | { ok: false; error: unknown };

@@ -1,4 +1,4 @@
-import { PermanentError } from '../../src/model/errors';
+import { malformedAnswer } from '../base/error-classification';
 
 /** One request of a `$batch`. */
 export interface BatchPart {
@@ -43,7 +43,7 @@ export function boundaryOf(contentType: string | null): string | undefined {
 
 /**
  * The answers of a `$batch` response body, in order. Answers inside a change set are flattened.
- * @throws PermanentError when the body is not a multipart batch answer.
+ * @throws TransientError ({@link malformedAnswer}) when the body is not a multipart batch answer.
  */
 export function parseBatch(body: string, boundary: string): BatchAnswer[] {
   const answers: BatchAnswer[] = [];
@@ -57,7 +57,7 @@ export function parseBatch(body: string, boundary: string): BatchAnswer[] {
       continue;
     }
     const http = /^HTTP\/1\.1 (\d{3}) ?([^\r\n]*)\r?\n/.exec(rest);
-    if (!http) throw new PermanentError('$batch: an answer part has no HTTP status line');
+    if (!http) throw malformedAnswer('$batch: an answer part has no HTTP status line');
     const inner = splitHeaders(rest.slice(http[0].length));
     answers.push({ status: Number(http[1]), statusText: http[2], headers: inner.headers, body: inner.rest.replace(/\r?\n$/, '').trim() });
   }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type HighwaterError, TransientError } from '../../src/model/errors';
+import { type HighwaterError, TransientError } from '../../src/platform/errors';
 import { boundaryOf, buildBatch, parseBatch } from './batch-multipart';
 import { classifyHttpFailure, parseErrorBody, parseRetryAfter } from './odata-errors';
 import type { OdataHttpClient, OdataResponse } from './odata-http';

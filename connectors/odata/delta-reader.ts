@@ -1,7 +1,7 @@
 import { serializeOrSkip, type SkippedRow } from '../base/skipped-rows';
 import { type RelatedValueLookup, ResolverCache } from '../base/resolvers';
 import type { RetrieveOptions, SourcePage } from '../base/source-connector';
-import { PermanentError } from '../../src/model/errors';
+import { PermanentError } from '../../src/platform/errors';
 import { type Job, JobActionType } from '../../src/model/job';
 import type { Mapping } from '../../src/model/mapping';
 import type { QueueMessage } from '../../src/model/queue-message';
@@ -50,7 +50,9 @@ export class DeltaReader {
     const { http } = this.options;
     const set = identifier(mapping.source.entity, `mapping "${mapping.name}": source.entity`);
     const pageSize = options.pageSize ?? job.pageSize;
-    const initial = `${set}${queryString([['$select', selectedFields(mapping, job).join(',')]])}`;
+    // The filter is applied to the records read, so they must carry its fields (mapped or not).
+    const select = new Set([...selectedFields(mapping, job), ...job.filter.map((c, i) => identifier(c.field, `job "${job.name}": filter[${i}].field`))]);
+    const initial = `${set}${queryString([['$select', [...select].join(',')]])}`;
     const get = (url: string) =>
       http.request({
         method: 'GET',

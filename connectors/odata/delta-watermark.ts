@@ -1,4 +1,4 @@
-import { ConfigError } from '../../src/model/errors';
+import { ConfigError } from '../../src/platform/errors';
 import type { Job } from '../../src/model/job';
 
 /** The `job.watermark.field` that selects change tracking (delta links) instead of a watermark property. */

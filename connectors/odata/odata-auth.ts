@@ -1,5 +1,5 @@
 import { classifyError, type ErrorRule, stringCode } from '../base/error-classification';
-import { ConfigError } from '../../src/model/errors';
+import { ConfigError } from '../../src/platform/errors';
 import type { OdataAuthSettings } from './odata-settings';
 
 /** A bearer token for the service; implementations cache and refresh it. */

@@ -1,5 +1,6 @@
-import { classifyError, createError, type ErrorRule, stringCode } from '../base/error-classification';
-import type { HighwaterError } from '../../src/model/errors';
+import { classifyError, MALFORMED_ANSWER, stringCode } from '../base/error-classification';
+import { createError, type ErrorRule } from '../../src/platform/error-table';
+import type { HighwaterError } from '../../src/platform/errors';
 
 /**
  * Every failure of an OData service Highwater tells apart, first match wins; codes are
@@ -25,7 +26,7 @@ export const ODATA_ERROR_RULES: readonly ErrorRule[] = [
   { code: /^\w+ 5\d\d$/, kind: 'transient', reason: 'server error' },
   { code: /^\w+ 4\d\d$/, kind: 'permanent', reason: 'the service refused the request' },
   { code: 'TimeoutError', kind: 'transient', reason: 'no answer within settings.timeoutMs' },
-  { code: 'InvalidResponse', kind: 'transient', reason: 'the answer is not OData JSON' },
+  { code: 'InvalidResponse', kind: MALFORMED_ANSWER, reason: 'the answer is not OData JSON' },
   {
     code: /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN|EPIPE|UND_ERR_\w+)$/,
     kind: 'transient',

@@ -1,4 +1,4 @@
-import { PermanentError } from '../../src/model/errors';
+import { PermanentError } from '../../src/platform/errors';
 import type { AccessTokenProvider } from './odata-auth';
 import { ConcurrencyLimit } from './concurrency-limit';
 import { classifyHttpFailure, classifyNetworkError, parseErrorBody, parseRetryAfter } from './odata-errors';

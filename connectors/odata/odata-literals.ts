@@ -1,4 +1,4 @@
-import { ConfigError, PermanentError } from '../../src/model/errors';
+import { ConfigError, PermanentError } from '../../src/platform/errors';
 import type { WatermarkType } from '../../src/model/watermark-value';
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;

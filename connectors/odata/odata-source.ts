@@ -3,7 +3,7 @@ import { type RelatedValueLookup, ResolverCache } from '../base/resolvers';
 import type { RetrieveOptions, SourceConnector, SourcePage } from '../base/source-connector';
 import { serializeOrSkip, type SkippedRow } from '../base/skipped-rows';
 import { lookbackLowerBound } from '../sql/change-window';
-import { PermanentError } from '../../src/model/errors';
+import { PermanentError } from '../../src/platform/errors';
 import { type Job, JobActionType } from '../../src/model/job';
 import type { Mapping } from '../../src/model/mapping';
 import type { QueueMessage } from '../../src/model/queue-message';

@@ -2,7 +2,7 @@ import { toJsonValue } from '../base/connector-base';
 import { toText } from '../base/operations';
 import type { TargetConnector, UpsertContext, UpsertResult } from '../base/target-connector';
 import { applyOneByOne, type ItemOutcome, type TargetBatch } from '../base/target-batch';
-import { ConfigError, TransitiveError } from '../../src/model/errors';
+import { ConfigError, TransitiveError } from '../../src/platform/errors';
 import { type Job, JobActionType } from '../../src/model/job';
 import type { Mapping } from '../../src/model/mapping';
 import type { JsonValue, QueueMessage } from '../../src/model/queue-message';

@@ -1,4 +1,4 @@
-import { secretSettingProblem } from '../../src/config/literal-secrets';
+import { secretSettingProblem } from '../../src/platform/literal-secrets';
 import type { SettingsProblem } from '../base/registry';
 
 /** Checks one setting value; returns the problems found at `path` (none when valid). */

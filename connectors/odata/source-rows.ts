@@ -1,4 +1,4 @@
-import { PermanentError } from '../../src/model/errors';
+import { PermanentError } from '../../src/platform/errors';
 import type { Job } from '../../src/model/job';
 import type { Mapping } from '../../src/model/mapping';
 import type { OdataResponse } from './odata-http';

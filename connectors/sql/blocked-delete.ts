@@ -1,5 +1,5 @@
 import type { ItemOutcome } from '../base/target-batch';
-import { PermanentError } from '../../src/model/errors';
+import { PermanentError } from '../../src/platform/errors';
 
 /**
  * A DELETE refused by a foreign key (issue 19, item 6). The error tables classify a foreign-key

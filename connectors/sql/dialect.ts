@@ -1,4 +1,4 @@
-import { ConfigError } from '../../src/model/errors';
+import { ConfigError } from '../../src/platform/errors';
 import type { WatermarkType } from '../../src/model/watermark-value';
 
 /** A row as the driver returns it: column name → value. */

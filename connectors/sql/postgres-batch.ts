@@ -1,6 +1,6 @@
 import { bisectGroup, type ItemOutcome, type TargetBatch, versionRefuses } from '../base/target-batch';
 import { toText } from '../base/operations';
-import { ConfigError, PermanentError, TransientError } from '../../src/model/errors';
+import { ConfigError, PermanentError, TransientError } from '../../src/platform/errors';
 import { JobActionType } from '../../src/model/job';
 import type { WatermarkType } from '../../src/model/watermark-value';
 import { quoteEntity, quoteIdentifier, type SqlDatabase, type SqlRow, type SqlTransaction } from './dialect';

@@ -1,4 +1,5 @@
-import { type ErrorRule, stringCode } from '../base/error-classification';
+import { stringCode } from '../base/error-classification';
+import type { ErrorRule } from '../../src/platform/error-table';
 
 /**
  * Every PostgreSQL error Highwater tells apart, by SQLSTATE (or Node errno for network

@@ -1,4 +1,4 @@
-import { ConfigError } from '../../src/model/errors';
+import { ConfigError } from '../../src/platform/errors';
 import type { FilterCondition } from '../../src/model/job';
 import { quoteIdentifier, type SqlDialect, SqlParams } from './dialect';
 

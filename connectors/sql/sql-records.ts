@@ -1,5 +1,5 @@
 import { toJsonValue } from '../base/connector-base';
-import { ConfigError, PermanentError } from '../../src/model/errors';
+import { ConfigError, PermanentError } from '../../src/platform/errors';
 import type { Mapping } from '../../src/model/mapping';
 import type { JsonValue, QueueMessage } from '../../src/model/queue-message';
 import type { SqlDialect, SqlRow } from './dialect';

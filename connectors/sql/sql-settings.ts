@@ -1,4 +1,4 @@
-import { secretSettingProblem } from '../../src/config/literal-secrets';
+import { secretSettingProblem } from '../../src/platform/literal-secrets';
 import type { SettingsProblem, SettingsValidator } from '../base/registry';
 
 /**

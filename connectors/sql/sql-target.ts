@@ -1,7 +1,7 @@
 import type { TargetConnector, UpsertContext, UpsertResult } from '../base/target-connector';
 import { applyOneByOne, type ItemOutcome, type TargetBatch } from '../base/target-batch';
 import { toText } from '../base/operations';
-import { ConfigError, PermanentError } from '../../src/model/errors';
+import { ConfigError, PermanentError } from '../../src/platform/errors';
 import { type Job, JobActionType } from '../../src/model/job';
 import type { Mapping } from '../../src/model/mapping';
 import type { QueueMessage } from '../../src/model/queue-message';

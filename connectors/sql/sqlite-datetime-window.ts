@@ -1,4 +1,4 @@
-import { ConfigError } from '../../src/model/errors';
+import { ConfigError } from '../../src/platform/errors';
 import type { SqlDatabase } from './dialect';
 import {
   canonicalToSqliteNumber, numericTimeKind, type NumericTimeKind, shiftDate, sqliteNumberToCanonical, sqliteTextToCanonical,

@@ -7,7 +7,7 @@ import { SqliteGroupCommit } from './sqlite-group-commit';
 import { execute, inImmediateTransaction } from './sqlite-transaction';
 import { type FileSyncer, WalSync } from '../../src/sqlite/wal-sync';
 import { WalCheckpointer } from '../../src/sqlite/wal-checkpointer';
-import { errorMessage, TransientError } from '../../src/model/errors';
+import { errorMessage, TransientError } from '../../src/platform/errors';
 import type { WatermarkType } from '../../src/model/watermark-value';
 
 /** SQLite: `?` placeholders, booleans as 1/0, datetimes as ISO 8601 UTC text (see `sqlite-timestamps.ts`). */

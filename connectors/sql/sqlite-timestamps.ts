@@ -1,4 +1,4 @@
-import { ConfigError } from '../../src/model/errors';
+import { ConfigError } from '../../src/platform/errors';
 
 /**
  * SQLite has no timestamp type; Highwater expects datetime watermark columns to hold ISO 8601

@@ -1,4 +1,4 @@
-import { PermanentError } from '../../src/model/errors';
+import { PermanentError } from '../../src/platform/errors';
 import type { Mapping } from '../../src/model/mapping';
 import type { JsonValue } from '../../src/model/queue-message';
 import { quoteEntity, quoteIdentifier, type SqlDialect } from './dialect';

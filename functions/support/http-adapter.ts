@@ -1,7 +1,7 @@
 import type { HttpRequest, HttpResponseInit } from '@azure/functions';
 import { safeErrorText } from '../../src/bus/message-properties';
 import { httpError, type HttpInput, type HttpOutput } from '../../src/http/http-types';
-import { errorMessage } from '../../src/model/errors';
+import { errorMessage } from '../../src/platform/errors';
 import type { Runtime } from '../../src/runtime/runtime';
 import { getRuntime } from '../runtime-instance';
 

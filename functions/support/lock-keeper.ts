@@ -1,5 +1,5 @@
 import type { ServiceBusReceivedMessage } from '@azure/service-bus';
-import type { Clock } from '../../src/model/clock';
+import type { Clock } from '../../src/platform/clock';
 import type { MessageSettler } from '../../src/process/message-settler';
 import { mapConcurrently, SETTLE_CONCURRENCY } from './batch-settlement';
 import { serviceBusSettler, type ServiceBusSettlementActions } from './service-bus-settler';

@@ -1,9 +1,8 @@
 import { app, type InvocationContext } from '@azure/functions';
 import type { ServiceBusReceivedMessage } from '@azure/service-bus';
 import { errorProperties, safeErrorText } from '../../src/bus/message-properties';
-import { systemClock, type Clock } from '../../src/model/clock';
-import { errorMessage } from '../../src/model/errors';
-import type { Priority } from '../../src/model/job';
+import { systemClock, type Clock } from '../../src/platform/clock';
+import { errorMessage } from '../../src/platform/errors';
 import { DEFAULT_LOCK_RENEWAL_MS, type ProcessResult } from '../../src/process/process-queue-message-service';
 import type { ReceivedItem } from '../../src/process/received-item';
 import type { Runtime } from '../../src/runtime/runtime';
@@ -13,9 +12,8 @@ import { keepLocks, type LockKeeper } from './lock-keeper';
 import './service-bus-extension';
 import { toBusMessage } from './service-bus-message';
 import type { ServiceBusSettlementActions } from './service-bus-settler';
-
-/** App setting (connection string) or prefix (`…__fullyQualifiedNamespace`) of the triggers' connection. */
-export const SERVICE_BUS_CONNECTION = 'ServiceBusConnection';
+import type { Priority } from '../../src/platform/queue-topology';
+import { TRIGGER_CONNECTION_SETTING } from '../../src/platform/settings';
 
 /** App settings holding the work queue names, one per priority. */
 export const QUEUE_NAME_SETTINGS: Record<Priority, string> = {
@@ -101,7 +99,7 @@ async function abandonOnStartupFailure(messages: readonly ServiceBusReceivedMess
 /** Registers the batch trigger of one priority's work queue (batch sizes: host.json). */
 export function registerQueueTrigger(name: string, priority: Priority, handler: QueueItemsHandler): void {
   app.serviceBusQueue(name, {
-    connection: SERVICE_BUS_CONNECTION,
+    connection: TRIGGER_CONNECTION_SETTING,
     queueName: QUEUE_NAME_SETTINGS[priority],
     cardinality: 'many',
     sdkBinding: true,

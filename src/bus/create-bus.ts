@@ -1,7 +1,9 @@
 import path from 'node:path';
-import { allQueueNames, SETTING_NAMES, type Settings } from '../config/settings';
+import type { Clock } from '../platform/clock';
+import { SETTING_NAMES, type Settings } from '../platform/settings';
 import { LocalBus } from './local/local-bus';
 import { BusError, type MessageBus } from './message-bus';
+import { allQueueNames } from '../platform/queue-topology';
 
 /** Where the bus runs, for messages (never secrets). */
 export function describeBus(settings: Pick<Settings, 'serviceBusConnectionString' | 'serviceBusNamespace' | 'dataDir'>): string {
@@ -14,7 +16,7 @@ export function describeBus(settings: Pick<Settings, 'serviceBusConnectionString
  * The bus the settings select: Azure Service Bus when a connection string or namespace is set,
  * else the embedded local bus under the data folder with every queue of the settings declared.
  */
-export async function createBus(settings: Settings, options: { clock?: () => Date } = {}): Promise<MessageBus> {
+export async function createBus(settings: Settings, options: { clock?: Pick<Clock, 'now'> } = {}): Promise<MessageBus> {
   const knownQueues = allQueueNames(settings.queues);
   // The Service Bus SDK (with its AMQP stack) is loaded only when chosen: a local host never carries it.
   if (settings.serviceBusConnectionString) {

@@ -1,5 +1,5 @@
 import { createHash, hash } from 'node:crypto';
-import { errorMessage, errorTypeName } from '../model/errors';
+import { errorMessage, errorTypeName } from '../platform/errors';
 import { serializeQueueMessage, type QueueMessage } from '../model/queue-message';
 import type { ApplicationProperties, OutgoingMessage } from './message-bus';
 import { secretNamePattern, URL_PASSWORD } from '../platform/secret-vocabulary';

@@ -1,9 +1,8 @@
-import type { QueueNames } from '../config/settings';
-import { PermanentError } from '../model/errors';
-import type { Priority } from '../model/job';
+import { PermanentError } from '../platform/errors';
 import type { QueueMessage } from '../model/queue-message';
 import { isBusError, type ApplicationProperties, type MessageBatch, type MessageBus, type OutgoingMessage } from './message-bus';
 import { toOutgoingMessage } from './message-properties';
+import type { QueueNames, Priority } from '../platform/queue-topology';
 
 /** Most messages in one batch (ARCHITECTURE §3): a batch is sent when it holds this many. */
 export const MAX_MESSAGES_PER_BATCH = 200;

@@ -1,5 +1,5 @@
-import { ConfigValidationError, formatIssueNamed } from '../config/config-issue';
-import { errorMessage } from '../model/errors';
+import { ConfigValidationError, formatIssueNamed } from '../platform/config-issue';
+import { errorMessage } from '../platform/errors';
 import { terminalText } from '../platform/terminal-text';
 
 /**

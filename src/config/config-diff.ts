@@ -1,5 +1,5 @@
 import type { HighwaterConfig } from '../model/config';
-import { formatPath, type PathSegment } from './config-issue';
+import { formatPath, type PathSegment } from '../platform/config-issue';
 import { CONFIG_KINDS, type ConfigKind } from './schema';
 
 /** One item present on both sides with a different definition. */

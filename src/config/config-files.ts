@@ -2,7 +2,7 @@ import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { parseDocument } from 'yaml';
 import { readTextFile, TextFileError } from '../platform/read-text-file';
-import type { ConfigIssue } from './config-issue';
+import type { ConfigIssue } from '../platform/config-issue';
 import type { ConfigKind } from './schema';
 
 /**

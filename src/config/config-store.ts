@@ -7,7 +7,7 @@ import { assertEntityFits, decodeJsonProperties, encodeJsonProperties } from '..
 import { assertTableKey } from '../storage/table-key';
 import type { TableBatchAction, TableStorage } from '../storage/table-store';
 import { diffConfig, type ConfigDiff, type StoredItem } from './config-diff';
-import { ConfigValidationError } from './config-issue';
+import { ConfigValidationError } from '../platform/config-issue';
 import { CONFIG_KINDS, type ConfigKind } from './schema';
 import { validateConfig, type ValidateOptions } from './validate-config';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { formatPath } from './config-issue';
+import { formatPath } from '../platform/config-issue';
 import { documented, nonEmptyString, objectName } from './schema-common';
 
 /** App setting / environment variable names: what a secret reference must look like. */

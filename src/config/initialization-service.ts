@@ -1,6 +1,6 @@
 import type { HighwaterConfig } from '../model/config';
 import type { Connection } from '../model/connection';
-import { ConfigError } from '../model/errors';
+import { ConfigError } from '../platform/errors';
 import type { Job } from '../model/job';
 import type { Mapping } from '../model/mapping';
 import { WATERMARK_TABLE } from '../detect/watermark-service';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { scheduleProblem } from '../detect/schedule';
+import { scheduleProblem } from '../platform/schedule';
 import { JobActionType } from '../model/job';
 import { documented, filterConditionSchema, nonEmptyString, objectName } from './schema-common';
 

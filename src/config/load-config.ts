@@ -1,5 +1,5 @@
 import type { HighwaterConfig } from '../model/config';
-import { ConfigValidationError, type ConfigIssue } from './config-issue';
+import { ConfigValidationError, type ConfigIssue } from '../platform/config-issue';
 import { findConfigFiles, readConfigFile } from './config-files';
 import { requeueFileIssues } from './requeue-config';
 import { CONFIG_KINDS, type ConfigKind } from './schema';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { timeZoneProblem } from '../detect/schedule';
+import { timeZoneProblem } from '../platform/schedule';
 import { documented, nonEmptyString, nullableScalarSchema, objectName } from './schema-common';
 
 const fieldList = (description: string) => documented(z.array(nonEmptyString()).min(1), description);

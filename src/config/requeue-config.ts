@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { ConfigValidationError, type ConfigIssue } from './config-issue';
+import { ConfigValidationError, type ConfigIssue } from '../platform/config-issue';
 import { CONFIG_EXTENSIONS, readConfigFile } from './config-files';
 import { requeueFileSchema, type RequeueConfig } from './requeue-schema';
 import { configErrorMessage, describeType, toConfigIssues } from './zod-issues';

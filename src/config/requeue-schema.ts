@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { scheduleProblem } from '../detect/schedule';
+import { scheduleProblem } from '../platform/schedule';
 import { documented, nonEmptyString } from './schema-common';
 
 /**

@@ -3,9 +3,9 @@ import type { Connection } from '../model/connection';
 import type { HighwaterConfig } from '../model/config';
 import type { Job } from '../model/job';
 import type { Mapping } from '../model/mapping';
-import { ConfigValidationError, type ConfigIssue } from './config-issue';
+import { ConfigValidationError, type ConfigIssue } from '../platform/config-issue';
 import { checkCrossReferences, collectNames, type CrossReferenceIssue, type KindEntries } from './cross-references';
-import { findLiteralSecrets } from './literal-secrets';
+import { findLiteralSecrets } from '../platform/literal-secrets';
 import { CONFIG_KINDS, ITEM_SCHEMAS, type ConfigKind } from './schema';
 import { configErrorMessage, describeType, toConfigIssues } from './zod-issues';
 

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { formatPath, type ConfigIssue, type PathSegment } from './config-issue';
+import { formatPath, type ConfigIssue, type PathSegment } from '../platform/config-issue';
 import { unknownPropertyMessage } from './suggest';
 
 /**

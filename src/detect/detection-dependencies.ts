@@ -1,6 +1,5 @@
-import type { QueueNames } from '../config/settings';
-import type { Clock } from '../model/clock';
-import type { Job, Priority } from '../model/job';
+import type { Clock } from '../platform/clock';
+import type { Job } from '../model/job';
 import type { Mapping } from '../model/mapping';
 import type { QueueMessage } from '../model/queue-message';
 import type { WatermarkStore } from '../model/watermark-record';
@@ -10,6 +9,7 @@ import type { SourceConnector } from '../../connectors/base/source-connector';
 import type { JobRunResult } from './job-run';
 import type { RunSettings } from './run-settings';
 import type { RunStateStore } from './run-state';
+import type { QueueNames, Priority } from '../platform/queue-topology';
 
 /** Sends detected messages in batches per priority queue (ServiceBusService). */
 export interface BatchingSender {

@@ -1,7 +1,7 @@
-import { ConfigError } from '../model/errors';
+import { ConfigError } from '../platform/errors';
 import type { Job } from '../model/job';
 import type { WatermarkStore } from '../model/watermark-record';
-import { isDue, nextOccurrence, scheduleProblem, timeZoneProblem } from './schedule';
+import { isDue, nextOccurrence, scheduleProblem, timeZoneProblem } from '../platform/schedule';
 
 export interface JobServiceOptions {
   /** The configured jobs; called on every use, so a reloaded configuration is seen. */

@@ -1,5 +1,5 @@
 import { scrubSecrets } from '../bus/message-properties';
-import { errorMessage, PermanentError, TransientError } from '../model/errors';
+import { errorMessage, PermanentError, TransientError } from '../platform/errors';
 import type { Job } from '../model/job';
 import type { QueueMessage } from '../model/queue-message';
 import { WatermarkValue } from '../model/watermark-value';

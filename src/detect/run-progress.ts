@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { SourcePage } from '../../connectors/base/source-connector';
-import { errorMessage } from '../model/errors';
+import { errorMessage } from '../platform/errors';
 import type { Job } from '../model/job';
 import type { Mapping } from '../model/mapping';
 import type { WatermarkValue } from '../model/watermark-value';

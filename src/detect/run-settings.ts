@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { ConfigError } from '../model/errors';
+import { ConfigError } from '../platform/errors';
 
 /**
  * Settings of long runs: the resume checkpoints, the timer's time budget and the failure

@@ -1,5 +1,5 @@
 import { isSkippableRowError, type SkippedRow } from '../../connectors/base/skipped-rows';
-import { errorMessage } from '../model/errors';
+import { errorMessage } from '../platform/errors';
 import type { Job } from '../model/job';
 import type { QueueMessage } from '../model/queue-message';
 import type { Logger } from '../telemetry/logger';

@@ -1,7 +1,7 @@
 import type { JobRunResult } from '../detect/job-run';
-import { nextOccurrence } from '../detect/schedule';
-import type { Clock } from '../model/clock';
-import { errorMessage } from '../model/errors';
+import { nextOccurrence } from '../platform/schedule';
+import type { Clock } from '../platform/clock';
+import { errorMessage } from '../platform/errors';
 import type { Logger } from '../telemetry/logger';
 
 export interface DetectionSchedulerOptions {

@@ -9,7 +9,7 @@ import {
 } from '../detect/durable/durable-contract';
 import { getChangesOrchestration, JOB_STATE, type EntityAddress, type OrchestrationPort } from '../detect/durable/get-changes-orchestration';
 import { applyJobStateOperation, expired, type JobState } from '../detect/durable/job-state';
-import { errorMessage } from '../model/errors';
+import { errorMessage } from '../platform/errors';
 import type { Logger } from '../telemetry/logger';
 
 export type DriverRuntimeStatus = 'Pending' | 'Running' | 'Completed' | 'Failed';

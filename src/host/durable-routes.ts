@@ -1,6 +1,6 @@
 import { runGetChangesActivity } from '../detect/durable/get-changes-activity';
-import { resolveGetChangesInput } from '../detect/durable/orchestration-input';
-import { activityDependencies, orchestrationInputDependencies } from '../detect/durable/runtime-dependencies';
+import { resolveGetChangesInput } from '../http/orchestration-input';
+import { activityDependencies, orchestrationInputDependencies } from '../runtime/runtime-dependencies';
 import { GET_CHANGES_ORCHESTRATOR } from '../detect/durable/durable-contract';
 import { httpError, type HttpRoute } from '../http/http-types';
 import { RUN_STATUS_ROUTE, runStatusHandler } from '../http/run-status-handler';

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { errorMessage } from '../model/errors';
+import { errorMessage } from '../platform/errors';
 import { httpError, type HttpOutput, type HttpRoute } from '../http/http-types';
 import type { Logger } from '../telemetry/logger';
 

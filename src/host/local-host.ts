@@ -5,16 +5,15 @@ import { defaultConnectorRegistry } from '../../connectors/default-registry';
 import { loadConfigFolder } from '../config/load-config';
 import { loadRequeueConfig } from '../config/requeue-config';
 import { startScheduledRequeue } from '../runtime/scheduled-requeue';
-import { ConfigError } from '../model/errors';
-import { readSettings, type Settings } from '../config/settings';
-import { executeJobHandler } from '../http/execute-job-handler';
+import { ConfigError } from '../platform/errors';
+import { readSettings, type Settings } from '../platform/settings';
+import { EXECUTE_JOB_ROUTE, executeJobHandler } from '../http/execute-job-handler';
 import type { HttpRoute } from '../http/http-types';
-import type { Clock } from '../model/clock';
-import { systemClock } from '../model/clock';
-import { PRIORITIES, type Priority } from '../model/job';
+import type { Clock } from '../platform/clock';
+import { systemClock } from '../platform/clock';
 import { createRuntime, type Runtime } from '../runtime/runtime';
 import { createTelemetry } from '../telemetry/create-telemetry';
-import { startGaugeSampler } from '../telemetry/gauges';
+import { startGaugeSampler } from '../runtime/gauges';
 import { statusRoutes } from './status/status-routes';
 import { consoleLogger, type Logger } from '../telemetry/logger';
 import { DetectionScheduler } from './detection-scheduler';
@@ -24,6 +23,7 @@ import { LocalHttpServer } from './http-server';
 import { processingMode, type ProcessingMode } from './processing-mode';
 import { ProcessingWorker } from './processing-worker';
 import { QueueProcessor } from './queue-processor';
+import { PRIORITIES, type Priority } from '../platform/queue-topology';
 
 /** Messages in flight per work queue (in batches of up to 256, as the Functions app's `maxMessageBatchSize`). */
 export const DEFAULT_CONCURRENCY: Record<Priority, number> = { high: 512, normal: 512, low: 128 };
@@ -194,7 +194,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
     stopFns.push(() => durable.driver.close());
     const routes: HttpRoute[] = [
       ...durable.routes,
-      { method: 'POST', route: 'jobs/{name}/execute', handler: (input) => executeJobHandler(runtime, input) },
+      { method: 'POST', route: EXECUTE_JOB_ROUTE, handler: (input) => executeJobHandler(runtime, input) },
       { method: 'GET', route: 'health', handler: async () => ({ status: 200, body: { status: 'ok', startedAt: stats.startedAt.toISOString() } }) },
       // Earlier routes win: callers' routes can replace the status page's.
       ...(options.extraRoutes?.({ runtime, stats }) ?? []),

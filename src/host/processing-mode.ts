@@ -1,5 +1,5 @@
-import { SETTING_NAMES } from '../config/settings';
-import { ConfigError } from '../model/errors';
+import { SETTING_NAMES } from '../platform/settings';
+import { ConfigError } from '../platform/errors';
 
 /** Where the local host runs its queue processors: on a worker thread (the second core) or on the main thread. */
 export type ProcessingMode = 'worker' | 'inline';

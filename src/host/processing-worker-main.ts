@@ -9,12 +9,12 @@ import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { LocalBus } from '../bus/local/local-bus';
 import { createBus, localBusSynchronous } from '../bus/create-bus';
 import type { MessageBus } from '../bus/message-bus';
-import { allQueueNames, type Settings } from '../config/settings';
-import { errorMessage } from '../model/errors';
-import { PRIORITIES, type Priority } from '../model/job';
+import { type Settings } from '../platform/settings';
+import { errorMessage } from '../platform/errors';
 import { createRuntime, type Runtime } from '../runtime/runtime';
 import { BufferedMetrics, forwardingLogger, type FromWorker, type ProcessingWorkerData, type ToWorker, type WorkerResult } from './processing-worker-protocol';
 import { QueueProcessor } from './queue-processor';
+import { allQueueNames, PRIORITIES, type Priority } from '../platform/queue-topology';
 
 /**
  * The bus of the settings; the local bus with a short poll: sends of the main thread wake

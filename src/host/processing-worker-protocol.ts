@@ -1,9 +1,9 @@
 import type { MessagePort } from 'node:worker_threads';
-import type { Settings } from '../config/settings';
-import type { Priority } from '../model/job';
+import type { Settings } from '../platform/settings';
 import type { ProcessResult } from '../process/process-queue-message-service';
 import type { Logger } from '../telemetry/logger';
 import type { Dimensions, MetricName, Metrics, ProcessOutcome } from '../telemetry/metrics';
+import type { Priority } from '../platform/queue-topology';
 
 /**
  * What the local host's main thread and its processing worker (`processing-worker-main.ts`) say

@@ -1,23 +1,9 @@
-import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { PRIORITIES, type Priority } from '../model/job';
+import { workerEntry, workerScript } from '../platform/worker-entry';
 import type { Logger } from '../telemetry/logger';
 import type { Metrics } from '../telemetry/metrics';
 import type { FromWorker, ProcessingWorkerData, ToWorker, WorkerResult } from './processing-worker-protocol';
-
-/**
- * The worker's entry next to this file: `.js` from `dist/`; `.ts` when the sources run through
- * the swc register hook (tests, benchmarks). The worker inherits the parent's node options
- * (`-r` preloads run in workers too, and so do `--cpu-prof` profiles); under jest, whose
- * transform no worker sees, it is given the register hook itself.
- */
-function workerEntry(entry?: string): { file: string; execArgv?: string[] } {
-  const ext = path.extname(__filename);
-  const file = entry ?? path.join(__dirname, `processing-worker-main${ext}`);
-  const register = path.resolve(__dirname, '../../test/support/swc-register.js');
-  if (ext !== '.ts' || process.execArgv.some((arg) => arg.endsWith('swc-register.js'))) return { file };
-  return { file, execArgv: [...process.execArgv, '--require', register] };
-}
+import { PRIORITIES, type Priority } from '../platform/queue-topology';
 
 /** Starts of a worker that died within this time of the last one count towards {@link MAX_QUICK_FAILURES}. */
 const QUICK_FAILURE_MS = 60_000;
@@ -66,7 +52,7 @@ export class ProcessingWorker {
   }
 
   private spawn(): Promise<void> {
-    const { file, execArgv } = workerEntry(this.options.entry);
+    const { file, execArgv } = workerEntry(this.options.entry ?? workerScript(__dirname, 'processing-worker-main'));
     const worker = new Worker(file, { workerData: this.options.data, execArgv });
     this.worker = worker;
     this.startedAt = Date.now();

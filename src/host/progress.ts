@@ -1,10 +1,9 @@
-import type { QueueNames } from '../config/settings';
 import type { MessageBus, QueueCounts } from '../bus/message-bus';
-import { allQueueNames } from '../config/settings';
 import type { JobRunResult } from '../detect/job-run';
 import { totalSent } from '../detect/job-run';
-import type { Clock } from '../model/clock';
+import type { Clock } from '../platform/clock';
 import type { HostStats } from './host-stats';
+import { type QueueNames, allQueueNames } from '../platform/queue-topology';
 
 const OUTCOMES = ['Success', 'Superseded', 'Deferred', 'Ignored', 'Transitive', 'Failed'] as const;
 

@@ -1,5 +1,5 @@
 import type { MessageBus, ReceivedMessage } from '../bus/message-bus';
-import { errorMessage } from '../model/errors';
+import { errorMessage } from '../platform/errors';
 import { busSettler } from '../process/bus-settler';
 import type { ProcessQueueMessageService, ProcessResult } from '../process/process-queue-message-service';
 import type { BatchSettlement, ReceivedItem } from '../process/received-item';

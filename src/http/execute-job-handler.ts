@@ -1,8 +1,11 @@
-import { errorMessage } from '../model/errors';
+import { errorMessage } from '../platform/errors';
 import type { Runtime } from '../runtime/runtime';
 import { httpError, type HttpInput, type HttpOutput } from './http-types';
 import { runResultBody, runResultStatus } from './run-result';
 import { RUN_STATUS_ROUTE } from './run-status-handler';
+
+/** Route of the execute handler below `/api/`: the Functions app's ExecuteJob and the local host serve it. */
+export const EXECUTE_JOB_ROUTE = 'jobs/{name}/execute';
 
 const ALLOWED_BODY_KEYS = new Set(['dryRun', 'limit']);
 

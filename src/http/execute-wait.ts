@@ -1,4 +1,4 @@
-import { ConfigError } from '../model/errors';
+import { ConfigError } from '../platform/errors';
 
 /**
  * App setting: how many seconds `POST jobs/{name}/execute` waits for its run before it answers

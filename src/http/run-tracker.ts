@@ -1,6 +1,6 @@
 import type { JobRunResult } from '../detect/job-run';
-import type { Clock } from '../model/clock';
-import { errorMessage } from '../model/errors';
+import type { Clock } from '../platform/clock';
+import { errorMessage } from '../platform/errors';
 import type { Logger } from '../telemetry/logger';
 import { runResultBody } from './run-result';
 import type { RunStatusRecord, RunStatusStore } from './run-status-store';

@@ -1,6 +1,4 @@
-/** Message priority; each priority has its own work queue. */
-export type Priority = 'high' | 'normal' | 'low';
-export const PRIORITIES: readonly Priority[] = ['high', 'normal', 'low'];
+import type { Priority } from '../platform/queue-topology';
 
 /**
  * What a message asks the target to do. `TimeStamp` is a detected change that only moved the

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { PermanentError } from './errors';
+import { PermanentError } from '../platform/errors';
 import { JobActionType } from './job';
 
 /** A JSON value as carried in a message body. */

@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import { ConfigError, PermanentError } from './errors';
+import { ConfigError, PermanentError } from '../platform/errors';
 
 /**
  * Watermark values: canonical forms, ordering, and "advance, never backwards".

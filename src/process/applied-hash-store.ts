@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Clock } from '../model/clock';
+import type { Clock } from '../platform/clock';
 import { appliedFieldsHash } from '../model/fields-hash';
 import type { Job } from '../model/job';
 import type { QueueMessage } from '../model/queue-message';

@@ -1,4 +1,4 @@
-import type { Clock } from '../model/clock';
+import type { Clock } from '../platform/clock';
 import type { MessageSettler } from './message-settler';
 
 /**

@@ -1,5 +1,5 @@
 import { MESSAGE_PROPERTY, safeErrorText } from '../bus/message-properties';
-import { errorKind, errorMessage, errorTypeName } from '../model/errors';
+import { errorKind, errorMessage, errorTypeName } from '../platform/errors';
 import { DEFAULT_MAX_ATTEMPTS } from './batch/attempts';
 import { dispositionFor } from './batch/disposition';
 import { messageLogContext, receivedLogContext } from '../telemetry/log-context';

@@ -1,6 +1,5 @@
 import type { ApplicationProperties, OutgoingMessage } from '../bus/message-bus';
-import type { QueueNames } from '../config/settings';
-import type { Clock } from '../model/clock';
+import type { Clock } from '../platform/clock';
 import type { Job } from '../model/job';
 import type { Mapping } from '../model/mapping';
 import type { QueueMessage } from '../model/queue-message';
@@ -9,6 +8,7 @@ import type { TargetConnector } from '../../connectors/base/target-connector';
 import type { Logger } from '../telemetry/logger';
 import type { DeletionGuard } from './deletion-store';
 import type { TargetHealth } from './target-health';
+import type { QueueNames } from '../platform/queue-topology';
 
 /** The configuration as the processor sees it (InitializationService provides it). */
 export interface ConfigLookup {

@@ -1,4 +1,4 @@
-import { ConfigError } from '../model/errors';
+import { ConfigError } from '../platform/errors';
 import type { Job } from '../model/job';
 import { JobActionType } from '../model/job';
 import type { Mapping } from '../model/mapping';

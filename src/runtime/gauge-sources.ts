@@ -1,5 +1,5 @@
-import { errorMessage } from '../model/errors';
-import { sampleGauges, type GaugeSample, type GaugeSources } from '../telemetry/gauges';
+import { errorMessage } from '../platform/errors';
+import { sampleGauges, type GaugeSample, type GaugeSources } from './gauges';
 import type { Runtime } from './runtime';
 
 /**

@@ -7,13 +7,13 @@ import type { MessageBus } from '../bus/message-bus';
 import { errorProperties } from '../bus/message-properties';
 import { ServiceBusService } from '../bus/service-bus-service';
 import { InitializationService } from '../config/initialization-service';
-import { readSettings, type Settings } from '../config/settings';
+import { readSettings, type Settings } from '../platform/settings';
 import { JobService } from '../detect/job-service';
 import { ProcessJobsForRetrievalInOrderService } from '../detect/process-jobs-service';
 import { RUNS_TABLE, RunLogStore } from '../detect/run-log-store';
 import type { JobRunResult } from '../detect/job-run';
 import { WatermarkService } from '../detect/watermark-service';
-import { systemClock, type Clock } from '../model/clock';
+import { systemClock, type Clock } from '../platform/clock';
 import { APPLIED_HASHES_TABLE, AppliedHashStore } from '../process/applied-hash-store';
 import { DELETIONS_TABLE, DeletionStore } from '../process/deletion-store';
 import { ProcessQueueMessageService } from '../process/process-queue-message-service';
@@ -96,7 +96,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const storage = options.storage ?? (await openTableStorage(settings, { log: (line) => log.info(line) }));
   let bus: MessageBus | undefined;
   try {
-    bus = options.bus ?? (await createBus(settings, { clock: () => clock.now() }));
+    bus = options.bus ?? (await createBus(settings, { clock }));
     const init = options.configDir
       ? new InitializationService({ source: 'files', configDir: options.configDir, storage, validateOptions })
       : new InitializationService({ source: 'tables', storage, validateOptions });

@@ -1,13 +1,14 @@
 import { describeBus } from '../bus/create-bus';
 import type { MessageBus } from '../bus/message-bus';
 import type { LoadedRequeueConfig } from '../config/requeue-config';
-import type { Settings } from '../config/settings';
-import { nextOccurrence } from '../detect/schedule';
-import type { Clock } from '../model/clock';
-import { errorMessage } from '../model/errors';
-import { PRIORITIES, type Job } from '../model/job';
+import type { Settings } from '../platform/settings';
+import { nextOccurrence } from '../platform/schedule';
+import type { Clock } from '../platform/clock';
+import { errorMessage } from '../platform/errors';
+import { type Job } from '../model/job';
 import type { Logger } from '../telemetry/logger';
 import type { MoverReport } from '../../tools/dead-letter-mover/report';
+import { PRIORITIES } from '../platform/queue-topology';
 
 /**
  * The scheduled requeue of parked messages (issue 19, item 5): on the schedule of the config

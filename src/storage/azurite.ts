@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import { TableServiceClient } from '@azure/data-tables';
-import { ConfigError } from '../model/errors';
+import { ConfigError } from '../platform/errors';
 
 /** Azurite's well-known development account (public, documented by Microsoft: not a secret). */
 export const AZURITE_ACCOUNT_NAME = 'devstoreaccount1';

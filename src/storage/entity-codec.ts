@@ -1,4 +1,4 @@
-import { ConfigError } from '../model/errors';
+import { ConfigError } from '../platform/errors';
 import type { EntityProperties, EntityValue } from './table-store';
 
 /** Most UTF-16 characters in one string property (64 KiB). */

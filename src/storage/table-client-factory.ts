@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { TableClient, type TableServiceClientOptions } from '@azure/data-tables';
-import type { Settings } from '../config/settings';
-import { SETTING_NAMES } from '../config/settings';
-import { ConfigError } from '../model/errors';
+import type { Settings } from '../platform/settings';
+import { SETTING_NAMES } from '../platform/settings';
+import { ConfigError } from '../platform/errors';
 import { AzureTableStore } from './azure-table-store';
 import { AZURITE_DEFAULT_TABLE_PORT, azuriteConnectionString, isAzuriteListening, startAzurite, type AzuriteProcess } from './azurite';
 import type { TableStorage, TableStore } from './table-store';

@@ -1,4 +1,5 @@
-import { ConfigError, PermanentError, TransientError, type HighwaterError } from '../model/errors';
+import { createError, type ErrorRule, matchRule } from '../platform/error-table';
+import type { HighwaterError } from '../platform/errors';
 
 /** The parts of an `@azure/data-tables` RestError this module reads (no SDK type leaks out). */
 interface SdkErrorShape {
@@ -9,18 +10,17 @@ interface SdkErrorShape {
   details?: { odataError?: { code?: unknown; message?: { value?: unknown } } };
 }
 
-type Kind = 'transient' | 'permanent' | 'config';
-
 /**
- * The one classification table for storage failures. Checked top to bottom; the first match wins.
- * Unmatched failures are transient (retrying is the safe default for an unknown storage error).
+ * The one classification table for storage failures, first match wins: by `HTTP <status>` for
+ * answers of the service, then by the SDK's code (network failures). A row's reason is a
+ * hint added to the message. Unmatched failures are transient (retrying is the safe default for
+ * an unknown storage error).
  */
-const CLASSIFICATION: Array<{ when: (status: number | undefined, code: string) => boolean; kind: Kind; hint?: string }> = [
-  { when: (s) => s === 401 || s === 403, kind: 'config', hint: 'check AzureWebJobsStorage or the identity’s table role' },
-  { when: (s) => s === 408 || s === 429 || (s !== undefined && s >= 500), kind: 'transient' },
-  { when: (s) => s !== undefined && s >= 400 && s < 500, kind: 'permanent' },
-  { when: (_s, c) => c === 'ENOTFOUND' || c === 'EAI_AGAIN', kind: 'transient', hint: 'storage host not found' },
-  { when: () => true, kind: 'transient' },
+const STORAGE_ERROR_RULES: readonly ErrorRule[] = [
+  { code: /^HTTP 40[13]$/, kind: 'config', reason: 'check AzureWebJobsStorage or the identity’s table role' },
+  { code: /^HTTP (408|429|5\d\d)$/, kind: 'transient' },
+  { code: /^HTTP 4\d\d$/, kind: 'permanent' },
+  { code: /^(ENOTFOUND|EAI_AGAIN)$/, kind: 'transient', reason: 'storage host not found' },
 ];
 
 function firstLine(text: string): string {
@@ -48,13 +48,11 @@ export function toStorageError(err: unknown, operation: string, table: string): 
       : status === undefined && typeof e.message === 'string'
         ? firstLine(e.message)
         : '';
-  const rule = CLASSIFICATION.find((r) => r.when(status, code))!;
+  const rule = (status === undefined ? undefined : matchRule(STORAGE_ERROR_RULES, `HTTP ${status}`)) ?? matchRule(STORAGE_ERROR_RULES, code);
   const what = [status, code, detail].filter((p) => p !== undefined && p !== '').join(' ');
-  const message = redact(`table ${operation} on "${table}" failed: ${what || 'unknown error'}${rule.hint ? ` (${rule.hint})` : ''}`);
+  const message = redact(`table ${operation} on "${table}" failed: ${what || 'unknown error'}${rule?.reason ? ` (${rule.reason})` : ''}`);
   const options = { cause: err, details: { table, operation, status, code: code || undefined } };
-  if (rule.kind === 'config') return new ConfigError(message, options);
-  if (rule.kind === 'permanent') return new PermanentError(message, options);
-  return new TransientError(message, options);
+  return createError(rule?.kind ?? 'transient', message, options);
 }
 
 /** True when the SDK error is a 404 (missing entity or table). */

@@ -1,4 +1,4 @@
-import { ConfigError } from '../model/errors';
+import { ConfigError } from '../platform/errors';
 
 /**
  * Longest key accepted. Table Storage allows keys "up to 1 KiB"; keys are UTF-16, so 512

@@ -1,5 +1,5 @@
-import { systemClock, type Clock } from '../model/clock';
-import { errorMessage } from '../model/errors';
+import { systemClock, type Clock } from '../platform/clock';
+import { errorMessage } from '../platform/errors';
 import type { Logger } from './logger';
 import type { Dimensions, MetricName, Metrics } from './metrics';
 

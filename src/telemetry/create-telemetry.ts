@@ -1,6 +1,6 @@
 import path from 'node:path';
-import type { Settings } from '../config/settings';
-import { systemClock, type Clock } from '../model/clock';
+import type { Settings } from '../platform/settings';
+import { systemClock, type Clock } from '../platform/clock';
 import { appInsightsLogger } from './app-insights-logger';
 import { AppInsightsMetrics, loadAppInsightsClient, settleWithin, type AppInsightsClient } from './app-insights-metrics';
 import { FanOutMetrics } from './fan-out-metrics';

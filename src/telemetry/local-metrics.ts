@@ -1,7 +1,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { errorMessage } from '../model/errors';
-import type { Clock } from '../model/clock';
+import { errorMessage } from '../platform/errors';
+import type { Clock } from '../platform/clock';
 import type { Logger } from './logger';
 import type { Dimensions, MetricName, MetricPoint, Metrics, MetricsReader } from './metrics';
 import { SecondRollup, type RolledUpPoint } from './second-rollup';

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { resetJobsState } from '../../src/cli/commands/start';
-import { readSettings } from '../../src/config/settings';
+import { readSettings } from '../../src/platform/settings';
 import { startLocalHost, type LocalHost } from '../../src/host/local-host';
 import type { ProcessingMode } from '../../src/host/processing-mode';
 import { silentLogger } from '../../src/telemetry/logger';

@@ -1,4 +1,4 @@
-import type { Clock } from '../../src/model/clock';
+import type { Clock } from '../../src/platform/clock';
 
 interface Timer {
   at: number;

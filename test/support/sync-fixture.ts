@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { stringify } from 'yaml';
-import { readSettings, type Settings } from '../../src/config/settings';
+import { readSettings, type Settings } from '../../src/platform/settings';
 import type { ReceivedMessage } from '../../src/bus/message-bus';
 import { busSettler } from '../../src/process/bus-settler';
 import type { ProcessResult } from '../../src/process/process-queue-message-service';

@@ -1,4 +1,4 @@
-import { errorMessage } from '../../src/model/errors';
+import { errorMessage } from '../../src/platform/errors';
 import { isBusError, type MessageBus, type ReceivedMessage } from '../../src/bus/message-bus';
 import { messageFacts } from './message-facts';
 import { decide, type PlannedMessage } from './plan';

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../../src/cli/cli-error';
-import { readSettings, SETTING_NAMES, type Settings } from '../../src/config/settings';
+import { readSettings, SETTING_NAMES, type Settings } from '../../src/platform/settings';
 import type { ConnectionChoice } from './options';
 
 /** The local bus database file in a data folder (the name `LocalBus.open` uses by default). */

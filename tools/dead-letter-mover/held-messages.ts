@@ -1,4 +1,4 @@
-import { errorMessage } from '../../src/model/errors';
+import { errorMessage } from '../../src/platform/errors';
 import type { MessageBus, ReceivedMessage } from '../../src/bus/message-bus';
 
 interface Held {

@@ -1,5 +1,4 @@
 import type { BusMessage, MessageBus } from '../../src/bus/message-bus';
-import type { QueueNames } from '../../src/config/settings';
 import type { Job } from '../../src/model/job';
 import { applyPlan, type ApplyResult } from './apply';
 import { planMessages } from './plan';
@@ -8,6 +7,7 @@ import { sourcePath, type SourceLocation } from './resubmission';
 import { targetResolver } from './resubmit-target';
 import type { Rule } from './rules';
 import { takeSnapshot } from './snapshot';
+import type { QueueNames } from '../../src/platform/queue-topology';
 
 /**
  * The mover as a library: one pass over one queue on a bus the caller has open, returning the

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { CommanderError } from 'commander';
-import { errorMessage } from '../../src/model/errors';
+import { errorMessage } from '../../src/platform/errors';
 import { terminalText } from '../../src/platform/terminal-text';
 import { moveMessages, type MoverIo } from './mover';
 import { exitAfterOutput } from '../../src/cli/exit-after-output';

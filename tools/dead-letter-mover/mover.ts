@@ -2,8 +2,8 @@ import { UsageError } from '../../src/cli/cli-error';
 import { describeBus } from '../../src/bus/create-bus';
 import { isBusError, type BusMessage, type MessageBus } from '../../src/bus/message-bus';
 import { loadConfigFolder } from '../../src/config/load-config';
-import { allQueueNames, readSettings, type QueueNames, type Settings } from '../../src/config/settings';
-import { errorMessage } from '../../src/model/errors';
+import { readSettings, type Settings } from '../../src/platform/settings';
+import { errorMessage } from '../../src/platform/errors';
 import type { Job } from '../../src/model/job';
 import { applyPlan, type ApplyResult } from './apply';
 import { settingsFor } from './connection';
@@ -13,9 +13,10 @@ import type { MoverOptions } from './options';
 import { planMessages } from './plan';
 import { buildReport, type MoverReport } from './report';
 import { sourcePath, type SourceLocation } from './resubmission';
-import { sourceRole, targetResolver, type TargetResolver } from './resubmit-target';
+import { targetResolver, type TargetResolver } from './resubmit-target';
 import { loadRulesFile } from './rules-file';
 import { takeSnapshot } from './snapshot';
+import { allQueueNames, placeOfQueue, type QueueNames } from '../../src/platform/queue-topology';
 
 /** What a run needs from its surroundings; `runMover` fills in the process's. */
 export interface MoverIo {
@@ -37,7 +38,7 @@ export interface MoverIo {
  * (`QUEUE_*`), not configuration, so this needs neither `--config` nor the bus.
  */
 function checkSourceQueue(queue: string, queues: QueueNames): void {
-  if (sourceRole(queues, queue).kind !== 'other') return;
+  if (placeOfQueue(queues, queue).role !== 'other') return;
   throw new UsageError(`--queue ${queue}: unknown queue (known: ${allQueueNames(queues).join(', ')})`);
 }
 
@@ -122,7 +123,7 @@ export async function moveMessages(options: MoverOptions, io: MoverIo): Promise<
       applied,
       list: options.list,
       // The ignored queue's messages carry no error; say why they are there, as the status page does.
-      ...(!options.deadLetter && sourceRole(settings.queues, options.queue).kind === 'ignored' ? { noErrorText: OUTDATED_REASON } : {}),
+      ...(!options.deadLetter && placeOfQueue(settings.queues, options.queue).role === 'ignored' ? { noErrorText: OUTDATED_REASON } : {}),
     });
   } finally {
     await bus.close();

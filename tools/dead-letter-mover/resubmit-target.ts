@@ -1,27 +1,13 @@
-import type { QueueNames } from '../../src/config/settings';
-import type { Job, Priority } from '../../src/model/job';
-import { PRIORITIES } from '../../src/model/job';
+import type { Job } from '../../src/model/job';
+import { type QueueNames, PRIORITIES, placeOfQueue } from '../../src/platform/queue-topology';
 
-/**
+/*
  * Where a resubmitted message goes: back to the work queue it came from. For a work queue that
  * is the queue itself; for a transitive queue the work queue of the same priority; for
  * `sbqignored` the work queue of the job's priority, which only the configuration knows
- * (`--config`). `--to` overrides all of these. A queue Highwater does not use is `other`: the
- * mover refuses it before it opens the bus.
+ * (`--config`). `--to` overrides all of these. A queue Highwater does not use (`other` in the
+ * topology) is refused before the bus opens.
  */
-export type SourceRole =
-  | { kind: 'work'; priority: Priority }
-  | { kind: 'transitive'; priority: Priority }
-  | { kind: 'ignored' }
-  | { kind: 'other' };
-
-export function sourceRole(queues: QueueNames, queue: string): SourceRole {
-  for (const priority of PRIORITIES) {
-    if (queues.work[priority] === queue) return { kind: 'work', priority };
-    if (queues.transitive[priority] === queue) return { kind: 'transitive', priority };
-  }
-  return queue === queues.ignored ? { kind: 'ignored' } : { kind: 'other' };
-}
 
 /** The target of one message, or why there is none. */
 export type TargetResult = { queue: string } | { problem: string };
@@ -51,9 +37,9 @@ export function targetResolver(options: TargetOptions): TargetResolver {
     if (!workQueues.includes(to)) throw new Error(`--to: "${to}" is not a work queue (expected one of ${workQueues.join(', ')})`);
     return { needsJobs: false, resolve: () => ({ queue: to }) };
   }
-  const role = sourceRole(queues, options.source);
-  if (role.kind === 'work' || role.kind === 'transitive') {
-    const queue = queues.work[role.priority];
+  const place = placeOfQueue(queues, options.source);
+  if (place.role === 'work' || place.role === 'transitive') {
+    const queue = queues.work[place.priority];
     return { needsJobs: false, resolve: () => ({ queue }) };
   }
   return {

@@ -1,6 +1,6 @@
 import { DefaultAzureCredential } from '@azure/identity';
 import { ServiceBusAdministrationClient, ServiceBusClient, parseServiceBusConnectionString } from '@azure/service-bus';
-import { ConfigError } from '../../model/errors';
+import { ConfigError } from '../../platform/errors';
 
 /** How to reach a Service Bus namespace. */
 export type AzureServiceBusConnection =

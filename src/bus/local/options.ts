@@ -1,3 +1,4 @@
+import type { Clock } from '../../platform/clock';
 import type { FileSyncer } from '../../sqlite/wal-sync';
 import type { IntegrityCheckOptions } from './integrity-check';
 import { BusError } from '../message-bus';
@@ -36,10 +37,10 @@ export interface LocalBusOptions {
    */
   queues?: QueueDeclaration[];
   /**
-   * Time of message semantics (enqueue, locks, TTL, scheduling, duplicate window), as epoch ms
-   * or a Date. Default `Date.now`. Waiting (`maxWaitMs`, polling) always uses real timers.
+   * Time of message semantics (enqueue, locks, TTL, scheduling, duplicate window). Default the
+   * system clock. Waiting (`maxWaitMs`, polling) always uses real timers.
    */
-  clock?: () => number | Date;
+  clock?: Pick<Clock, 'now'>;
   /** How long a statement waits for another process's write lock before `Unavailable`. Default 5000. */
   busyTimeoutMs?: number;
   /**

@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from 'commander';
-import { PRIORITIES, type Priority } from '../../model/job';
+import { PRIORITIES, type Priority } from '../../platform/queue-topology';
 
 /**
  * Parses `--concurrency`: one positive integer for every work queue (`32`), or some queues by

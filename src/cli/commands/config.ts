@@ -3,11 +3,11 @@ import type { Command } from 'commander';
 import type { ConfigDiff } from '../../config/config-diff';
 import type { ValidateOptions } from '../../config/validate-config';
 import type { HighwaterConfig } from '../../model/config';
-import { readSettings, type Settings } from '../../config/settings';
+import { readSettings, type Settings } from '../../platform/settings';
 import type { TableStorage } from '../../storage/table-store';
 import { defaultConnectorRegistry } from '../../../connectors/default-registry';
 import { terminalText } from '../../platform/terminal-text';
-import { ConfigValidationError, formatIssueNamed, type ConfigIssue } from '../../config/config-issue';
+import { ConfigValidationError, formatIssueNamed, type ConfigIssue } from '../../platform/config-issue';
 import { ReportedFailure } from '../cli-error';
 import { missingFiles, rebaseFilePaths, resolveFilePaths } from './config-file-paths';
 

@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
 import type { MessageBus, QueueCounts } from '../../bus/message-bus';
-import { allQueueNames, readSettings, type Settings } from '../../config/settings';
-import { errorMessage } from '../../model/errors';
+import { readSettings, type Settings } from '../../platform/settings';
+import { errorMessage } from '../../platform/errors';
 import { terminalText } from '../../platform/terminal-text';
+import { allQueueNames } from '../../platform/queue-topology';
 
 /** One row of `highwater queues`: the counts, or why they could not be read. */
 export type QueueCountsRow = { queue: string } & ({ counts: QueueCounts } | { error: string; code?: string });

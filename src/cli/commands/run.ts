@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { readSettings, type Settings } from '../../config/settings';
+import { readSettings, type Settings } from '../../platform/settings';
 import type { JobRunResult } from '../../detect/job-run';
 import { totalSent } from '../../detect/job-run';
 import type { Job } from '../../model/job';

@@ -2,18 +2,17 @@ import { rmSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
-import { readSettings } from '../../config/settings';
+import { readSettings } from '../../platform/settings';
 import type { JobRunResult } from '../../detect/job-run';
 import type { LocalHost } from '../../host/local-host';
 import { formatSummary, queueDepths, startProgress, stoppedLine } from '../../host/progress';
-import { PRIORITIES } from '../../model/job';
 import { consoleLogger } from '../../telemetry/logger';
 import { packageRoot } from '../package-root';
 import { parseConcurrency } from './concurrency-option';
-import type { Priority } from '../../model/job';
 import type { Runtime } from '../../runtime/runtime';
 import { clearAppliedHashes, clearDeletions } from './job-state';
 import { withLiveRuns } from './live-runs';
+import { PRIORITIES, type Priority } from '../../platform/queue-topology';
 
 export interface HostCommandOptions {
   config: string;

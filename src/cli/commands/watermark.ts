@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { WatermarkService } from '../../detect/watermark-service';
-import { errorMessage } from '../../model/errors';
+import { errorMessage } from '../../platform/errors';
 import type { WatermarkRecord } from '../../model/watermark-record';
 import { parseWatermarkType, WatermarkValue } from '../../model/watermark-value';
 import { tableKeyProblem } from '../../storage/table-key';

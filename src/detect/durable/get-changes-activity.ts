@@ -1,6 +1,5 @@
 import type { SourceConnector, SourcePage } from '../../../connectors/base/source-connector';
-import type { QueueNames } from '../../config/settings';
-import { PermanentError } from '../../model/errors';
+import { PermanentError } from '../../platform/errors';
 import type { Job } from '../../model/job';
 import type { Mapping } from '../../model/mapping';
 import type { QueueMessage } from '../../model/queue-message';
@@ -11,6 +10,7 @@ import { METRIC_NAMES, type Metrics } from '../../telemetry/metrics';
 import type { UnchangedCheck } from '../detection-dependencies';
 import { MAX_BATCH_SIZE, type JobActivityParam, type JobActivityResult } from './durable-contract';
 import { recordSkippedRow, sendOrSkip } from '../skipped-rows';
+import type { QueueNames } from '../../platform/queue-topology';
 
 export interface GetChangesActivityDependencies {
   config: {

@@ -1,4 +1,4 @@
-import { errorMessage } from '../../model/errors';
+import { errorMessage } from '../../platform/errors';
 import {
   GET_CHANGES_ACTIVITY,
   JOB_STATE_ENTITY,

@@ -1,14 +1,14 @@
 import type { MessageBus } from '../../bus/message-bus';
 import type { OutageState } from '../../process/target-health';
-import type { Settings } from '../../config/settings';
+import type { Settings } from '../../platform/settings';
 import type { JobRunResult } from '../../detect/job-run';
 import type { JobService } from '../../detect/job-service';
 import type { RunLogStore } from '../../detect/run-log-store';
-import type { Clock } from '../../model/clock';
+import type { Clock } from '../../platform/clock';
 import type { HighwaterConfig } from '../../model/config';
-import { errorMessage } from '../../model/errors';
+import { errorMessage } from '../../platform/errors';
 import type { WatermarkRecord, WatermarkStore } from '../../model/watermark-record';
-import { queueRoles, watermarkLagSeconds } from '../../telemetry/gauges';
+import { watermarkLagSeconds } from '../../runtime/gauges';
 import type { Metrics } from '../../telemetry/metrics';
 import type { HostStats } from '../host-stats';
 import { buildDeadLetterReport, type ParkedGroup } from './dead-letter-report';
@@ -16,6 +16,7 @@ import type { MetricsFileHistory } from './metrics-history';
 import { recentRunRows, runStatus } from './recent-runs';
 import { zeroOutcomes, type FailureGroup, type JobStatus, type QueueStatus, type RunStatus, type StatusModel } from './status-model';
 import { throughputLastHour } from './throughput';
+import { queueRoles } from '../../platform/queue-topology';
 
 /** What the status page reads; the runtime provides all of it (narrowed for tests). */
 export interface StatusSources {

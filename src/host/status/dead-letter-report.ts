@@ -1,9 +1,8 @@
 import type { BusMessage, MessageBus } from '../../bus/message-bus';
 import { ERROR_PROPERTY, MESSAGE_PROPERTY } from '../../bus/message-properties';
-import type { QueueNames } from '../../config/settings';
-import { errorMessage } from '../../model/errors';
-import { queueRoles, type QueueRole } from '../../telemetry/gauges';
+import { errorMessage } from '../../platform/errors';
 import { OUTDATED_REASON } from '../../../tools/dead-letter-mover/normalize-error';
+import { type QueueNames, queueRoles, type QueueRole } from '../../platform/queue-topology';
 
 const NO_ERROR = '(no error recorded)';
 /** Messages in the ignored queue carry no error: the processor skipped them as outdated (the mover says the same). */

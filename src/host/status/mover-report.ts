@@ -1,6 +1,7 @@
 import type { MessageBus } from '../../bus/message-bus';
-import { allQueueNames, SETTING_NAMES, type Settings } from '../../config/settings';
-import { errorMessage } from '../../model/errors';
+import { SETTING_NAMES, type Settings } from '../../platform/settings';
+import { errorMessage } from '../../platform/errors';
+import { allQueueNames } from '../../platform/queue-topology';
 
 /** One place the mover reads from. */
 export interface MoverSource {

@@ -1,5 +1,5 @@
 import type { ProcessOutcome } from '../../telemetry/metrics';
-import type { QueueRole } from '../../telemetry/gauges';
+import type { QueueRole } from '../../platform/queue-topology';
 
 /**
  * What `GET /api/status` answers and the status page renders. Times are ISO 8601 UTC strings;

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { MessageBus } from '../../bus/message-bus';
-import type { Settings } from '../../config/settings';
+import type { Settings } from '../../platform/settings';
 import { httpError, type HttpInput, type HttpOutput, type HttpRoute } from '../../http/http-types';
 import { buildStatus, type StatusSources, type StatusStats } from './build-status';
 import { renderDeadLetterPage, renderMoverReportPage } from './dead-letter-html';

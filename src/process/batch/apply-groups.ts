@@ -1,7 +1,7 @@
 import type { ItemOutcome } from '../../../connectors/base/target-batch';
 import { isItemError } from '../../../connectors/base/target-batch';
 import { safeErrorText } from '../../bus/message-properties';
-import { errorMessage, PermanentError } from '../../model/errors';
+import { errorMessage, PermanentError } from '../../platform/errors';
 import { METRIC_NAMES } from '../../telemetry/metrics';
 import { JobActionType } from '../../model/job';
 import type { JsonValue, QueueMessage } from '../../model/queue-message';

@@ -1,4 +1,4 @@
-import type { ErrorKind } from '../../model/errors';
+import type { ErrorKind } from '../../platform/errors';
 import type { Job } from '../../model/job';
 
 /** Where a failed message goes. */

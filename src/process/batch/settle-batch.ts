@@ -1,5 +1,5 @@
 import type { OutgoingMessage } from '../../bus/message-bus';
-import { errorMessage } from '../../model/errors';
+import { errorMessage } from '../../platform/errors';
 import type { ProcessingDependencies } from '../processing-dependencies';
 import type { ProcessResult } from '../process-queue-message-service';
 import type { BatchSettlement, ReceivedItem } from '../received-item';

@@ -1,6 +1,6 @@
 import type { ApplicationProperties, BusMessage, DeadLetterOptions, OutgoingMessage } from '../../bus/message-bus';
 import { ERROR_PROPERTY, MESSAGE_TIME_TO_LIVE_MS, sideQueueCopyId, toOutgoingMessage } from '../../bus/message-properties';
-import { errorKind, errorMessage } from '../../model/errors';
+import { errorKind, errorMessage } from '../../platform/errors';
 import type { ProcessOutcome } from '../../telemetry/metrics';
 import type { ProcessingDependencies } from '../processing-dependencies';
 import type { ProcessResult } from '../process-queue-message-service';

@@ -1,4 +1,4 @@
-import { PermanentError } from '../../model/errors';
+import { PermanentError } from '../../platform/errors';
 import type { Job } from '../../model/job';
 import type { Mapping } from '../../model/mapping';
 import { deserializeQueueMessage, type QueueMessage } from '../../model/queue-message';

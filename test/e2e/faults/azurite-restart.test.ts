@@ -1,6 +1,6 @@
 import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { readSettings } from '../../../src/config/settings';
+import { readSettings } from '../../../src/platform/settings';
 import { startLocalHost, type LocalHost } from '../../../src/host/local-host';
 import { azuriteConnectionString, startAzurite, type AzuriteProcess } from '../../../src/storage/azurite';
 import { bySoak, until } from '../../support/fault-injection';

@@ -1,6 +1,6 @@
 import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { readSettings } from '../../../src/config/settings';
+import { readSettings } from '../../../src/platform/settings';
 import { createRuntime, type Runtime } from '../../../src/runtime/runtime';
 import { azuriteConnectionString, startAzurite, type AzuriteProcess } from '../../../src/storage/azurite';
 import { openTableStorage } from '../../../src/storage/table-client-factory';

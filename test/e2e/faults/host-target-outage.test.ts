@@ -4,7 +4,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { parse, stringify } from 'yaml';
 import { DEMO_SIZES, seedDemo } from '../../../examples/demo/seed';
-import { readSettings } from '../../../src/config/settings';
+import { readSettings } from '../../../src/platform/settings';
 import { startLocalHost, type LocalHost } from '../../../src/host/local-host';
 import { startTestAzurite, type TestAzurite } from '../../support/azurite';
 import { SOAK, until } from '../../support/fault-injection';

@@ -1,4 +1,4 @@
-import { TransientError } from '../../../src/model/errors';
+import { TransientError } from '../../../src/platform/errors';
 import { bySoak } from '../../support/fault-injection';
 import { type Delivery, expectedBackoffs, FaultRig, outcomes } from './support/fault-rig';
 

@@ -6,7 +6,7 @@ import { stringify } from 'yaml';
 import { ConnectorRegistry } from '../../../connectors/base/registry';
 import { createOdataConnectorFactory } from '../../../connectors/odata';
 import { sqliteConnectorFactory } from '../../../connectors/sql';
-import { readSettings } from '../../../src/config/settings';
+import { readSettings } from '../../../src/platform/settings';
 import { createRuntime } from '../../../src/runtime/runtime';
 import { silentLogger } from '../../../src/telemetry/logger';
 import { startTestAzurite, type TestAzurite } from '../../support/azurite';

@@ -2,7 +2,6 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { LocalBus } from '../../../src/bus/local/local-bus';
 import { runCli } from '../../../src/cli/main';
-import { allQueueNames, DEFAULT_QUEUES } from '../../../src/config/settings';
 import { runMover } from '../../../tools/dead-letter-mover/main';
 import { startTestAzurite, type TestAzurite } from '../../support/azurite';
 import { writeSyncFolder, type SyncFolder } from '../../e2e/faults/support/sync-folder';
@@ -10,6 +9,7 @@ import { HIGHWATER_CASES, MOVER_CASES, type CliCase } from './support/cli-cases'
 import { captureCliOutput } from './support/cli-output';
 import { yamlOf } from './support/config-folder';
 import { storedState } from './support/stored-state';
+import { allQueueNames, DEFAULT_QUEUES } from '../../../src/platform/queue-topology';
 
 /**
  * Invalid invocations of `highwater` and `dead-letter-mover`: unknown commands and flags, bad

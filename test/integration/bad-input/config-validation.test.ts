@@ -3,7 +3,7 @@ import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { defaultConnectorRegistry } from '../../../connectors/default-registry';
 import { runCli } from '../../../src/cli/main';
-import { ConfigValidationError } from '../../../src/config/config-issue';
+import { ConfigValidationError } from '../../../src/platform/config-issue';
 import { loadConfigFolder } from '../../../src/config/load-config';
 import { startTestAzurite, type TestAzurite } from '../../support/azurite';
 import { CONFIG_CASES, type ConfigCase } from './support/config-corpus';

@@ -2,12 +2,13 @@ import http from 'node:http';
 import net from 'node:net';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { allQueueNames, readSettings } from '../../../src/config/settings';
+import { readSettings } from '../../../src/platform/settings';
 import { startLocalHost, type LocalHost } from '../../../src/host/local-host';
 import { startTestAzurite, type TestAzurite } from '../../support/azurite';
 import { recordingLogger, writeSyncFolder, type SyncFolder } from '../../e2e/faults/support/sync-folder';
 import { HTTP_CASES } from './support/http-cases';
 import { storedState } from './support/stored-state';
+import { allQueueNames } from '../../../src/platform/queue-topology';
 
 interface Answer {
   status: number;

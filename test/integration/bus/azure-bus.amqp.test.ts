@@ -1,11 +1,11 @@
 import { AzureServiceBus } from '../../../src/bus/azure/azure-bus';
 import { isBusError } from '../../../src/bus/message-bus';
 import { ServiceBusService } from '../../../src/bus/service-bus-service';
-import { DEFAULT_QUEUES, allQueueNames } from '../../../src/config/settings';
 import { JobActionType } from '../../../src/model/job';
 import { createQueueMessage, deserializeQueueMessage } from '../../../src/model/queue-message';
 import { runMessageBusContract } from '../../contract/message-bus.contract';
 import { FakeServiceBus } from './support/fake-service-bus';
+import { DEFAULT_QUEUES, allQueueNames } from '../../../src/platform/queue-topology';
 
 /**
  * The Azure adapter driven through the real @azure/service-bus SDK over real AMQP, against the

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, promises as fsp, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createBus, localBusSynchronous } from '../../../src/bus/create-bus';
-import { readSettings } from '../../../src/config/settings';
+import { readSettings } from '../../../src/platform/settings';
 
 /** The local bus as `createBus` opens it from the settings, on real files. */
 describe('createBus: HIGHWATER_LOCAL_BUS_SYNCHRONOUS', () => {

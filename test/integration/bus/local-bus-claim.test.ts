@@ -30,7 +30,7 @@ describe('LocalBus claim', () => {
 
   it('locks what it returns: token, expiry and delivery count as stored', async () => {
     let now = Date.parse('2026-03-01T00:00:00Z');
-    const bus = await LocalBus.open({ dataDir, queues: [{ name: 'q', lockDurationMs: 5000 }], clock: () => now });
+    const bus = await LocalBus.open({ dataDir, queues: [{ name: 'q', lockDurationMs: 5000 }], clock: { now: () => new Date(now) } });
     try {
       await bus.send('q', [{ body: 'x', messageId: 'x', subject: 's', correlationId: 'c', contentType: 'text/plain', applicationProperties: { p: 1 } }]);
       const [first] = await bus.receive('q');

@@ -11,7 +11,7 @@ describe('LocalBus.completeMany', () => {
   let now: number;
   let bus: LocalBus | undefined;
   const open = async (options: Partial<Parameters<typeof LocalBus.open>[0]> = {}) =>
-    (bus = await LocalBus.open({ dataDir, queues: ['q'], clock: () => now, ...options }));
+    (bus = await LocalBus.open({ dataDir, queues: ['q'], clock: { now: () => new Date(now) }, ...options }));
   const rows = (table: string) => {
     const db = new Database(file, { readonly: true });
     try {

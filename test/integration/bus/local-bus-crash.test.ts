@@ -35,7 +35,7 @@ describe('LocalBus with other processes on the same file', () => {
     await child.kill();
 
     let now = Date.now();
-    const bus = await LocalBus.open({ dataDir, queues: [queue], clock: () => now });
+    const bus = await LocalBus.open({ dataDir, queues: [queue], clock: { now: () => new Date(now) } });
     try {
       const free = await bus.receive(queue, { maxMessages: 50 });
       expect(free.map((m) => m.messageId)).toEqual(ids(20, 30));

@@ -22,7 +22,7 @@ describe('LocalBus errors', () => {
   let now: number;
   let bus: LocalBus | undefined;
   const open = async (options: Partial<Parameters<typeof LocalBus.open>[0]> = {}) =>
-    (bus = await LocalBus.open({ dataDir, queues: ['orders'], clock: () => now, ...options }));
+    (bus = await LocalBus.open({ dataDir, queues: ['orders'], clock: { now: () => new Date(now) }, ...options }));
 
   beforeEach(() => {
     dataDir = mkdtempSync(path.join(os.tmpdir(), 'highwater-bus-errors-'));

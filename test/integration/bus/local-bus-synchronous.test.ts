@@ -36,7 +36,7 @@ describe('LocalBus synchronous FULL (WAL synced off the event loop)', () => {
   let now: number;
   const buses: LocalBus[] = [];
   const open = async (options: Partial<LocalBusOptions> = {}) => {
-    const bus = await LocalBus.open({ dataDir, queues: ['q'], clock: () => now, ...options });
+    const bus = await LocalBus.open({ dataDir, queues: ['q'], clock: { now: () => new Date(now) }, ...options });
     buses.push(bus);
     return bus;
   };

@@ -1,8 +1,8 @@
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { DEFAULT_QUEUES } from '../../../src/config/settings';
 import { buildDeadLetterReport } from '../../../src/host/status/dead-letter-report';
 import { MoverFixture, text } from '../tools/dead-letter-mover/mover-fixture';
+import { DEFAULT_QUEUES } from '../../../src/platform/queue-topology';
 
 /**
  * Issue 21 item 1: a local-bus row that cannot be decoded is dead-lettered alone, naming the

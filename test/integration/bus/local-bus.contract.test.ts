@@ -14,7 +14,7 @@ for (const synchronous of ['NORMAL', 'FULL'] satisfies Array<LocalBusOptions['sy
   runMessageBusContract(`LocalBus (SQLite file, synchronous '${synchronous}')`, async () => {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), `highwater-bus-contract-${synchronous.toLowerCase()}-`));
     const clock = new FakeClock('2026-03-01T00:00:00Z');
-    const bus = await LocalBus.open({ dataDir, clock: () => clock.now(), pollIntervalMs: 20, synchronous });
+    const bus = await LocalBus.open({ dataDir, clock, pollIntervalMs: 20, synchronous });
     let created = 0;
     return {
       bus,

@@ -11,7 +11,7 @@ describe('LocalBus beyond the contract', () => {
   let now: number;
   const buses: LocalBus[] = [];
   const open = async (options: Partial<LocalBusOptions> = {}) => {
-    const bus = await LocalBus.open({ dataDir, clock: () => now, ...options });
+    const bus = await LocalBus.open({ dataDir, clock: { now: () => new Date(now) }, ...options });
     buses.push(bus);
     return bus;
   };

@@ -4,9 +4,9 @@ import path from 'node:path';
 import { LocalBus } from '../../../src/bus/local/local-bus';
 import { messageIdFor } from '../../../src/bus/message-properties';
 import { ServiceBusService } from '../../../src/bus/service-bus-service';
-import { DEFAULT_QUEUES, allQueueNames } from '../../../src/config/settings';
 import { JobActionType } from '../../../src/model/job';
 import { createQueueMessage, deserializeQueueMessage, type QueueMessage } from '../../../src/model/queue-message';
+import { DEFAULT_QUEUES, allQueueNames } from '../../../src/platform/queue-topology';
 
 /** ServiceBusService on the real local bus (SQLite): batching, size limit, duplicate detection. */
 function change(i: number, notes = ''): QueueMessage {

@@ -5,7 +5,8 @@ import { Command } from 'commander';
 import { createBus } from '../../../src/bus/create-bus';
 import { LocalBus } from '../../../src/bus/local/local-bus';
 import { registerQueuesCommand } from '../../../src/cli/commands/queues';
-import { allQueueNames, readSettings } from '../../../src/config/settings';
+import { readSettings } from '../../../src/platform/settings';
+import { allQueueNames } from '../../../src/platform/queue-topology';
 
 /** `highwater queues` on the real local bus, as `createBus` selects it without Service Bus settings. */
 describe('highwater queues on the local bus', () => {

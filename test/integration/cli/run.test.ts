@@ -6,7 +6,7 @@ import { stringify } from 'yaml';
 import { createBus } from '../../../src/bus/create-bus';
 import { APPLY_HINT } from '../../../src/cli/commands/run';
 import { runCli } from '../../../src/cli/main';
-import { readSettings } from '../../../src/config/settings';
+import { readSettings } from '../../../src/platform/settings';
 import { ConfigStore } from '../../../src/config/config-store';
 import { openTableStorage } from '../../../src/storage/table-client-factory';
 import { startTestAzurite, type TestAzurite } from '../../support/azurite';

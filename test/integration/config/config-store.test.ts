@@ -5,7 +5,7 @@ import { CONFIG_PARTITION, ConfigStore, writeConfigFolder } from '../../../src/c
 import { loadConfigFolder } from '../../../src/config/load-config';
 import { validateConfig } from '../../../src/config/validate-config';
 import type { HighwaterConfig } from '../../../src/model/config';
-import { errorKind } from '../../../src/model/errors';
+import { errorKind } from '../../../src/platform/errors';
 import { encodeJsonProperties } from '../../../src/storage/entity-codec';
 import { openTableStorage } from '../../../src/storage/table-client-factory';
 import type { TableStorage } from '../../../src/storage/table-store';

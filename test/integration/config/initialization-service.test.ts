@@ -4,7 +4,7 @@ import { CONFIG_PARTITION, ConfigStore } from '../../../src/config/config-store'
 import { encodeJsonProperties } from '../../../src/storage/entity-codec';
 import { InitializationService, type InitializationStep } from '../../../src/config/initialization-service';
 import { validateConfig } from '../../../src/config/validate-config';
-import { errorKind } from '../../../src/model/errors';
+import { errorKind } from '../../../src/platform/errors';
 import { openTableStorage } from '../../../src/storage/table-client-factory';
 import type { TableStorage, TableStore } from '../../../src/storage/table-store';
 import { startTestAzurite, type TestAzurite } from '../../support/azurite';

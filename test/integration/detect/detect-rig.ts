@@ -4,7 +4,7 @@ import path from 'node:path';
 import { stringify } from 'yaml';
 import type { ConnectorRegistry } from '../../../connectors/base/registry';
 import { createBus } from '../../../src/bus/create-bus';
-import { readSettings, type Settings } from '../../../src/config/settings';
+import { readSettings, type Settings } from '../../../src/platform/settings';
 import type { JobRunResult } from '../../../src/detect/job-run';
 import { deserializeQueueMessage, type QueueMessage } from '../../../src/model/queue-message';
 import type { WatermarkRecord } from '../../../src/model/watermark-record';

@@ -4,7 +4,7 @@ import { jobState } from '../../../functions/JobState';
 import { setRuntimeFactory } from '../../../functions/runtime-instance';
 import type { GetChangesOutput } from '../../../src/detect/durable/durable-contract';
 import { runGetChangesActivity } from '../../../src/detect/durable/get-changes-activity';
-import { activityDependencies } from '../../../src/detect/durable/runtime-dependencies';
+import { activityDependencies } from '../../../src/runtime/runtime-dependencies';
 import { DurableDriver } from '../../../src/host/durable-driver';
 import { createSyncFixture, type SyncFixture } from '../../support/sync-fixture';
 import { runOrchestration } from '../../unit/detect/durable/support/durable-replay';

@@ -1,9 +1,9 @@
 import { InvocationContext, type Timer } from '@azure/functions';
 import { sampleGaugesTimer } from '../../../functions/SampleGauges';
 import { setRuntimeFactory } from '../../../functions/runtime-instance';
-import { allQueueNames } from '../../../src/config/settings';
 import { InMemoryMetrics } from '../../../src/telemetry/metrics';
 import { createSyncFixture, type SyncFixture } from '../../support/sync-fixture';
+import { allQueueNames } from '../../../src/platform/queue-topology';
 
 jest.mock('@azure/functions-core', () => ({ setProgrammingModel() {}, registerFunction: () => ({ dispose() {} }), registerHook: () => ({ dispose() {} }), log() {} }), {
   virtual: true,

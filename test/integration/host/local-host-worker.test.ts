@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { LocalBus } from '../../../src/bus/local/local-bus';
-import { readSettings, type Settings } from '../../../src/config/settings';
+import { readSettings, type Settings } from '../../../src/platform/settings';
 import { startLocalHost, type LocalHost } from '../../../src/host/local-host';
 import { silentLogger } from '../../../src/telemetry/logger';
 import { isMetricsReader } from '../../../src/telemetry/metrics';

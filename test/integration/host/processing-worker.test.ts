@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { defaultConnectorRegistry } from '../../../connectors/default-registry';
-import { readSettings, type Settings } from '../../../src/config/settings';
+import { readSettings, type Settings } from '../../../src/platform/settings';
 import { startLocalHost } from '../../../src/host/local-host';
 import { DEFAULT_PROCESSING_MODE, processingMode } from '../../../src/host/processing-mode';
 import { MAX_QUICK_FAILURES, ProcessingWorker } from '../../../src/host/processing-worker';

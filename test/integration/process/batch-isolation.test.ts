@@ -1,4 +1,4 @@
-import { TransientError } from '../../../src/model/errors';
+import { TransientError } from '../../../src/platform/errors';
 import { FaultInjection, faultInjectingRegistry } from '../../support/fault-injection';
 import { createSyncFixture, type SyncFixture } from '../../support/sync-fixture';
 

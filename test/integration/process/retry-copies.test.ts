@@ -3,7 +3,7 @@ import type { TargetConnector } from '../../../connectors/base/target-connector'
 import { applyOneByOne } from '../../../connectors/base/target-batch';
 import { sqlConnectorFactories, sqliteConnectorFactory } from '../../../connectors/sql';
 import type { ReceivedMessage } from '../../../src/bus/message-bus';
-import { TransientError } from '../../../src/model/errors';
+import { TransientError } from '../../../src/platform/errors';
 import { busSettler } from '../../../src/process/bus-settler';
 import type { MessageSettler } from '../../../src/process/message-settler';
 import { FakeClock } from '../../support/fake-clock';

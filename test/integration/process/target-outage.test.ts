@@ -1,4 +1,4 @@
-import { ConfigError } from '../../../src/model/errors';
+import { ConfigError } from '../../../src/platform/errors';
 import type { ReceivedMessage } from '../../../src/bus/message-bus';
 import { busSettler } from '../../../src/process/bus-settler';
 import type { ProcessResult } from '../../../src/process/process-queue-message-service';

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { systemClock, type Clock } from '../../../src/model/clock';
+import { systemClock, type Clock } from '../../../src/platform/clock';
 import { createSyncFixture, type SyncFixture } from '../../support/sync-fixture';
 
 /**

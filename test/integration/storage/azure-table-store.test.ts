@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { errorKind } from '../../../src/model/errors';
+import { errorKind } from '../../../src/platform/errors';
 import { startAzurite } from '../../../src/storage/azurite';
 import { decodeJsonProperties, encodeJsonProperties } from '../../../src/storage/entity-codec';
 import { openTableStorage } from '../../../src/storage/table-client-factory';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { PermanentError, TransitiveError } from '../../../src/model/errors';
+import { PermanentError, TransitiveError } from '../../../src/platform/errors';
 import { JobActionType } from '../../../src/model/job';
 import { createQueueMessage, deserializeQueueMessage } from '../../../src/model/queue-message';
 import {

@@ -1,10 +1,10 @@
 import { BusError } from '../../../src/bus/message-bus';
 import { messageIdFor, toOutgoingMessage } from '../../../src/bus/message-properties';
 import { ServiceBusService } from '../../../src/bus/service-bus-service';
-import { DEFAULT_QUEUES, allQueueNames } from '../../../src/config/settings';
 import { JobActionType } from '../../../src/model/job';
 import { createQueueMessage, type QueueMessage } from '../../../src/model/queue-message';
 import { encodedSize, InMemorySendBus } from './support/in-memory-send-bus';
+import { DEFAULT_QUEUES, allQueueNames } from '../../../src/platform/queue-topology';
 
 /** The synchronous fast path of addMessageOrSend (an open batch with room, nothing queued) next to the serialized one. */
 function change(i: number, name = `Account ${i}`): QueueMessage {

@@ -1,11 +1,11 @@
 import { BusError } from '../../../src/bus/message-bus';
 import { messageIdFor, toOutgoingMessage } from '../../../src/bus/message-properties';
 import { ServiceBusService } from '../../../src/bus/service-bus-service';
-import { DEFAULT_QUEUES, allQueueNames } from '../../../src/config/settings';
-import { errorKind, PermanentError } from '../../../src/model/errors';
+import { errorKind, PermanentError } from '../../../src/platform/errors';
 import { JobActionType } from '../../../src/model/job';
 import { createQueueMessage, deserializeQueueMessage, type QueueMessage } from '../../../src/model/queue-message';
 import { encodedSize, InMemorySendBus } from './support/in-memory-send-bus';
+import { DEFAULT_QUEUES, allQueueNames } from '../../../src/platform/queue-topology';
 
 function change(i: number, fields: Record<string, string> = { Name: `Account ${i}` }): QueueMessage {
   return createQueueMessage({

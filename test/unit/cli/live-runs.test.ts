@@ -1,6 +1,5 @@
 import type { SourcePage } from '../../../connectors/base/source-connector';
 import { withLiveRuns } from '../../../src/cli/commands/live-runs';
-import { DEFAULT_QUEUES } from '../../../src/config/settings';
 import type { DetectionDependencies } from '../../../src/detect/detection-dependencies';
 import type { JobRunResult } from '../../../src/detect/job-run';
 import { ProcessJobsForRetrievalInOrderService } from '../../../src/detect/process-jobs-service';
@@ -9,6 +8,7 @@ import { progressLine } from '../../../src/host/progress';
 import type { Job } from '../../../src/model/job';
 import { createQueueMessage } from '../../../src/model/queue-message';
 import { silentLogger } from '../../../src/telemetry/logger';
+import { DEFAULT_QUEUES } from '../../../src/platform/queue-topology';
 
 /**
  * Issue 20, item 7: while a job reads, the progress line counts what it has detected and sent so

@@ -1,5 +1,5 @@
-import { ConfigValidationError } from '../../../src/config/config-issue';
-import { findLiteralSecrets, isSecretKey } from '../../../src/config/literal-secrets';
+import { ConfigValidationError } from '../../../src/platform/config-issue';
+import { findLiteralSecrets, isSecretKey } from '../../../src/platform/literal-secrets';
 import { validateConfig, type ConnectionTypeValidator } from '../../../src/config/validate-config';
 import { issueLines, validRawConfig } from './valid-config';
 

@@ -1,10 +1,10 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ConfigValidationError } from '../../../src/config/config-issue';
+import { ConfigValidationError } from '../../../src/platform/config-issue';
 import { loadConfigFolder } from '../../../src/config/load-config';
 import { validateConfig } from '../../../src/config/validate-config';
-import { errorKind } from '../../../src/model';
+import { errorKind } from '../../../src/platform/errors';
 import { validRawConfig } from './valid-config';
 
 const FIXTURES = path.join(__dirname, 'fixtures');

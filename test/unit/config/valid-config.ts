@@ -1,4 +1,4 @@
-import { ConfigValidationError } from '../../../src/config/config-issue';
+import { ConfigValidationError } from '../../../src/platform/config-issue';
 
 /**
  * A small valid configuration as raw input (what a file or table holds), for tests to break

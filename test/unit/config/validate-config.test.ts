@@ -1,6 +1,7 @@
-import { ConfigValidationError, formatIssueNamed } from '../../../src/config/config-issue';
+import { ConfigValidationError, formatIssueNamed } from '../../../src/platform/config-issue';
 import { validateConfig } from '../../../src/config/validate-config';
-import { errorKind, JobActionType } from '../../../src/model';
+import { errorKind } from '../../../src/platform/errors';
+import { JobActionType } from '../../../src/model';
 import { issueLines, validRawConfig } from './valid-config';
 
 describe('validateConfig', () => {

@@ -1,5 +1,5 @@
 import { defaultConnectorRegistry } from '../../../connectors/default-registry';
-import { findLiteralSecrets, secretSettingProblem } from '../../../src/config/literal-secrets';
+import { findLiteralSecrets, secretSettingProblem } from '../../../src/platform/literal-secrets';
 import { validateConfig } from '../../../src/config/validate-config';
 import { issueLines, validRawConfig } from '../config/valid-config';
 

@@ -1,10 +1,10 @@
 import type { SourcePage } from '../../../connectors/base/source-connector';
-import { DEFAULT_QUEUES } from '../../../src/config/settings';
 import type { DetectionDependencies } from '../../../src/detect/detection-dependencies';
 import { ProcessJobsForRetrievalInOrderService } from '../../../src/detect/process-jobs-service';
 import type { Job } from '../../../src/model/job';
 import { createQueueMessage, type QueueMessage } from '../../../src/model/queue-message';
 import { silentLogger } from '../../../src/telemetry/logger';
+import { DEFAULT_QUEUES } from '../../../src/platform/queue-topology';
 
 /**
  * Issue 21 item 7: 20 simultaneous ExecuteJob calls of one job used to run at once and write the

@@ -1,5 +1,5 @@
 import { JobService } from '../../../src/detect/job-service';
-import { ConfigError } from '../../../src/model/errors';
+import { ConfigError } from '../../../src/platform/errors';
 import { Job, JobActionType } from '../../../src/model/job';
 import type { WatermarkRecord, WatermarkStore } from '../../../src/model/watermark-record';
 

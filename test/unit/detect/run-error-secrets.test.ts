@@ -1,8 +1,8 @@
-import { DEFAULT_QUEUES } from '../../../src/config/settings';
 import type { DetectionDependencies } from '../../../src/detect/detection-dependencies';
 import type { JobRunResult } from '../../../src/detect/job-run';
 import { ProcessJobsForRetrievalInOrderService } from '../../../src/detect/process-jobs-service';
 import type { Job } from '../../../src/model/job';
+import { DEFAULT_QUEUES } from '../../../src/platform/queue-topology';
 
 /**
  * Issue 21 item 4: a run that failed on `https://:S3cr3t@host/odata/` printed the URL with the

@@ -4,7 +4,7 @@ import { processQueueItems } from '../../../functions/support/queue-trigger';
 import { setRuntimeFactory } from '../../../functions/runtime-instance';
 import { decodePropertiesToModify } from '../../../functions/support/service-bus-settler';
 import type { BusMessage } from '../../../src/bus/message-bus';
-import type { Clock } from '../../../src/model/clock';
+import type { Clock } from '../../../src/platform/clock';
 import type { ProcessResult } from '../../../src/process/process-queue-message-service';
 import type { BatchSettlement, ReceivedItem } from '../../../src/process/received-item';
 import type { Runtime } from '../../../src/runtime/runtime';

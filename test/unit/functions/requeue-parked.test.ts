@@ -3,13 +3,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { InvocationContext, type Timer } from '@azure/functions';
 import { LocalBus } from '../../../src/bus/local/local-bus';
-import { allQueueNames, DEFAULT_QUEUES, readSettings } from '../../../src/config/settings';
-import type { Clock } from '../../../src/model/clock';
+import { readSettings } from '../../../src/platform/settings';
+import type { Clock } from '../../../src/platform/clock';
 import type { Runtime } from '../../../src/runtime/runtime';
 import { requeueDue } from '../../../src/runtime/scheduled-requeue';
 import { silentLogger } from '../../../src/telemetry/logger';
 import { requeueParkedTimer } from '../../../functions/RequeueParked';
 import { setRuntimeFactory } from '../../../functions/runtime-instance';
+import { allQueueNames, DEFAULT_QUEUES } from '../../../src/platform/queue-topology';
 
 /** The RequeueParked timer (issue 19, item 5): off by default, on by the requeue file, due by its schedule. */
 const timer = { isPastDue: false } as Timer;

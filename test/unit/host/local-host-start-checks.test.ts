@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { readSettings } from '../../../src/config/settings';
+import { readSettings } from '../../../src/platform/settings';
 import { startLocalHost } from '../../../src/host/local-host';
 import { silentLogger } from '../../../src/telemetry/logger';
 import { fixtureConfig, writeConfigDir } from '../../integration/config/config-fixture';

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { SETTING_NAMES } from '../../../src/config/settings';
+import { SETTING_NAMES } from '../../../src/platform/settings';
 import { ROOT, tsFiles } from './infra-files';
 
 /**

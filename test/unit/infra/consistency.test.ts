@@ -1,13 +1,14 @@
 import { DEFAULT_QUEUE_OPTIONS } from '../../../src/bus/local/options';
 import { MESSAGE_TIME_TO_LIVE_MS } from '../../../src/bus/message-properties';
 import { CONFIG_TABLES } from '../../../src/config/config-store';
-import { DEFAULT_QUEUES, SETTING_NAMES, allQueueNames, readSettings } from '../../../src/config/settings';
+import { SETTING_NAMES, readSettings } from '../../../src/platform/settings';
 import { RUNS_TABLE } from '../../../src/detect/run-log-store';
 import { WATERMARK_TABLE } from '../../../src/detect/watermark-service';
 import { APPLIED_HASHES_TABLE } from '../../../src/process/applied-hash-store';
 import { arrayItems, isoDurationMs, objectEntries, params, resourceBodies, stringLiteral, varLiteral } from './bicep-text';
 import { codeFacts, connectionOf, literalEnvReads, literalTableNames, type CodeFacts } from './code-facts';
 import { MAIN, ROOT, bicepAppSettings, bicepSource, emulatorQueues, localSettings, mainModuleCall, type DeclaredSetting } from './infra-files';
+import { DEFAULT_QUEUES, allQueueNames } from '../../../src/platform/queue-topology';
 
 /** Read by the platform or an SDK rather than by Highwater's code, and why each is declared. */
 const PLATFORM_SETTINGS = {

@@ -1,10 +1,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
-import { DEFAULT_QUEUES } from '../../../src/config/settings';
-import { sampleGauges } from '../../../src/telemetry/gauges';
+import { sampleGauges } from '../../../src/runtime/gauges';
 import { InMemoryMetrics, METRIC_DIMENSIONS, METRIC_NAMES, type MetricName } from '../../../src/telemetry/metrics';
 import { OUTCOMES } from '../../../src/host/status/status-model';
+import { DEFAULT_QUEUES } from '../../../src/platform/queue-topology';
 
 /**
  * The workbook's KQL may only use metric and dimension names the code emits. "Emits" is read

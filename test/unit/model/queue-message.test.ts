@@ -1,4 +1,4 @@
-import { PermanentError } from '../../../src/model/errors';
+import { PermanentError } from '../../../src/platform/errors';
 import { JobActionType } from '../../../src/model/job';
 import {
   createQueueMessage,

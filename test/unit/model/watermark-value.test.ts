@@ -1,4 +1,4 @@
-import { ConfigError, PermanentError } from '../../../src/model/errors';
+import { ConfigError, PermanentError } from '../../../src/platform/errors';
 import { parseWatermarkType, WatermarkType, WatermarkValue } from '../../../src/model/watermark-value';
 
 /** The error `call` throws; fails the test when it throws nothing. */

@@ -1,4 +1,4 @@
-import { errorKind } from '../../../src/model/errors';
+import { errorKind } from '../../../src/platform/errors';
 import { AZURITE_MISSING_MESSAGE, azuriteEntryPoint } from '../../../src/storage/azurite';
 
 /** Azurite is a development dependency: a production install lacks it, and says how to get it. */

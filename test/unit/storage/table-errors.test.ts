@@ -1,4 +1,4 @@
-import { errorKind } from '../../../src/model/errors';
+import { errorKind } from '../../../src/platform/errors';
 import { toStorageError } from '../../../src/storage/table-errors';
 import { assertTableKey, tableKeyProblem } from '../../../src/storage/table-key';
 

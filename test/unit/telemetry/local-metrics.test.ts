@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Clock } from '../../../src/model/clock';
+import type { Clock } from '../../../src/platform/clock';
 import { LocalMetrics, metricsFileName, parseMetricLines, type MetricLine } from '../../../src/telemetry/local-metrics';
 import { METRIC_NAMES, type Dimensions, type MetricName } from '../../../src/telemetry/metrics';
 import { FakeClock } from '../../support/fake-clock';

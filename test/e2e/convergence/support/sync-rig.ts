@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createBus } from '../../../../src/bus/create-bus';
 import type { MessageBus } from '../../../../src/bus/message-bus';
-import { readSettings, type Settings } from '../../../../src/config/settings';
+import { readSettings, type Settings } from '../../../../src/platform/settings';
 import { WatermarkService } from '../../../../src/detect/watermark-service';
 import { openTableStorage } from '../../../../src/storage/table-client-factory';
 import type { TableStorage } from '../../../../src/storage/table-store';

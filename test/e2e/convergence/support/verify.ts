@@ -2,10 +2,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import type { MessageBus } from '../../../../src/bus/message-bus';
 import { messageIdFor } from '../../../../src/bus/message-properties';
-import { allQueueNames, type QueueNames } from '../../../../src/config/settings';
 import { WatermarkValue } from '../../../../src/model/watermark-value';
 import type { ItemValues, SourceState } from './source-db';
 import { JOBS } from './sync-config';
+import { allQueueNames, type QueueNames } from '../../../../src/platform/queue-topology';
 
 /** One record whose target state is not what the source says. */
 export interface Mismatch {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { stringify } from 'yaml';
 import type { ReceivedMessage } from '../../../../src/bus/message-bus';
-import { readSettings } from '../../../../src/config/settings';
+import { readSettings } from '../../../../src/platform/settings';
 import { busSettler } from '../../../../src/process/bus-settler';
 import type { ProcessResult } from '../../../../src/process/process-queue-message-service';
 import { createRuntime, type Runtime } from '../../../../src/runtime/runtime';

@@ -1,6 +1,6 @@
 import type { ItemOutcome, TargetBatch } from '../../../../connectors/base/target-batch';
 import { DEPENDENT_RECORDS_REASON } from '../../../../connectors/sql/blocked-delete';
-import { errorKind } from '../../../../src/model/errors';
+import { errorKind } from '../../../../src/platform/errors';
 import { type Job, JobActionType } from '../../../../src/model/job';
 import type { Mapping } from '../../../../src/model/mapping';
 import { createQueueMessage, type QueueMessage } from '../../../../src/model/queue-message';

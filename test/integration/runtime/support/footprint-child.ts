@@ -68,7 +68,7 @@ async function connectors(scratch: string): Promise<void> {
 }
 
 async function host(configDir: string, dataDir: string): Promise<void> {
-  const { readSettings } = await import('../../../../src/config/settings');
+  const { readSettings } = await import('../../../../src/platform/settings');
   const { startLocalHost } = await import('../../../../src/host/local-host');
   const { silentLogger } = await import('../../../../src/telemetry/logger');
   const settings = { ...readSettings(), dataDir };

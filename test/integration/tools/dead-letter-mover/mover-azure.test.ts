@@ -3,10 +3,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { AzureServiceBus } from '../../../../src/bus/azure/azure-bus';
 import { toOutgoingMessage } from '../../../../src/bus/message-properties';
-import { allQueueNames, DEFAULT_QUEUES } from '../../../../src/config/settings';
 import { runMover } from '../../../../tools/dead-letter-mover/main';
 import { FakeServiceBus } from '../../bus/support/fake-service-bus';
 import { MoverFixture } from './mover-fixture';
+import { allQueueNames, DEFAULT_QUEUES } from '../../../../src/platform/queue-topology';
 
 /**
  * The mover against the Azure adapter: the real @azure/service-bus SDK over real AMQP, reached

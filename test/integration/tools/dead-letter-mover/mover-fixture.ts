@@ -5,11 +5,11 @@ import { LocalBus } from '../../../../src/bus/local/local-bus';
 import type { QueueDeclaration } from '../../../../src/bus/local/options';
 import type { BusMessage, MessageBus, SubQueue } from '../../../../src/bus/message-bus';
 import { toOutgoingMessage } from '../../../../src/bus/message-properties';
-import { allQueueNames, DEFAULT_QUEUES } from '../../../../src/config/settings';
 import { JobActionType } from '../../../../src/model/job';
 import { createQueueMessage, type QueueMessage } from '../../../../src/model/queue-message';
 import type { MoverIo } from '../../../../tools/dead-letter-mover/mover';
 import { runMover } from '../../../../tools/dead-letter-mover/main';
+import { allQueueNames, DEFAULT_QUEUES } from '../../../../src/platform/queue-topology';
 
 /** Local-bus scaffolding for the dead-letter mover tests: a temp data folder, seeding, running. */
 
@@ -47,7 +47,7 @@ export class MoverFixture {
 
   /** Opens the bus with every default queue (`options` applied to each) and writes TEST_RULES. */
   async open(options: Omit<Extract<QueueDeclaration, object>, 'name'> = {}, clock?: () => Date): Promise<LocalBus> {
-    this.bus = await LocalBus.open({ dataDir: this.dataDir, queues: allQueueNames(DEFAULT_QUEUES).map((name) => ({ name, ...options })), clock });
+    this.bus = await LocalBus.open({ dataDir: this.dataDir, queues: allQueueNames(DEFAULT_QUEUES).map((name) => ({ name, ...options })), clock: clock && { now: clock } });
     writeFileSync(this.rulesFile, TEST_RULES);
     return this.bus;
   }
@@ -109,7 +109,7 @@ export class MoverFixture {
 
   /** A bus the mover opens: the local bus on this folder (with a clock when given). */
   openBus(clock?: () => Date): MoverIo['openBus'] {
-    return async (): Promise<MessageBus> => LocalBus.open({ dataDir: this.dataDir, clock });
+    return async (): Promise<MessageBus> => LocalBus.open({ dataDir: this.dataDir, clock: clock && { now: clock } });
   }
 }
 

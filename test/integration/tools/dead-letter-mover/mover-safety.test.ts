@@ -123,7 +123,7 @@ describe('dead-letter-mover --apply safety on the local bus', () => {
     writeFileSync(path.join(fx.dir, 'timeouts.yaml'), 'rules:\n  - match: { errorMessage: timeout }\n    action: Resubmit\n');
     const renewed: string[] = [];
     const openBus = async () => {
-      const inner = await LocalBus.open({ dataDir: fx.dataDir, clock });
+      const inner = await LocalBus.open({ dataDir: fx.dataDir, clock: { now: clock } });
       return intercept(inner, {
         async receive(queue, options) {
           now += 40_000; // each receive takes 40 s: without renewal the 60 s lock runs out

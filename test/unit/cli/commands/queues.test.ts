@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { BusError } from '../../../../src/bus/message-bus';
 import { registerQueuesCommand, formatQueueTable, type QueuesCommandDeps } from '../../../../src/cli/commands/queues';
-import { readSettings, type Settings } from '../../../../src/config/settings';
+import { readSettings, type Settings } from '../../../../src/platform/settings';
 import { InMemorySendBus } from '../../bus/support/in-memory-send-bus';
 
 /** A bus whose `counts` answers from a table; a missing queue is QueueNotFound, as on Service Bus. */

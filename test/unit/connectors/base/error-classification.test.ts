@@ -1,5 +1,5 @@
 import { classifyError, type ErrorRule, stringCode } from '../../../../connectors/base/error-classification';
-import { PermanentError } from '../../../../src/model/errors';
+import { PermanentError } from '../../../../src/platform/errors';
 
 const rules: ErrorRule[] = [
   { code: 'X1', message: /special/, kind: 'config', reason: 'special case' },

@@ -2,7 +2,7 @@ import { applyOneByOne, bisectGroup, type ItemOutcome } from '../../../../connec
 import { JobActionType, type Job } from '../../../../src/model/job';
 import type { Mapping } from '../../../../src/model/mapping';
 import type { QueueMessage } from '../../../../src/model/queue-message';
-import { PermanentError, TransientError, TransitiveError } from '../../../../src/model/errors';
+import { PermanentError, TransientError, TransitiveError } from '../../../../src/platform/errors';
 
 describe('bisectGroup', () => {
   /** Applies all or nothing: fails with the error of the first bad item in the subset. */

@@ -1,4 +1,6 @@
 import { classifyHttpFailure, parseRetryAfter } from '../../../../connectors/odata';
+import { MALFORMED_ANSWER } from '../../../../connectors/base/error-classification';
+import { parseBatch } from '../../../../connectors/odata/batch-multipart';
 import { classifyNetworkError, parseErrorBody } from '../../../../connectors/odata/odata-errors';
 
 const options = { operation: 'odata connection "c": upsert Books(ID=1)', redact: (t: string) => t.split('hunter2').join('***') };
@@ -63,5 +65,12 @@ describe('the OData error table', () => {
     });
     const timeout = Object.assign(new Error('The operation was aborted due to timeout'), { name: 'TimeoutError' });
     expect(classifyNetworkError(timeout, options)).toMatchObject({ name: 'TransientError', message: expect.stringContaining('no answer within settings.timeoutMs (TimeoutError)') });
+  });
+
+  it('gives a malformed answer the one kind decided for it, in the table and in the $batch parser', () => {
+    expect(MALFORMED_ANSWER).toBe('transient');
+    const invalid = classifyNetworkError(Object.assign(new Error('not JSON'), { code: 'InvalidResponse' }), options);
+    expect(invalid).toMatchObject({ name: 'TransientError', message: expect.stringContaining('the answer is not OData JSON (InvalidResponse)') });
+    expect(() => parseBatch('--b\r\nContent-Type: application/http\r\n\r\nnonsense\r\n--b--', 'b')).toThrow(expect.objectContaining({ name: 'TransientError' }));
   });
 });

@@ -1,7 +1,7 @@
 import { postgresDialect } from '../../../../connectors/sql/postgres-dialect';
 import { sqliteDialect } from '../../../../connectors/sql/sqlite-dialect';
 import { UpsertPlans } from '../../../../connectors/sql/upsert-plan';
-import { ConfigError, PermanentError } from '../../../../src/model/errors';
+import { ConfigError, PermanentError } from '../../../../src/platform/errors';
 import type { Mapping } from '../../../../src/model/mapping';
 import type { JsonValue } from '../../../../src/model/queue-message';
 

@@ -1,5 +1,4 @@
 import type { RetrieveOptions, SourceConnector, SourcePage } from '../../../../connectors/base/source-connector';
-import { DEFAULT_QUEUES } from '../../../../src/config/settings';
 import { runGetChangesActivity, type GetChangesActivityDependencies } from '../../../../src/detect/durable/get-changes-activity';
 import { JobActionType, type Job } from '../../../../src/model/job';
 import type { Mapping } from '../../../../src/model/mapping';
@@ -7,6 +6,7 @@ import { createQueueMessage, type QueueMessage } from '../../../../src/model/que
 import type { WatermarkValue } from '../../../../src/model/watermark-value';
 import { silentLogger } from '../../../../src/telemetry/logger';
 import { InMemoryMetrics } from '../../../../src/telemetry/metrics';
+import { DEFAULT_QUEUES } from '../../../../src/platform/queue-topology';
 
 const JOB: Job = {
   name: 'crm-accounts',

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { MetricsFileHistory } from '../../../../src/host/status/metrics-history';
 import { outcomeTotals, throughputLastHour } from '../../../../src/host/status/throughput';
-import type { Clock } from '../../../../src/model/clock';
+import type { Clock } from '../../../../src/platform/clock';
 import { LocalMetrics } from '../../../../src/telemetry/local-metrics';
 import { METRIC_NAMES } from '../../../../src/telemetry/metrics';
 

@@ -1,7 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import type { BusMessage, MessageBus, QueueCounts } from '../../../../src/bus/message-bus';
-import { DEFAULT_QUEUES, readSettings } from '../../../../src/config/settings';
+import { readSettings } from '../../../../src/platform/settings';
 import type { JobRunResult } from '../../../../src/detect/job-run';
 import { JobService } from '../../../../src/detect/job-service';
 import { HostStats } from '../../../../src/host/host-stats';
@@ -9,6 +9,7 @@ import type { StatusRoutesContext } from '../../../../src/host/status/status-rou
 import { JobActionType, type Job } from '../../../../src/model/job';
 import type { WatermarkRecord, WatermarkStore } from '../../../../src/model/watermark-record';
 import { InMemoryMetrics } from '../../../../src/telemetry/metrics';
+import { DEFAULT_QUEUES } from '../../../../src/platform/queue-topology';
 
 export const NOW = new Date('2026-06-01T10:30:30Z');
 

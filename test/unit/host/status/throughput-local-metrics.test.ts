@@ -1,5 +1,5 @@
 import { throughputLastHour, outcomeTotals } from '../../../../src/host/status/throughput';
-import type { Clock } from '../../../../src/model/clock';
+import type { Clock } from '../../../../src/platform/clock';
 import { LocalMetrics } from '../../../../src/telemetry/local-metrics';
 import { METRIC_NAMES, type ProcessOutcome } from '../../../../src/telemetry/metrics';
 

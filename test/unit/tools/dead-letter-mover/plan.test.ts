@@ -1,9 +1,9 @@
 import type { BusMessage } from '../../../../src/bus/message-bus';
-import { DEFAULT_QUEUES } from '../../../../src/config/settings';
 import type { Job } from '../../../../src/model/job';
 import { planMessages } from '../../../../tools/dead-letter-mover/plan';
 import { targetResolver } from '../../../../tools/dead-letter-mover/resubmit-target';
 import { parseRules } from '../../../../tools/dead-letter-mover/rules-file';
+import { DEFAULT_QUEUES } from '../../../../src/platform/queue-topology';
 
 const NOW = new Date('2026-05-01T12:00:00Z');
 const rules = parseRules(

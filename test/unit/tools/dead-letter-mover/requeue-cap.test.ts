@@ -1,12 +1,12 @@
 import type { ApplicationProperties, BusMessage } from '../../../../src/bus/message-bus';
 import { withoutErrorProperties } from '../../../../src/bus/message-properties';
-import { DEFAULT_QUEUES } from '../../../../src/config/settings';
 import { planMessages } from '../../../../tools/dead-letter-mover/plan';
 import { formatReport } from '../../../../tools/dead-letter-mover/report-text';
 import { buildReport } from '../../../../tools/dead-letter-mover/report';
 import { REQUEUE_COUNT, requeueCountOf, resubmittedProperties } from '../../../../tools/dead-letter-mover/resubmission';
 import { targetResolver } from '../../../../tools/dead-letter-mover/resubmit-target';
 import { parseRules } from '../../../../tools/dead-letter-mover/rules-file';
+import { DEFAULT_QUEUES } from '../../../../src/platform/queue-topology';
 
 /** Issue 19, item 5: the requeue count a message carries, and the scheduled requeue's cap on it. */
 const NOW = new Date('2026-05-01T12:00:00Z');

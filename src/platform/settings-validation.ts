@@ -1,4 +1,4 @@
-import { nextOccurrence, scheduleProblem, timeZoneProblem } from '../detect/schedule';
+import { nextOccurrence, scheduleProblem, timeZoneProblem } from './schedule';
 import { ConfigValidationError, type ConfigIssue } from './config-issue';
 import { urlCredentialsProblem } from './url-credentials';
 

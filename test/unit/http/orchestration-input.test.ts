@@ -1,5 +1,5 @@
-import { resolveGetChangesInput, type OrchestrationInputDependencies } from '../../../../src/detect/durable/orchestration-input';
-import type { Job } from '../../../../src/model/job';
+import { resolveGetChangesInput, type OrchestrationInputDependencies } from '../../../src/http/orchestration-input';
+import type { Job } from '../../../src/model/job';
 
 const job = (name: string) => ({ name }) as Job;
 const NOW = new Date('2026-03-01T08:00:00Z');

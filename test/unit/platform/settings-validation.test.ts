@@ -1,4 +1,4 @@
-import { readSettings } from '../../../src/config/settings';
+import { readSettings } from '../../../src/platform/settings';
 
 /** Issue 21 item 3 (and item 4 for the URL setting): every app setting is checked when it is read. */
 describe('readSettings: validation', () => {

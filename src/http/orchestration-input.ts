@@ -1,7 +1,7 @@
-import { httpError, type HttpOutput } from '../../http/http-types';
-import { errorMessage } from '../../model/errors';
-import type { Job } from '../../model/job';
-import type { GetChangesInput } from './durable-contract';
+import { httpError, type HttpOutput } from './http-types';
+import { errorMessage } from '../platform/errors';
+import type { Job } from '../model/job';
+import type { GetChangesInput } from '../detect/durable/durable-contract';
 
 export interface OrchestrationInputDependencies {
   config: {

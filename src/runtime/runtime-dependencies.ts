@@ -1,7 +1,7 @@
-import { configLookup } from '../../runtime/config-lookup';
-import type { Runtime } from '../../runtime/runtime';
-import type { GetChangesActivityDependencies } from './get-changes-activity';
-import type { OrchestrationInputDependencies } from './orchestration-input';
+import { configLookup } from './config-lookup';
+import type { Runtime } from './runtime';
+import type { GetChangesActivityDependencies } from '../detect/durable/get-changes-activity';
+import type { OrchestrationInputDependencies } from '../http/orchestration-input';
 
 /**
  * The durable path's dependencies taken from the composition root, shared by the Functions app

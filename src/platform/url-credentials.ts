@@ -1,4 +1,4 @@
-import { hasUrlPassword } from '../platform/secret-vocabulary';
+import { hasUrlPassword } from './secret-vocabulary';
 
 /**
  * Why a URL setting is refused, or undefined when it is fine: it must parse, use http(s), and

@@ -1,15 +1,12 @@
-import { allQueueNames, type QueueNames } from '../config/settings';
 import type { MessageBus } from '../bus/message-bus';
-import type { Clock } from '../model/clock';
-import { errorMessage } from '../model/errors';
+import type { Clock } from '../platform/clock';
+import { errorMessage } from '../platform/errors';
 import type { Job } from '../model/job';
 import type { WatermarkStore } from '../model/watermark-record';
 import { parseWatermarkType, WatermarkValue } from '../model/watermark-value';
-import type { Logger } from './logger';
-import { METRIC_NAMES, type Metrics } from './metrics';
-
-/** What a queue is for: `work` (has a processor), `transitive` (parked), `ignored` (outdated). */
-export type QueueRole = 'work' | 'transitive' | 'ignored';
+import type { Logger } from '../telemetry/logger';
+import { METRIC_NAMES, type Metrics } from '../telemetry/metrics';
+import { queueRoles, type QueueNames, type QueueRole } from '../platform/queue-topology';
 
 export interface GaugeSources {
   /** The configured jobs (all of them; disabled jobs still have a watermark). */
@@ -39,15 +36,6 @@ export function watermarkLagSeconds(type: string, watermark: string | null, now:
   if (watermark === WatermarkValue.initialize('datetime', null).value) return null;
   const at = Date.parse(watermark);
   return Number.isNaN(at) ? null : Math.round((now.getTime() - at) / 1000);
-}
-
-/** Every queue in use with its role, work queues first. */
-export function queueRoles(queues: QueueNames): Array<{ queue: string; role: QueueRole }> {
-  const transitive = new Set(Object.values(queues.transitive));
-  return allQueueNames(queues).map((queue) => ({
-    queue,
-    role: queue === queues.ignored ? 'ignored' : transitive.has(queue) ? 'transitive' : 'work',
-  }));
 }
 
 /**

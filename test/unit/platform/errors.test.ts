@@ -6,7 +6,7 @@ import {
   PermanentError,
   TransientError,
   TransitiveError,
-} from '../../../src/model/errors';
+} from '../../../src/platform/errors';
 
 describe('error classes', () => {
   it.each([

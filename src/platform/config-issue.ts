@@ -1,4 +1,4 @@
-import { ConfigError } from '../model/errors';
+import { ConfigError } from './errors';
 
 /** One problem in the configuration, located by file and property path. */
 export interface ConfigIssue {

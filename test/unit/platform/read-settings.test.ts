@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { readSettings } from '../../../src/config/settings';
+import { readSettings } from '../../../src/platform/settings';
 
 describe('readSettings: the Service Bus connection', () => {
   const emulator = 'Endpoint=sb://localhost;SharedAccessKeyName=k;SharedAccessKey=v;UseDevelopmentEmulator=true;';

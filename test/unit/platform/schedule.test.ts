@@ -1,4 +1,4 @@
-import { isDue, nextOccurrence, scheduleProblem, timeZoneProblem } from '../../../src/detect/schedule';
+import { isDue, nextOccurrence, scheduleProblem, timeZoneProblem } from '../../../src/platform/schedule';
 
 const at = (iso: string) => new Date(iso);
 const FIELDS = 'expected 6 fields (second minute hour day month weekday)';

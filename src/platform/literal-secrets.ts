@@ -1,4 +1,4 @@
-import { isSecretName, normalizeName, SECRET_NAMES } from '../platform/secret-vocabulary';
+import { isSecretName, normalizeName, SECRET_NAMES } from './secret-vocabulary';
 import { formatPath, type PathSegment } from './config-issue';
 
 /**

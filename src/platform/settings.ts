@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { Priority } from '../model/job';
+import { DEFAULT_QUEUES, type QueueNames } from './queue-topology';
 import { validateSettings, type SettingsToCheck } from './settings-validation';
 
 /**
@@ -43,12 +43,6 @@ export interface Settings {
   queues: QueueNames;
 }
 
-export interface QueueNames {
-  work: Record<Priority, string>;
-  transitive: Record<Priority, string>;
-  ignored: string;
-}
-
 export const SETTING_NAMES = {
   storage: 'AzureWebJobsStorage',
   tablesEndpoint: 'HIGHWATER_TABLES_ENDPOINT',
@@ -77,25 +71,6 @@ export const SETTING_NAMES = {
 export const TRIGGER_CONNECTION_SETTING = 'ServiceBusConnection';
 
 export const DEFAULT_GET_CHANGES_SCHEDULE = '*/10 * * * * *';
-
-export const DEFAULT_QUEUES: QueueNames = {
-  work: { high: 'sbqhigh', normal: 'sbqnormal', low: 'sbqlow' },
-  transitive: { high: 'sbqtransitivehigh', normal: 'sbqtransitivenormal', low: 'sbqtransitivelow' },
-  ignored: 'sbqignored',
-};
-
-/** Every queue name in use, work queues first. */
-export function allQueueNames(queues: QueueNames): string[] {
-  return [...Object.values(queues.work), ...Object.values(queues.transitive), queues.ignored];
-}
-
-/** The priority whose work or transitive queue has this name, if any. */
-export function priorityOfQueue(queues: QueueNames, queue: string): Priority | undefined {
-  for (const p of ['high', 'normal', 'low'] as const) {
-    if (queues.work[p] === queue || queues.transitive[p] === queue) return p;
-  }
-  return undefined;
-}
 
 function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value.trim();

@@ -1,11 +1,11 @@
 import { BusError, type QueueCounts } from '../../../src/bus/message-bus';
-import { DEFAULT_QUEUES } from '../../../src/config/settings';
 import type { Job } from '../../../src/model/job';
 import type { WatermarkRecord } from '../../../src/model/watermark-record';
-import { queueRoles, sampleGauges, startGaugeSampler, watermarkLagSeconds } from '../../../src/telemetry/gauges';
+import { sampleGauges, startGaugeSampler, watermarkLagSeconds } from '../../../src/runtime/gauges';
 import { InMemoryMetrics } from '../../../src/telemetry/metrics';
 import { FakeClock } from '../../support/fake-clock';
-import { recordingLog } from './telemetry-stubs';
+import { recordingLog } from '../telemetry/telemetry-stubs';
+import { DEFAULT_QUEUES, queueRoles } from '../../../src/platform/queue-topology';
 
 const NOW = new Date('2026-05-01T12:00:00Z');
 
