@@ -106,7 +106,7 @@ var tableNames = [
 ]
 
 // ARCHITECTURE §7: the app setting naming each queue, and the queue (the code's defaults in
-// src/config/settings.ts). The Service Bus module creates exactly these queues.
+// src/platform/settings.ts). The Service Bus module creates exactly these queues.
 var queueSettings = {
   QUEUE_HIGH: 'sbqhigh'
   QUEUE_NORMAL: 'sbqnormal'
@@ -117,7 +117,7 @@ var queueSettings = {
   QUEUE_IGNORED: 'sbqignored'
 }
 
-// Settings Highwater's code reads (src/config/settings.ts, src/telemetry/create-telemetry.ts).
+// Settings Highwater's code reads (src/platform/settings.ts, src/telemetry/create-telemetry.ts).
 var highwaterSettings = {
   // Tables through the identity (src/storage/table-client-factory.ts), not AzureWebJobsStorage.
   HIGHWATER_TABLES_ENDPOINT: storage.outputs.tableEndpoint

@@ -31,7 +31,7 @@ export type ItemOutcome =
   | { readonly status: 'applied'; readonly returned?: Record<string, JsonValue> }
   /** The version check refused the write: the target holds a newer version (`targetVersion`). */
   | { readonly status: 'outdated'; readonly targetVersion: string }
-  /** This item failed on its own; `error` is classified by the error taxonomy (`src/model/errors.ts`). */
+  /** This item failed on its own; `error` is classified by the error taxonomy (`src/platform/errors.ts`). */
   | { readonly status: 'failed'; readonly error: unknown };
 
 /**

@@ -16,7 +16,7 @@ export interface UpsertResult {
 
 /**
  * Applies messages to a target system. Every method throws the error taxonomy of
- * `src/model/errors.ts` (classified at the adapter boundary): `TransitiveError` when a dependency
+ * `src/platform/errors.ts` (classified at the adapter boundary): `TransitiveError` when a dependency
  * is missing, `PermanentError` when the message can never be applied, `TransientError` otherwise.
  */
 export interface TargetConnector extends BatchTarget {

@@ -1,6 +1,6 @@
 /**
  * The one list of what counts as a secret, shared by the config validator (a literal secret in
- * a connection's settings is refused: `src/config/literal-secrets.ts`) and by scrubbing (error
+ * a connection's settings is refused: `src/platform/literal-secrets.ts`) and by scrubbing (error
  * texts lose secret values before they are logged, stored or sent: `scrubSecrets`). They used
  * to keep a list each and disagreed (`passphrase=` was refused in a config but kept in a log).
  */

@@ -1,7 +1,7 @@
 /**
  * The table storage port. Adapters (Azure Table Storage or Azurite, both through
  * `@azure/data-tables`) implement it and expose no SDK types. Every method may throw an error of
- * the taxonomy in `src/model/errors.ts` (see `table-errors.ts` for how SDK failures map to it).
+ * the taxonomy in `src/platform/errors.ts` (see `table-errors.ts` for how SDK failures map to it).
  */
 
 /**

@@ -64,8 +64,11 @@ export async function codeFacts(): Promise<CodeFacts> {
   const functionSettings = new Set<string>();
   const functionConnections = new Set<string>();
   const unresolvedConnections: string[] = [];
-  // `connection:` takes a literal or a string constant declared somewhere under functions/.
+  // `connection:` takes a literal or a string constant declared under functions/ or src/platform/.
   const constants = new Map<string, string>();
+  for (const file of tsFiles('src/platform')) {
+    for (const m of fs.readFileSync(file, 'utf8').matchAll(/\bconst\s+(\w+)\s*=\s*['"]([^'"]+)['"]/g)) constants.set(m[1], m[2]);
+  }
   const uses: { file: string; literal?: string; constant?: string }[] = [];
   for (const file of functionFiles) {
     const text = fs.readFileSync(file, 'utf8');
