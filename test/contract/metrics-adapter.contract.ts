@@ -1,3 +1,4 @@
+import { capabilityIt } from './capability-it';
 import type { Capability, ContractContext, MetricsHarness, OpenedMetrics } from './metrics-adapter/context';
 import { deliveryCases } from './metrics-adapter/delivery.cases';
 import { robustnessCases } from './metrics-adapter/robustness.cases';
@@ -32,17 +33,7 @@ export function runMetricsAdapterContract(name: string, makeHarness: () => Promi
   let harness: MetricsHarness | undefined;
   const unsupported = options.unsupported ?? {};
   const ctx: ContractContext = {
-    caseIt: (uses) => (title, fn) => {
-      const missing = uses.filter((u) => unsupported[u] !== undefined);
-      if (missing.length === 0) {
-        it(title, fn, options.timeoutMs);
-        return;
-      }
-      const reason = missing.map((u) => `${u}: ${unsupported[u]}`).join('; ');
-      // Printed, not silent: which case this adapter skips, and why.
-      console.log(`Metrics contract ${name}: skipped "${title}" (unsupported ${reason})`);
-      it.skip(`${title} [unsupported ${reason}]`, fn);
-    },
+    caseIt: capabilityIt(`Metrics contract ${name}`, unsupported, options.timeoutMs),
     open: (): Promise<OpenedMetrics> => {
       if (!harness) throw new Error(`${name}: the contract harness is not ready (did beforeAll fail?)`);
       return harness.open();

@@ -1,3 +1,4 @@
+import { capabilityIt } from './capability-it';
 import { continuationCases } from './source-connector/continuation.cases';
 import type { Capability, ContractContext, PreparedSource, SourceHarness, SourceScenario } from './source-connector/context';
 import { deletesAndTimestampCases } from './source-connector/deletes-and-timestamps.cases';
@@ -33,17 +34,7 @@ export function runSourceConnectorContract(name: string, makeHarness: () => Prom
   let harness: SourceHarness | undefined;
   const unsupported = options.unsupported ?? {};
   const ctx: ContractContext = {
-    caseIt: (uses) => (title, fn) => {
-      const missing = uses.filter((u) => unsupported[u] !== undefined);
-      if (missing.length === 0) {
-        it(title, fn, options.timeoutMs);
-        return;
-      }
-      const reason = missing.map((u) => `${u}: ${unsupported[u]}`).join('; ');
-      // Printed, not silent: which case this system skips, and why.
-      console.log(`Source contract ${name}: skipped "${title}" (unsupported ${reason})`);
-      it.skip(`${title} [unsupported ${reason}]`, fn);
-    },
+    caseIt: capabilityIt(`Source contract ${name}`, unsupported, options.timeoutMs),
     prepare: (scenario: SourceScenario): Promise<PreparedSource> => {
       if (!harness) throw new Error(`${name}: the contract harness is not ready (did beforeAll fail?)`);
       return harness.prepare(scenario);

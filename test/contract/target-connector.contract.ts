@@ -1,3 +1,4 @@
+import { capabilityIt } from './capability-it';
 import type { Capability, ContractContext, PreparedTarget, Scenario, TargetHarness } from './target-connector/context';
 import { deleteAndResponseCases } from './target-connector/delete-and-response.cases';
 import { groupAndVersionCases } from './target-connector/group-and-version.cases';
@@ -29,17 +30,7 @@ export function runTargetConnectorContract(name: string, makeHarness: () => Prom
   let harness: TargetHarness | undefined;
   const unsupported = options.unsupported ?? {};
   const ctx: ContractContext = {
-    caseIt: (uses) => (title, fn) => {
-      const missing = uses.filter((u) => unsupported[u] !== undefined);
-      if (missing.length === 0) {
-        it(title, fn, options.timeoutMs);
-        return;
-      }
-      const reason = missing.map((u) => `${u}: ${unsupported[u]}`).join('; ');
-      // Printed, not silent: which case this system skips, and why.
-      console.log(`Target contract ${name}: skipped "${title}" (unsupported ${reason})`);
-      it.skip(`${title} [unsupported ${reason}]`, fn);
-    },
+    caseIt: capabilityIt(`Target contract ${name}`, unsupported, options.timeoutMs),
     prepare: (scenario: Scenario): Promise<PreparedTarget> => {
       if (!harness) throw new Error(`${name}: the contract harness is not ready (did beforeAll fail?)`);
       return harness.prepare(scenario);
