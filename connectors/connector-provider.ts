@@ -12,7 +12,8 @@ export interface ConnectorProviderOptions {
   resolveSecret(envName: string): string | undefined;
   /** Relative file settings resolve against this folder. */
   configDir: string;
-  clock?: Pick<Clock, 'now'>;
+  /** Handed to every connector (see `ConnectorContext.clock`). Default: the system clock. */
+  clock?: Pick<Clock, 'now' | 'sleep'>;
   warn?: (message: string) => void;
 }
 

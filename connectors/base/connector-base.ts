@@ -1,3 +1,4 @@
+import type { Clock } from '../../src/platform/clock';
 import { ConfigError, PermanentError } from '../../src/platform/errors';
 import { type Job, JobActionType } from '../../src/model/job';
 import type { Mapping } from '../../src/model/mapping';
@@ -9,7 +10,7 @@ import { type RelatedValueLookup, resolveValue } from './resolvers';
 
 export interface SerializeContext {
   /** Time of detection (`detectedAt`). */
-  now: () => Date;
+  clock: Pick<Clock, 'now'>;
   /** Resolver lookups (pass a per-run `ResolverCache`); required when a field mapping has a resolver. */
   lookup?: RelatedValueLookup;
   /** Action of this message. Default `job.action` (a soft-deleted row passes `Delete`). */
@@ -78,7 +79,7 @@ export abstract class ConnectorBase {
       changeTracker: ctx.changeTracker ?? canonicalChangeTracker(row, job),
       fields,
       ...(action === JobActionType.InvokeAction ? { actionParameters: { ...fields } } : {}),
-      detectedAt: ctx.now().toISOString(),
+      detectedAt: ctx.clock.now().toISOString(),
     });
   }
 }

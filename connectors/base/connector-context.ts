@@ -1,4 +1,4 @@
-import type { Clock } from '../../src/platform/clock';
+import { type Clock, systemClock } from '../../src/platform/clock';
 import type { Connection } from '../../src/model/connection';
 import { ConfigError } from '../../src/platform/errors';
 
@@ -12,10 +12,18 @@ export interface ConnectorContext {
   resolveSecret: (envName: string) => string | undefined;
   /** Folder the configuration was loaded from; relative file settings (e.g. SQLite `file`) resolve against it. */
   configDir: string;
-  /** Time source for `detectedAt`. Default: the system clock. */
-  clock?: Pick<Clock, 'now'>;
+  /**
+   * Time: `detectedAt`, token expiry, and the waits before retrying a throttled read (so a fake
+   * clock also skips those in tests). Default: the system clock (see {@link contextClock}).
+   */
+  clock?: Pick<Clock, 'now' | 'sleep'>;
   /** Warnings a connector wants to surface (never with secret values). Default: none. */
   warn?: (message: string) => void;
+}
+
+/** The context's clock, or the system clock when it gives none. */
+export function contextClock(ctx: ConnectorContext): Pick<Clock, 'now' | 'sleep'> {
+  return ctx.clock ?? systemClock;
 }
 
 /**

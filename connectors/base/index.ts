@@ -7,3 +7,4 @@ export * from './resolvers';
 export * from './source-connector';
 export * from './target-connector';
 export * from './target-batch';
+export * from './apply-one-by-one';

@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import { ConfigError } from '../../src/platform/errors';
 import type { ConnectorContext } from './connector-context';
 import type { SourceConnector } from './source-connector';
@@ -20,6 +21,11 @@ export interface ConnectorFactory {
   /** The `connection.type` served, lower case, e.g. `sqlite`. */
   type: string;
   validateSettings: SettingsValidator;
+  /**
+   * The zod schema of `settings` that `validateSettings` checks with (`base/settings-schema.ts`):
+   * the generated JSON Schema describes each type's settings with it. Absent: any object.
+   */
+  settingsSchema?: z.ZodType;
   /** Absent when the system cannot be a source. */
   createSource?(ctx: ConnectorContext): SourceConnector;
   /** Absent when the system cannot be a target. */
@@ -54,6 +60,16 @@ export class ConnectorRegistry {
   /** The settings validators by type, as config validation takes them (`validateConfig({ connectionTypes })`). */
   connectionTypes(): Record<string, SettingsValidator> {
     return Object.fromEntries([...this.factories].map(([type, factory]) => [type, factory.validateSettings]));
+  }
+
+  /** The settings schemas by type, sorted by type; types without one are left out. */
+  settingsSchemas(): Record<string, z.ZodType> {
+    const schemas: Record<string, z.ZodType> = {};
+    for (const type of this.types()) {
+      const schema = this.factories.get(type)?.settingsSchema;
+      if (schema) schemas[type] = schema;
+    }
+    return schemas;
   }
 
   /** @throws ConfigError for an unknown type, a type that cannot be a source, or invalid settings. */
@@ -100,6 +116,8 @@ export interface LazyConnectorFactoryOptions {
   type: string;
   /** The settings checks, from a module that loads no connector code; must be the loaded factory's own. */
   validateSettings: SettingsValidator;
+  /** The schema they check with, from the same module; must be the loaded factory's own. */
+  settingsSchema?: z.ZodType;
   /** Returns the implementing factory, typically by `require`-ing its module; called once, on the first open. */
   load: () => ConnectorFactory;
 }
@@ -110,8 +128,8 @@ export interface LazyConnectorFactoryOptions {
  * a host whose connections never use the type, does not pay for its code. Loading is
  * synchronous (`require`) because opening a connector is.
  *
- * @throws Error on the first open when the loaded factory serves another type or validates with
- *   another function (a programming error: the light and the full module disagree).
+ * @throws Error on the first open when the loaded factory serves another type, or validates with
+ *   another function or schema (a programming error: the light and the full module disagree).
  */
 export function lazyConnectorFactory(options: LazyConnectorFactoryOptions): ConnectorFactory {
   let loaded: ConnectorFactory | undefined;
@@ -124,12 +142,16 @@ export function lazyConnectorFactory(options: LazyConnectorFactoryOptions): Conn
     if (factory.validateSettings !== options.validateSettings) {
       throw new Error(`connector type "${options.type}": its implementation validates settings with another function than the one registered`);
     }
+    if (factory.settingsSchema !== options.settingsSchema) {
+      throw new Error(`connector type "${options.type}": its implementation describes its settings with another schema than the one registered`);
+    }
     loaded = factory;
     return loaded;
   };
   return {
     type: options.type,
     validateSettings: options.validateSettings,
+    settingsSchema: options.settingsSchema,
     createSource: (ctx) => openSource(implementation(), ctx),
     createTarget: (ctx) => openTarget(implementation(), ctx),
   };

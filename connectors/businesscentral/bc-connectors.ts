@@ -1,12 +1,12 @@
-import type { ConnectorContext } from '../base/connector-context';
+import { type ConnectorContext, contextClock } from '../base/connector-context';
 import type { ConnectorFactory } from '../base/registry';
-import { clockOf, openOdataConnection, type OdataTransportOverrides } from '../odata/odata-connection';
+import { openOdataConnection, type OdataTransportOverrides } from '../odata/odata-connection';
 import type { OdataHttpClient } from '../odata/odata-http';
 import { isGuid } from '../odata/odata-literals';
 import { OdataSource } from '../odata/odata-source';
 import { OdataTarget } from '../odata/odata-target';
 import { companyServiceRoot } from './bc-company';
-import { BC_SCOPE, businessCentralApiRoot, type BusinessCentralSettings, validateBusinessCentralSettings } from './bc-settings';
+import { BC_SCOPE, businessCentralApiRoot, type BusinessCentralSettings, businessCentralSettingsSchema, validateBusinessCentralSettings } from './bc-settings';
 
 /** Business Central's limits: operations per `$batch`, and requests in flight per user. */
 export const BC_MAX_BATCH_OPERATIONS = 100;
@@ -34,7 +34,8 @@ export function createBusinessCentralConnectorFactory(overrides?: OdataTransport
   return {
     type: 'businesscentral',
     validateSettings: validateBusinessCentralSettings,
-    createSource: (ctx) => new OdataSource({ http: openCompany(ctx, overrides).http, now: clockOf(ctx), delta: { warn: ctx.warn } }),
+    settingsSchema: businessCentralSettingsSchema,
+    createSource: (ctx) => new OdataSource({ http: openCompany(ctx, overrides).http, clock: contextClock(ctx), delta: { warn: ctx.warn } }),
     createTarget: (ctx) => {
       const { settings, http, label } = openCompany(ctx, overrides);
       return new OdataTarget({

@@ -1,64 +1,55 @@
-import type { SettingsValidator } from '../base/registry';
-import { AUTH_SECRETS, checkAuth, COMMON_CHECKS, type OdataCommonSettings } from '../odata/odata-settings';
-import { arrayOf, checkConnection, httpUrl, identifier, nonEmptyString, recordOf } from '../odata/settings-checks';
-
-/**
- * Settings of a `businesscentral` connection (Business Central API v2.0 or a custom API).
- * - `company` (required): the company's name (or display name) or its id (GUID).
- * - `tenantId` and `environment` (default `production`): the online API root
- *   `https://api.businesscentral.dynamics.com/v2.0/<tenantId>/<environment>/<apiPath>/`.
- * - `apiPath`: default `api/v2.0`; a custom API is e.g. `api/contoso/sync/v1.0`.
- * - `serviceUrl`: the whole API root instead (on-premises, e.g.
- *   `https://bc.contoso.local:7048/BC/api/v2.0/`); then `tenantId`, `environment` and `apiPath` are not used.
- * - `entityKeys`: entity set → key properties. Default `id` for every entity set (the API's
- *   SystemId): records are found by the mapping's target key (e.g. `number`) and written at `id`.
- * - `auth.scope` defaults to `https://api.businesscentral.dynamics.com/.default`;
- *   `versionField` defaults to `lastModifiedDateTime`.
- */
-export interface BusinessCentralSettings extends OdataCommonSettings {
-  company: string;
-  tenantId?: string;
-  environment?: string;
-  apiPath?: string;
-  serviceUrl?: string;
-  entityKeys?: Record<string, string[]>;
-}
+import type { z } from 'zod';
+import type { SettingsProblem, SettingsValidator } from '../base/registry';
+import { described, knownProperties, matching, nonEmptyString } from '../base/settings-schema';
+import { checkOdataConnection, entityKeys, httpUrl, ODATA_COMMON_SETTINGS } from '../odata/odata-settings';
 
 export const BC_ONLINE_BASE = 'https://api.businesscentral.dynamics.com/v2.0';
 export const BC_SCOPE = 'https://api.businesscentral.dynamics.com/.default';
 
-const apiPath = (v: unknown, path: string) =>
-  typeof v === 'string' && /^api(\/[A-Za-z0-9_.-]+)+$/.test(v) ? [] : [{ path, message: 'must be an API path such as api/v2.0 or api/<publisher>/<group>/<version>' }];
+const ONLINE_ONLY = 'Not used (not allowed) with serviceUrl.';
 
-export const validateBusinessCentralSettings: SettingsValidator = (settings, secrets) => {
-  const problems = checkConnection(
+/** Settings of a `businesscentral` connection (Business Central API v2.0 or a custom API). */
+export const businessCentralSettingsSchema = described(
+  knownProperties(
     {
-      type: 'businesscentral',
-      settings: {
-        ...COMMON_CHECKS,
-        company: nonEmptyString,
-        tenantId: nonEmptyString,
-        environment: nonEmptyString,
-        apiPath,
-        serviceUrl: httpUrl,
-        entityKeys: recordOf(arrayOf(identifier)),
-      },
-      required: ['company'],
-      secrets: AUTH_SECRETS,
+      ...ODATA_COMMON_SETTINGS,
+      company: described(nonEmptyString(), "The company's name (or display name) or its id (GUID)."),
+      tenantId: described(nonEmptyString().optional(), `Tenant of the online API root ${BC_ONLINE_BASE}/<tenantId>/<environment>/<apiPath>/; required unless serviceUrl is given. ${ONLINE_ONLY}`),
+      environment: described(nonEmptyString().optional(), `Environment of the online API root. Default production. ${ONLINE_ONLY}`, 'production'),
+      apiPath: described(
+        matching(/^api(\/[A-Za-z0-9_.-]+)+$/, 'must be an API path such as api/v2.0 or api/<publisher>/<group>/<version>').optional(),
+        `API path of the online API root. Default api/v2.0; a custom API is e.g. api/contoso/sync/v1.0. ${ONLINE_ONLY}`,
+        'api/v2.0',
+      ),
+      serviceUrl: described(
+        httpUrl().optional(),
+        'The whole API root instead (on-premises, e.g. https://bc.contoso.local:7048/BC/api/v2.0/); then tenantId, environment and apiPath are not used.',
+      ),
+      entityKeys: described(
+        entityKeys().optional(),
+        "Entity set → key properties. Default id for every entity set (the API's SystemId): records are found by the mapping's target key (e.g. number) and written at id.",
+      ),
     },
-    settings,
-    secrets,
-  );
-  if (settings.serviceUrl === undefined && settings.tenantId === undefined) {
-    problems.push({ path: 'settings.tenantId', message: 'is required (or give the whole API root in settings.serviceUrl)' });
+    'unknown setting of connector type businesscentral',
+  ),
+  'Settings of a businesscentral connection (Business Central API). auth.scope defaults to ' +
+    `${BC_SCOPE}; versionField to lastModifiedDateTime. Secrets: clientSecret or certificate, as settings.auth needs.`,
+);
+
+export type BusinessCentralSettings = z.output<typeof businessCentralSettingsSchema>;
+
+/** The online API root or the whole one in serviceUrl (beyond the schema: a choice between properties). */
+function apiRootProblems(settings: Record<string, unknown>): SettingsProblem[] {
+  if (settings.serviceUrl === undefined) {
+    return settings.tenantId === undefined ? [{ path: 'settings.tenantId', message: 'is required (or give the whole API root in settings.serviceUrl)' }] : [];
   }
-  if (settings.serviceUrl !== undefined) {
-    for (const key of ['tenantId', 'environment', 'apiPath']) {
-      if (settings[key] !== undefined) problems.push({ path: `settings.${key}`, message: 'must not be set together with settings.serviceUrl' });
-    }
-  }
-  return [...problems, ...checkAuth(settings.auth, secrets)];
-};
+  return ['tenantId', 'environment', 'apiPath']
+    .filter((key) => settings[key] !== undefined)
+    .map((key) => ({ path: `settings.${key}`, message: 'must not be set together with settings.serviceUrl' }));
+}
+
+export const validateBusinessCentralSettings: SettingsValidator = (settings, secrets) =>
+  checkOdataConnection('businesscentral', businessCentralSettingsSchema, settings, secrets, apiRootProblems(settings));
 
 /** The API root (without the company), ending with `/`. */
 export function businessCentralApiRoot(settings: BusinessCentralSettings): string {

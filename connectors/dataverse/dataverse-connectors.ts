@@ -1,9 +1,10 @@
+import { contextClock } from '../base/connector-context';
 import type { ConnectorFactory } from '../base/registry';
 import { statusOf } from '../odata/delta-reader';
-import { clockOf, openOdataConnection, type OdataTransportOverrides } from '../odata/odata-connection';
+import { openOdataConnection, type OdataTransportOverrides } from '../odata/odata-connection';
 import { OdataSource } from '../odata/odata-source';
 import { DataverseTarget } from './dataverse-target';
-import { dataverseServiceRoot, type DataverseSettings, validateDataverseSettings } from './dataverse-settings';
+import { dataverseServiceRoot, type DataverseSettings, dataverseSettingsSchema, validateDataverseSettings } from './dataverse-settings';
 
 /** Dataverse's error code for a change-tracking token past its retention ("Version stamp associated with the client has expired"). */
 export const EXPIRED_VERSION_STAMP = '0x80044352';
@@ -28,7 +29,8 @@ export function createDataverseConnectorFactory(overrides?: OdataTransportOverri
   return {
     type: 'dataverse',
     validateSettings: validateDataverseSettings,
-    createSource: (ctx) => new OdataSource({ http: open(ctx).http, now: clockOf(ctx), delta: { isExpired: isExpiredDataverseDelta, warn: ctx.warn } }),
+    settingsSchema: dataverseSettingsSchema,
+    createSource: (ctx) => new OdataSource({ http: open(ctx).http, clock: contextClock(ctx), delta: { isExpired: isExpiredDataverseDelta, warn: ctx.warn } }),
     createTarget: (ctx) => {
       const { settings, http } = open(ctx);
       return new DataverseTarget({

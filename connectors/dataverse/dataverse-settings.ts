@@ -1,69 +1,67 @@
+import type { z } from 'zod';
 import type { SettingsValidator } from '../base/registry';
-import type { BulkTable } from './upsert-multiple';
-import { AUTH_SECRETS, checkAuth, COMMON_CHECKS, type OdataCommonSettings } from '../odata/odata-settings';
-import { type Check, checkConnection, httpUrl, identifier, integerBetween, isObject, objectOf, recordOf } from '../odata/settings-checks';
-
-/** How a lookup column is bound: the related table's entity set, and the key its values are in (default: its primary key, a GUID). */
-export interface DataverseLookup {
-  entitySet: string;
-  key?: string;
-}
-
-/**
- * Settings of a `dataverse` connection (Dataverse / Dynamics 365 Web API).
- * - `url` (required): the environment URL, e.g. `https://contoso.crm4.dynamics.com`.
- * - `apiVersion`: Web API version. Default `9.2` (paths `/api/data/v9.2/`).
- * - `lookups`: target entity set → navigation property → the related entity set (and
- *   alternate key): a mapped field named like the navigation property is sent as
- *   `<property>@odata.bind: "/<entitySet>(<key>=<value>)"`. Fields already named
- *   `<property>@odata.bind` are sent as they are (a bare GUID needs a `lookups` entry).
- * - `batchSize`: most upserts sent together in one `$batch` while another request is in
- *   flight (group commit); 1 turns batching off. Default 50, at most 1000.
- *   It is also the most requests per `$batch` when a batch of messages is written.
- * - `upsertMultiple`: entity set → `{ logicalName, maxRecords? }` of tables written with
- *   `UpsertMultiple` (not every table supports it: query `sdkmessagefilters`); `logicalName` is
- *   the table's logical name (`account` for `accounts`), `maxRecords` the most records per
- *   request (default 1000; 100 suits elastic tables). Default: none, every table through `$batch`.
- * - `auth.scope` defaults to `<url>/.default`; `versionField` defaults to `modifiedon`.
- */
-export interface DataverseSettings extends OdataCommonSettings {
-  url: string;
-  apiVersion?: string;
-  lookups?: Record<string, Record<string, DataverseLookup>>;
-  batchSize?: number;
-  upsertMultiple?: Record<string, BulkTable>;
-}
-
-const apiVersion: Check = (v, path) => (typeof v === 'string' && /^\d+\.\d+$/.test(v) ? [] : [{ path, message: 'must be a version such as 9.2' }]);
-
-const bulkTable: Check = (v, path) =>
-  isObject(v)
-    ? objectOf({ logicalName: identifier, maxRecords: integerBetween(1, 1000) }, ['logicalName'])(v, path)
-    : [{ path, message: 'must be an object with logicalName (and maxRecords)' }];
-
-const lookup: Check = (v, path) =>
-  isObject(v) ? objectOf({ entitySet: identifier, key: identifier }, ['entitySet'])(v, path) : [{ path, message: 'must be an object with entitySet (and key)' }];
+import { described, integerBetween, knownProperties, matching, recordOf } from '../base/settings-schema';
+import { checkOdataConnection, httpUrl, ODATA_COMMON_SETTINGS, odataIdentifier } from '../odata/odata-settings';
 
 /** The origin of the environment URL must be all of it: the Web API path is added. */
-const environmentUrl: Check = (v, path) => {
-  const problems = httpUrl(v, path);
-  if (problems.length > 0) return problems;
-  return new URL(v as string).pathname.replace(/\/$/, '') === '' ? [] : [{ path, message: 'must be the environment URL without a path, e.g. https://contoso.crm4.dynamics.com' }];
-};
+const environmentUrl = () =>
+  httpUrl().refine((url) => new URL(url).pathname.replace(/\/$/, '') === '', { error: 'must be the environment URL without a path, e.g. https://contoso.crm4.dynamics.com' });
 
-export const validateDataverseSettings: SettingsValidator = (settings, secrets) => [
-  ...checkConnection(
+/** How a lookup column is bound: the related table's entity set, and the key its values are in. */
+const lookupSchema = knownProperties(
+  {
+    entitySet: described(odataIdentifier(), 'Entity set of the related table, e.g. accounts.'),
+    key: described(odataIdentifier().optional(), "Alternate key the mapped values are in. Default: the related table's primary key (a GUID)."),
+  },
+  'unknown property',
+  'must be an object with entitySet (and key)',
+);
+
+export type DataverseLookup = z.output<typeof lookupSchema>;
+
+/** A table written with `UpsertMultiple`. */
+const bulkTableSchema = knownProperties(
+  {
+    logicalName: described(odataIdentifier(), "The table's logical name (account for accounts)."),
+    maxRecords: described(integerBetween(1, 1000).optional(), 'Most records per request. Default 1000; 100 suits elastic tables.', 1000),
+  },
+  'unknown property',
+  'must be an object with logicalName (and maxRecords)',
+);
+
+/** Settings of a `dataverse` connection (Dataverse / Dynamics 365 Web API). */
+export const dataverseSettingsSchema = described(
+  knownProperties(
     {
-      type: 'dataverse',
-      settings: { ...COMMON_CHECKS, url: environmentUrl, apiVersion, lookups: recordOf(recordOf(lookup)), batchSize: integerBetween(1, 1000), upsertMultiple: recordOf(bulkTable) },
-      required: ['url'],
-      secrets: AUTH_SECRETS,
+      ...ODATA_COMMON_SETTINGS,
+      url: described(environmentUrl(), 'The environment URL, e.g. https://contoso.crm4.dynamics.com. auth.scope defaults to <url>/.default; versionField to modifiedon.'),
+      apiVersion: described(matching(/^\d+\.\d+$/, 'must be a version such as 9.2').optional(), 'Web API version. Default 9.2 (paths /api/data/v9.2/).', '9.2'),
+      lookups: described(
+        recordOf(odataIdentifier(), recordOf(odataIdentifier(), lookupSchema)).optional(),
+        'Target entity set → navigation property → the related entity set (and alternate key): a mapped field named like the navigation property ' +
+          'is sent as <property>@odata.bind: "/<entitySet>(<key>=<value>)". Fields already named <property>@odata.bind are sent as they are ' +
+          '(a bare GUID needs a lookups entry).',
+      ),
+      batchSize: described(
+        integerBetween(1, 1000).optional(),
+        'Most upserts sent together in one $batch while another request is in flight (group commit); 1 turns batching off. ' +
+          'Also the most requests per $batch when a batch of messages is written. Default 50.',
+        50,
+      ),
+      upsertMultiple: described(
+        recordOf(odataIdentifier(), bulkTableSchema).optional(),
+        'Entity set → { logicalName, maxRecords? } of tables written with UpsertMultiple (not every table supports it: query sdkmessagefilters). ' +
+          'Default: none, every table through $batch.',
+      ),
     },
-    settings,
-    secrets,
+    'unknown setting of connector type dataverse',
   ),
-  ...checkAuth(settings.auth, secrets),
-];
+  'Settings of a dataverse connection (Dataverse / Dynamics 365 Web API). Secrets: clientSecret or certificate, as settings.auth needs.',
+);
+
+export type DataverseSettings = z.output<typeof dataverseSettingsSchema>;
+
+export const validateDataverseSettings: SettingsValidator = (settings, secrets) => checkOdataConnection('dataverse', dataverseSettingsSchema, settings, secrets);
 
 /** The Web API service root of a connection, e.g. `https://contoso.crm4.dynamics.com/api/data/v9.2/`. */
 export function dataverseServiceRoot(settings: DataverseSettings): string {

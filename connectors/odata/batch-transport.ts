@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { type HighwaterError, TransientError } from '../../src/platform/errors';
+import type { HighwaterError } from '../../src/platform/errors';
+import { malformedAnswer } from '../base/error-classification';
 import { boundaryOf, buildBatch, parseBatch } from './batch-multipart';
 import { classifyHttpFailure, parseErrorBody, parseRetryAfter } from './odata-errors';
 import type { OdataHttpClient, OdataResponse } from './odata-http';
@@ -85,7 +86,7 @@ export class BatchTransport {
     }));
     const response = await this.post({ contentType: 'application/json', text: JSON.stringify({ requests }) }, 'application/json', chunk.length, what);
     const responses = response.body?.responses;
-    if (!Array.isArray(responses)) throw new TransientError(`${what} ($batch): the answer has no responses`);
+    if (!Array.isArray(responses)) throw malformedAnswer(`${what} ($batch): the answer has no responses`);
     const byId = new Map<string, Record<string, unknown>>();
     for (const r of responses as Array<Record<string, unknown>>) byId.set(String(r.id), r);
     return chunk.map((op, i) => {
@@ -103,7 +104,7 @@ export class BatchTransport {
     const parts = chunk.map((op) => ({ method: op.method, url: this.options.absoluteUrls ? new URL(op.url, root).href : op.url, headers: op.headers, body: op.body }));
     const response = await this.post({ contentType: `multipart/mixed; boundary=${boundary}`, text: buildBatch(boundary, parts) }, 'multipart/mixed', chunk.length, what);
     const answerBoundary = boundaryOf(response.headers.get('content-type'));
-    if (!answerBoundary) throw new TransientError(`${what} ($batch): the answer is not multipart`);
+    if (!answerBoundary) throw malformedAnswer(`${what} ($batch): the answer is not multipart`);
     const answers = parseBatch(response.text, answerBoundary);
     return chunk.map((op, i) => {
       const a = answers[i];
@@ -128,7 +129,7 @@ export class BatchTransport {
   }
 
   private noAnswer(op: BatchOperation): OperationAnswer {
-    return { status: 0, headers: {}, body: undefined, error: new TransientError(`${this.options.http.label}: ${op.operation} ($batch): no answer`) };
+    return { status: 0, headers: {}, body: undefined, error: malformedAnswer(`${this.options.http.label}: ${op.operation} ($batch): no answer`) };
   }
 }
 

@@ -1,10 +1,10 @@
-import { serializeOrSkip, type SkippedRow } from '../base/skipped-rows';
+import { changePage, type RowChange, serializeRows } from '../base/change-page';
 import { type RelatedValueLookup, ResolverCache } from '../base/resolvers';
 import type { RetrieveOptions, SourcePage } from '../base/source-connector';
+import type { Clock } from '../../src/platform/clock';
 import { PermanentError } from '../../src/platform/errors';
 import { type Job, JobActionType } from '../../src/model/job';
 import type { Mapping } from '../../src/model/mapping';
-import type { QueueMessage } from '../../src/model/queue-message';
 import type { WatermarkValue } from '../../src/model/watermark-value';
 import { checkDeltaJob, DELTA_LINK_FIELD, formatDeltaWatermark, nextStamp, parseDeltaWatermark } from './delta-watermark';
 import { decodeCursor, encodeCursor } from './odata-cursor';
@@ -15,7 +15,8 @@ import { isRemovedEntry, removedEntryKey, rowsOf, selectedFields, withoutAnnotat
 
 export interface DeltaReaderOptions {
   http: OdataHttpClient;
-  now: () => Date;
+  /** Time of detection (`detectedAt`) and of the run's stamp. */
+  clock: Pick<Clock, 'now'>;
   /** Resolver lookups of the source (cached per run). */
   lookup: RelatedValueLookup;
   /**
@@ -72,25 +73,19 @@ export class DeltaReader {
       response = await get(position.next);
     } else {
       const stored = parseDeltaWatermark(watermark.value);
-      stamp = nextStamp(this.options.now(), stored?.stamp);
+      stamp = nextStamp(this.options.clock.now(), stored?.stamp);
       response = stored ? await this.followStored(stored.link, initial, job, get) : await get(initial);
     }
 
-    const lookup = new ResolverCache(this.options.lookup);
+    const run = { mapping, job, clock: this.options.clock, lookup: new ResolverCache(this.options.lookup) };
     for (;;) {
       const rows = rowsOf(response, `read changes from ${set}`);
-      const messages: QueueMessage[] = [];
-      const skipped: SkippedRow[] = [];
-      for (const row of rows) {
-        const message = await this.serialize(row, mapping, job, stamp, lookup, skipped);
-        if (message) messages.push(message);
-      }
-      const some = skipped.length > 0 ? { skipped } : {};
+      // Every change of a run carries its stamp, so the page's tracker is the stamp when any row was a change.
+      const changes = await serializeRows(run, rows, (row) => changeOf(row, mapping, job, stamp));
       const nextLink = response.body?.['@odata.nextLink'];
-      const lastChangeTracker = messages.length > 0 || skipped.length > 0 ? stamp : null;
       if (typeof nextLink === 'string') {
         const next = http.resolveLink(nextLink, response);
-        yield { messages, timeStamps: [], ...some, lastChangeTracker, rowCount: rows.length, cursor: encodeCursor({ mode: 'delta', stamp, next }), hasMore: true };
+        yield changePage(changes, { cursor: encodeCursor({ mode: 'delta', stamp, next }), hasMore: true });
         response = await get(next);
         continue;
       }
@@ -100,13 +95,9 @@ export class DeltaReader {
       }
       const tracker = formatDeltaWatermark(stamp, http.resolveLink(deltaLink, response));
       yield {
-        messages,
-        ...some,
+        ...changePage(changes, { cursor: encodeCursor({ mode: 'delta', stamp, next: '' }), hasMore: false }),
         timeStamps: [{ action: JobActionType.TimeStamp, sourceKey: DELTA_LINK_FIELD, changeTracker: tracker }],
         lastChangeTracker: tracker,
-        rowCount: rows.length,
-        cursor: encodeCursor({ mode: 'delta', stamp, next: '' }),
-        hasMore: false,
       };
       return;
     }
@@ -122,18 +113,18 @@ export class DeltaReader {
       return get(initial);
     }
   }
+}
 
-  private async serialize(
-    raw: Record<string, unknown>, mapping: Mapping, job: Job, stamp: string, lookup: ResolverCache, skipped: SkippedRow[],
-  ): Promise<QueueMessage | undefined> {
-    const base = { now: this.options.now, lookup, changeTracker: stamp };
-    if (isRemovedEntry(raw)) {
-      const key = removedEntryKey(raw, mapping);
-      return serializeOrSkip(key, mapping, job, { ...base, action: JobActionType.Delete, missingFieldsAreNull: true }, skipped);
-    }
-    const row = withoutAnnotations(raw);
-    if (!job.filter.every((condition) => matchesCondition(row, condition))) return undefined;
-    const deleted = job.softDelete !== undefined && matchesCondition(row, job.softDelete);
-    return serializeOrSkip(row, mapping, job, { ...base, ...(deleted ? { action: JobActionType.Delete } : {}) }, skipped);
+/**
+ * An entry of a delta answer as a change: a removed record becomes a `Delete` of its key, a
+ * record not matching `job.filter` is none (the service does not filter tracked reads).
+ */
+function changeOf(raw: Record<string, unknown>, mapping: Mapping, job: Job, stamp: string): RowChange | undefined {
+  if (isRemovedEntry(raw)) {
+    return { row: removedEntryKey(raw, mapping), changeTracker: stamp, action: JobActionType.Delete, missingFieldsAreNull: true };
   }
+  const row = withoutAnnotations(raw);
+  if (!job.filter.every((condition) => matchesCondition(row, condition))) return undefined;
+  const deleted = job.softDelete !== undefined && matchesCondition(row, job.softDelete);
+  return { row, changeTracker: stamp, ...(deleted ? { action: JobActionType.Delete } : {}) };
 }

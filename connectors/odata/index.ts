@@ -2,7 +2,7 @@ export { type AccessTokenProvider, CachedTokenProvider, type ExpiringToken, iden
 export { ConcurrencyLimit } from './concurrency-limit';
 export { DeltaReader, type DeltaReaderOptions, statusOf } from './delta-reader';
 export { DELTA_LINK_FIELD, formatDeltaWatermark, parseDeltaWatermark } from './delta-watermark';
-export { clockOf, openOdataConnection, type OdataTransportOverrides, type OpenClient, sleepOf } from './odata-connection';
+export { openOdataConnection, type OdataTransportOverrides, type OpenClient } from './odata-connection';
 export { createOdataConnectorFactory, odataConnectorFactory } from './odata-connectors';
 export { classifyHttpFailure, ODATA_ERROR_RULES, parseRetryAfter } from './odata-errors';
 export { renderCondition, renderFilter } from './odata-filter';

@@ -1,4 +1,5 @@
 import { classifyError, type ErrorRule, stringCode } from '../base/error-classification';
+import type { Clock } from '../../src/platform/clock';
 import { ConfigError } from '../../src/platform/errors';
 import type { OdataAuthSettings } from './odata-settings';
 
@@ -25,11 +26,12 @@ export class CachedTokenProvider implements AccessTokenProvider {
 
   constructor(
     private readonly acquire: () => Promise<ExpiringToken>,
-    private readonly now: () => Date,
+    /** Tells when a token is near its expiry. */
+    private readonly clock: Pick<Clock, 'now'>,
   ) {}
 
   async getToken(): Promise<string> {
-    if (this.current && this.current.expiresOnTimestamp - REFRESH_BEFORE_EXPIRY_MS > this.now().getTime()) return this.current.token;
+    if (this.current && this.current.expiresOnTimestamp - REFRESH_BEFORE_EXPIRY_MS > this.clock.now().getTime()) return this.current.token;
     if (!this.pending) {
       this.pending = this.acquire().finally(() => {
         this.pending = undefined;
@@ -68,7 +70,8 @@ export interface IdentityOptions {
   certificatePem?: string;
   connectionName: string;
   redact: (text: string) => string;
-  now: () => Date;
+  /** Tells when the cached token is near its expiry. */
+  clock: Pick<Clock, 'now'>;
 }
 
 /**
@@ -111,5 +114,5 @@ export function identityTokenProvider(options: IdentityOptions): AccessTokenProv
     } catch (err) {
       throw classifyError(err, TOKEN_ERROR_RULES, { codeOf: tokenErrorCode, operation, redact: options.redact });
     }
-  }, options.now);
+  }, options.clock);
 }

@@ -1,5 +1,5 @@
 import type { ConnectorContext } from '../base/connector-context';
-import { readSecret, secretRedactor } from '../base/connector-context';
+import { contextClock, readSecret, secretRedactor } from '../base/connector-context';
 import type { Connection } from '../../src/model/connection';
 import { ConcurrencyLimit } from './concurrency-limit';
 import { type AccessTokenProvider, identityTokenProvider } from './odata-auth';
@@ -22,20 +22,6 @@ export interface OdataConnectionOptions {
   overrides?: OdataTransportOverrides;
   /** The most requests in flight the service allows, whatever `connection.maxConcurrency` says (Business Central: 5). Default: no cap. */
   maxConcurrencyCap?: number;
-}
-
-export function clockOf(ctx: ConnectorContext): () => Date {
-  const clock = ctx.clock;
-  return clock ? () => clock.now() : () => new Date();
-}
-
-/**
- * The context clock's `sleep` when it has one (the runtime passes its whole `Clock`), so
- * throttling waits follow a fake clock in tests; else a timer.
- */
-export function sleepOf(ctx: ConnectorContext): ((ms: number) => Promise<void>) | undefined {
-  const clock = ctx.clock as { sleep?: unknown } | undefined;
-  return typeof clock?.sleep === 'function' ? (ms) => (clock.sleep as (ms: number) => Promise<void>)(ms) : undefined;
 }
 
 // One limit per connection object: the source and the target of a connection (opened apart by
@@ -64,13 +50,13 @@ export function openOdataConnection(ctx: ConnectorContext, options: OdataConnect
   const clientSecret = auth.kind === 'clientSecret' ? readSecret(ctx, 'clientSecret') : undefined;
   const certificatePem = auth.kind === 'certificate' ? readSecret(ctx, 'certificate') : undefined;
   const redact = secretRedactor([clientSecret, certificatePem]);
-  const now = clockOf(ctx);
+  const clock = contextClock(ctx);
   const label = `${options.type} connection "${ctx.connection.name}"`;
   let tokens: AccessTokenProvider | undefined;
   if (auth.kind !== 'none') {
     const scope = auth.scope ?? options.defaultScope;
     tokens = options.overrides?.tokens?.(ctx, scope) ??
-      identityTokenProvider({ auth, scope, clientSecret, certificatePem, connectionName: ctx.connection.name, redact, now });
+      identityTokenProvider({ auth, scope, clientSecret, certificatePem, connectionName: ctx.connection.name, redact, clock });
   }
   return (serviceRoot) =>
     new OdataHttpClient({
@@ -82,8 +68,7 @@ export function openOdataConnection(ctx: ConnectorContext, options: OdataConnect
       limit: sharedLimit(ctx.connection, options.maxConcurrencyCap),
       maxRetries: settings.maxRetries,
       maxRetryWaitMs: settings.maxRetryWaitMs,
-      now,
-      sleep: sleepOf(ctx),
+      clock,
       redact,
       warn: ctx.warn,
     });

@@ -1,6 +1,7 @@
+import { contextClock } from '../base/connector-context';
 import type { ConnectorFactory } from '../base/registry';
-import { clockOf, openOdataConnection, type OdataTransportOverrides } from './odata-connection';
-import { type OdataSettings, validateOdataSettings } from './odata-settings';
+import { openOdataConnection, type OdataTransportOverrides } from './odata-connection';
+import { type OdataSettings, odataSettingsSchema, validateOdataSettings } from './odata-settings';
 import { OdataSource } from './odata-source';
 import { OdataTarget } from './odata-target';
 
@@ -14,7 +15,8 @@ export function createOdataConnectorFactory(overrides?: OdataTransportOverrides)
   return {
     type: 'odata',
     validateSettings: validateOdataSettings,
-    createSource: (ctx) => new OdataSource({ http: open(ctx.connection.settings as unknown as OdataSettings, ctx), now: clockOf(ctx), delta: { warn: ctx.warn } }),
+    settingsSchema: odataSettingsSchema,
+    createSource: (ctx) => new OdataSource({ http: open(ctx.connection.settings as unknown as OdataSettings, ctx), clock: contextClock(ctx), delta: { warn: ctx.warn } }),
     createTarget: (ctx) => {
       const settings = ctx.connection.settings as unknown as OdataSettings;
       return new OdataTarget({

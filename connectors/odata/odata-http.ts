@@ -1,3 +1,4 @@
+import { type Clock, systemClock } from '../../src/platform/clock';
 import { PermanentError } from '../../src/platform/errors';
 import type { AccessTokenProvider } from './odata-auth';
 import { ConcurrencyLimit } from './concurrency-limit';
@@ -25,10 +26,8 @@ export interface OdataHttpOptions {
   maxRetries?: number;
   /** Longest wait before such a retry, ms. Default 120 000. */
   maxRetryWaitMs?: number;
-  /** Default: the system clock. */
-  now?: () => Date;
-  /** Default: a timer. */
-  sleep?: (ms: number) => Promise<void>;
+  /** Time for `Retry-After` dates, and the waits before retrying a throttled read. Default: the system clock. */
+  clock?: Pick<Clock, 'now' | 'sleep'>;
   /** Removes secret values from messages. Default: identity. */
   redact?: (text: string) => string;
   warn?: (message: string) => void;
@@ -69,10 +68,12 @@ const THROTTLED = new Set([429, 503]);
  */
 export class OdataHttpClient {
   private readonly limit: ConcurrencyLimit;
+  private readonly clock: Pick<Clock, 'now' | 'sleep'>;
   private root?: Promise<URL>;
 
   constructor(private readonly options: OdataHttpOptions) {
     this.limit = options.limit ?? new ConcurrencyLimit(options.maxConcurrency ?? 8);
+    this.clock = options.clock ?? systemClock;
   }
 
   /** The service root, resolved once (a failed resolution is retried next time). */
@@ -115,7 +116,7 @@ export class OdataHttpClient {
         const maxWait = this.options.maxRetryWaitMs ?? 120_000;
         if (retryAfterMs === undefined || attempt >= maxRetries || retryAfterMs > maxWait) throw err;
         this.options.warn?.(`${this.options.label}: ${request.operation}: throttled; retrying in ${Math.ceil(retryAfterMs / 1000)} s (${attempt + 1}/${maxRetries})`);
-        await (this.options.sleep ?? defaultSleep)(retryAfterMs);
+        await this.clock.sleep(retryAfterMs);
       }
     }
   }
@@ -161,7 +162,7 @@ export class OdataHttpClient {
 
   /** The connection's clock. */
   now(): Date {
-    return this.options.now?.() ?? new Date();
+    return this.clock.now();
   }
 }
 
@@ -183,5 +184,3 @@ function parseJsonObject(text: string, headers: Headers): Record<string, unknown
     return undefined;
   }
 }
-
-const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

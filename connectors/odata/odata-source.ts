@@ -1,12 +1,12 @@
+import { changePage, serializeRows } from '../base/change-page';
 import { ConnectorBase, canonicalChangeTracker } from '../base/connector-base';
 import { type RelatedValueLookup, ResolverCache } from '../base/resolvers';
 import type { RetrieveOptions, SourceConnector, SourcePage } from '../base/source-connector';
-import { serializeOrSkip, type SkippedRow } from '../base/skipped-rows';
 import { lookbackLowerBound } from '../sql/change-window';
+import type { Clock } from '../../src/platform/clock';
 import { PermanentError } from '../../src/platform/errors';
 import { type Job, JobActionType } from '../../src/model/job';
 import type { Mapping } from '../../src/model/mapping';
-import type { QueueMessage } from '../../src/model/queue-message';
 import { parseWatermarkType, WatermarkValue } from '../../src/model/watermark-value';
 import { DeltaReader, type DeltaReaderOptions } from './delta-reader';
 import { isDeltaJob } from './delta-watermark';
@@ -18,10 +18,10 @@ import { rowsOf, selectedFields, withoutAnnotations } from './source-rows';
 
 export interface OdataSourceOptions {
   http: OdataHttpClient;
-  /** Time of detection. */
-  now: () => Date;
+  /** Time of detection (`detectedAt`; the stamp of a change-tracking run). */
+  clock: Pick<Clock, 'now'>;
   /** Change tracking (jobs whose watermark field is `@odata.deltaLink`). */
-  delta?: Omit<DeltaReaderOptions, 'http' | 'now' | 'lookup'>;
+  delta?: Omit<DeltaReaderOptions, 'http' | 'clock' | 'lookup'>;
 }
 
 const INITIAL = new Set(['0001-01-01T00:00:00.0000000Z', '0001-01-01']);
@@ -44,7 +44,7 @@ export class OdataSource extends ConnectorBase implements SourceConnector, Relat
 
   constructor(private readonly options: OdataSourceOptions) {
     super();
-    this.delta = new DeltaReader({ ...options.delta, http: options.http, now: options.now, lookup: this });
+    this.delta = new DeltaReader({ ...options.delta, http: options.http, clock: options.clock, lookup: this });
   }
 
   async *retrieveChanges(mapping: Mapping, job: Job, watermark: WatermarkValue, options: RetrieveOptions = {}): AsyncIterable<SourcePage> {
@@ -89,30 +89,18 @@ export class OdataSource extends ConnectorBase implements SourceConnector, Relat
       next = `${set}${queryString([['$select', select], ['$filter', conditions.join(' and ')], ['$orderby', orderby]])}`;
     }
 
-    const lookup = new ResolverCache(this);
+    const run = { mapping, job, clock: this.options.clock, lookup: new ResolverCache(this) };
     for (;;) {
       const response = await http.request({ method: 'GET', url: next, headers, operation: `read changes from ${set}`, retryThrottled: true });
       const rows = rowsOf(response, `read ${set}`).map(withoutAnnotations);
       const link = response.body?.['@odata.nextLink'];
       const following = typeof link === 'string' ? http.resolveLink(link, response) : undefined;
       if (rows.length > 0) {
-        const messages: QueueMessage[] = [];
-        const skipped: SkippedRow[] = [];
-        let lastChangeTracker: string | null = null;
-        for (const row of rows) {
+        const changes = await serializeRows(run, rows, (row) => {
           const deleted = job.softDelete !== undefined && matchesCondition(row, job.softDelete);
-          lastChangeTracker = canonicalChangeTracker(row, job);
-          const message = await serializeOrSkip(
-            row,
-            mapping,
-            job,
-            { now: this.options.now, lookup, changeTracker: lastChangeTracker, ...(deleted ? { action: JobActionType.Delete } : {}) },
-            skipped,
-          );
-          if (message) messages.push(message);
-        }
-        const cursor = encodeCursor({ mode: 'watermark', upper, next: following ?? '' });
-        yield { messages, timeStamps: [], ...(skipped.length > 0 ? { skipped } : {}), lastChangeTracker, rowCount: rows.length, cursor, hasMore: following !== undefined };
+          return { row, changeTracker: canonicalChangeTracker(row, job), ...(deleted ? { action: JobActionType.Delete } : {}) };
+        });
+        yield changePage(changes, { cursor: encodeCursor({ mode: 'watermark', upper, next: following ?? '' }), hasMore: following !== undefined });
       }
       if (following === undefined) return;
       next = following;

@@ -1,7 +1,8 @@
 import { toJsonValue } from '../base/connector-base';
 import { toText } from '../base/operations';
 import type { TargetConnector, UpsertContext, UpsertResult } from '../base/target-connector';
-import { applyOneByOne, type ItemOutcome, type TargetBatch } from '../base/target-batch';
+import { applyOneByOne } from '../base/apply-one-by-one';
+import type { ItemOutcome, TargetBatch } from '../base/target-batch';
 import { ConfigError, TransitiveError } from '../../src/platform/errors';
 import { type Job, JobActionType } from '../../src/model/job';
 import type { Mapping } from '../../src/model/mapping';

@@ -1,10 +1,17 @@
 import path from 'node:path';
 import type { ConnectorContext } from '../base/connector-context';
-import { readSecret, secretRedactor } from '../base/connector-context';
+import { contextClock, readSecret, secretRedactor } from '../base/connector-context';
 import type { ConnectorFactory } from '../base/registry';
 import type { PostgresDatabase } from './postgres-dialect';
 import type { SqliteDatabase } from './sqlite-dialect';
-import { type PostgresSettings, type SqliteSettings, validatePostgresSettings, validateSqliteSettings } from './sql-settings';
+import {
+  type PostgresSettings,
+  postgresSettingsSchema,
+  type SqliteSettings,
+  sqliteSettingsSchema,
+  validatePostgresSettings,
+  validateSqliteSettings,
+} from './sql-settings';
 
 /*
  * The implementations load when a connection is first opened, not with this module: validating a
@@ -20,11 +27,6 @@ const load = {
   postgres: () => (require('./postgres-dialect') as typeof import('./postgres-dialect')).PostgresDatabase,
 };
 /* eslint-enable @typescript-eslint/no-require-imports */
-
-function clockOf(ctx: ConnectorContext): () => Date {
-  const clock = ctx.clock;
-  return clock ? () => clock.now() : () => new Date();
-}
 
 function openSqlite(ctx: ConnectorContext): SqliteDatabase {
   const settings = ctx.connection.settings as unknown as SqliteSettings;
@@ -62,7 +64,8 @@ function openPostgres(ctx: ConnectorContext): PostgresDatabase {
 export const sqliteConnectorFactory: ConnectorFactory = {
   type: 'sqlite',
   validateSettings: validateSqliteSettings,
-  createSource: (ctx) => new (load.source())(openSqlite(ctx), clockOf(ctx)),
+  settingsSchema: sqliteSettingsSchema,
+  createSource: (ctx) => new (load.source())(openSqlite(ctx), contextClock(ctx)),
   createTarget: (ctx) =>
     new (load.target())(openSqlite(ctx), { connectionName: ctx.connection.name, versionField: (ctx.connection.settings as Partial<SqliteSettings>).versionField }),
 };
@@ -71,7 +74,8 @@ export const sqliteConnectorFactory: ConnectorFactory = {
 export const postgresConnectorFactory: ConnectorFactory = {
   type: 'postgres',
   validateSettings: validatePostgresSettings,
-  createSource: (ctx) => new (load.source())(openPostgres(ctx), clockOf(ctx)),
+  settingsSchema: postgresSettingsSchema,
+  createSource: (ctx) => new (load.source())(openPostgres(ctx), contextClock(ctx)),
   createTarget: (ctx) =>
     new (load.target())(openPostgres(ctx), { connectionName: ctx.connection.name, versionField: (ctx.connection.settings as PostgresSettings).versionField }),
 };

@@ -1,18 +1,18 @@
+import { changePage, type RowChange, serializeRows } from '../base/change-page';
 import { ConnectorBase, canonicalChangeTracker } from '../base/connector-base';
 import { type RelatedValueLookup, ResolverCache } from '../base/resolvers';
 import type { RetrieveOptions, SourceConnector, SourcePage } from '../base/source-connector';
-import { serializeOrSkip, type SkippedRow } from '../base/skipped-rows';
+import type { Clock } from '../../src/platform/clock';
 import { type Job, JobActionType } from '../../src/model/job';
 import type { Mapping } from '../../src/model/mapping';
-import type { QueueMessage } from '../../src/model/queue-message';
 import { parseWatermarkType, type WatermarkValue } from '../../src/model/watermark-value';
 import { decodeCursor, encodeCursor, lookbackLowerBound, type RunPosition } from './change-window';
+import { quoteEntity, quoteIdentifier, type SqlDatabase, SqlParams, type SqlRow } from './dialect';
+import { buildChangeQuery, buildUpperBoundQuery, DELETED_FLAG } from './sql-query';
+import { inSqliteWindow, openSqliteDatetimeWindow } from './sqlite-datetime-window';
 
 /** The datetime type's default watermark: nothing read yet, so no lower bound. */
 const INITIAL_DATETIME = '0001-01-01T00:00:00.0000000Z';
-import { quoteEntity, quoteIdentifier, type SqlDatabase, SqlParams } from './dialect';
-import { buildChangeQuery, buildUpperBoundQuery, DELETED_FLAG } from './sql-query';
-import { inSqliteWindow, openSqliteDatetimeWindow } from './sqlite-datetime-window';
 
 /**
  * Detects changes in one SQL table (the mapping's source entity) by its watermark column.
@@ -28,7 +28,8 @@ import { inSqliteWindow, openSqliteDatetimeWindow } from './sqlite-datetime-wind
 export class SqlSource extends ConnectorBase implements SourceConnector, RelatedValueLookup {
   constructor(
     private readonly db: SqlDatabase,
-    private readonly now: () => Date,
+    /** Time of detection (`detectedAt`). */
+    private readonly clock: Pick<Clock, 'now'>,
   ) {
     super();
   }
@@ -68,10 +69,31 @@ export class SqlSource extends ConnectorBase implements SourceConnector, Related
     }
 
     const exact = position.exact;
-    const lookup = new ResolverCache(this);
+    const run = { mapping, job, clock: this.clock, lookup: new ResolverCache(this) };
     // Rows of one bulk update share their watermark value: its canonical form is computed once.
     let lastRaw: unknown;
     let lastCanonical: string | null = null;
+    const changeOf = (row: SqlRow): RowChange | undefined => {
+      const deleted = Number(row[DELETED_FLAG]) === 1;
+      delete row[DELETED_FLAG];
+      const raw = row[job.watermark.field];
+      let changeTracker: string;
+      if (exact) {
+        // The SQL bounds are supersets: rows outside the exact window are not changes of this run.
+        const inWindow: string | null = raw === lastRaw && lastCanonical !== null ? lastCanonical : inSqliteWindow(exact, raw, columnWhat);
+        lastRaw = raw;
+        lastCanonical = inWindow;
+        if (inWindow === null) return undefined;
+        changeTracker = inWindow;
+      } else {
+        if (lastCanonical === null || raw !== lastRaw || typeof raw === 'object') {
+          lastCanonical = canonicalChangeTracker(row, job);
+          lastRaw = raw;
+        }
+        changeTracker = lastCanonical;
+      }
+      return { row, changeTracker, ...(deleted ? { action: JobActionType.Delete } : {}) };
+    };
     for (;;) {
       const { sql, params } = buildChangeQuery(dialect, {
         entity, watermark: column, keys, filter: job.filter, softDelete: job.softDelete,
@@ -79,42 +101,11 @@ export class SqlSource extends ConnectorBase implements SourceConnector, Related
       });
       const rows = await this.db.query(sql, params, `read changes from ${entity}`);
       if (rows.length === 0) return;
-      const messages: QueueMessage[] = [];
-      const skipped: SkippedRow[] = [];
-      let lastChangeTracker: string | null = null;
-      for (const row of rows) {
-        const deleted = Number(row[DELETED_FLAG]) === 1;
-        delete row[DELETED_FLAG];
-        const raw = row[job.watermark.field];
-        let changeTracker: string;
-        if (exact) {
-          // The SQL bounds are supersets: rows outside the exact window are not changes of this run.
-          const inWindow: string | null = raw === lastRaw && lastCanonical !== null ? lastCanonical : inSqliteWindow(exact, raw, columnWhat);
-          lastRaw = raw;
-          lastCanonical = inWindow;
-          if (inWindow === null) continue;
-          changeTracker = inWindow;
-        } else {
-          if (lastCanonical === null || raw !== lastRaw || typeof raw === 'object') {
-            lastCanonical = canonicalChangeTracker(row, job);
-            lastRaw = raw;
-          }
-          changeTracker = lastCanonical;
-        }
-        lastChangeTracker = changeTracker;
-        const message = await serializeOrSkip(
-          row,
-          mapping,
-          job,
-          { now: this.now, lookup, changeTracker, ...(deleted ? { action: JobActionType.Delete } : {}) },
-          skipped,
-        );
-        if (message) messages.push(message);
-      }
+      const changes = await serializeRows(run, rows, changeOf);
       const last = rows[rows.length - 1];
       position = { ...position, after: { watermark: last[job.watermark.field], keys: mapping.source.key.map((k) => last[k]) } };
       const hasMore = rows.length === pageSize;
-      yield { messages, timeStamps: [], ...(skipped.length > 0 ? { skipped } : {}), lastChangeTracker, rowCount: rows.length, cursor: encodeCursor(position), hasMore };
+      yield changePage(changes, { cursor: encodeCursor(position), hasMore });
       if (!hasMore) return;
     }
   }

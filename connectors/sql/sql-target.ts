@@ -1,5 +1,6 @@
 import type { TargetConnector, UpsertContext, UpsertResult } from '../base/target-connector';
-import { applyOneByOne, type ItemOutcome, type TargetBatch } from '../base/target-batch';
+import { applyOneByOne } from '../base/apply-one-by-one';
+import type { ItemOutcome, TargetBatch } from '../base/target-batch';
 import { toText } from '../base/operations';
 import { ConfigError, PermanentError } from '../../src/platform/errors';
 import { type Job, JobActionType } from '../../src/model/job';

@@ -3,7 +3,7 @@ import type { Connection } from '../model/connection';
 import { ConfigError } from '../platform/errors';
 import type { Job } from '../model/job';
 import type { Mapping } from '../model/mapping';
-import { WATERMARK_TABLE } from '../detect/watermark-service';
+import { WATERMARK_TABLE } from '../model/watermark-record';
 import type { TableStorage } from '../storage/table-store';
 import { CONFIG_TABLES, ConfigStore } from './config-store';
 import { loadConfigFolder } from './load-config';

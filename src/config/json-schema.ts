@@ -1,11 +1,14 @@
 import { z } from 'zod';
+import { settingDocs } from '../../connectors/base/settings-schema';
 import { configFileSchema, configSchemaRegistry } from './schema';
 
 /**
  * The JSON Schema of config files, generated from the zod schema (the one source of truth) and
  * committed at {@link JSON_SCHEMA_PATH} for editor autocomplete. It describes the *input*:
  * properties with defaults are optional. Cross-entry rules (references, cycles, literal
- * secrets) are beyond JSON Schema and only checked by `validate`.
+ * secrets) are beyond JSON Schema and only checked by `validate`. Connector settings are each
+ * type's settings schema (connectors/base/settings-schema.ts); their descriptions and documented
+ * defaults live in the connectors' own registry, read here beside the config's.
  */
 
 /** Where the generated schema is committed, relative to the repository root. */
@@ -21,6 +24,12 @@ export function buildConfigJsonSchema(): Record<string, unknown> {
     io: 'input',
     metadata: configSchemaRegistry,
     unrepresentable: 'any',
+    override: ({ zodSchema, jsonSchema }) => {
+      const doc = settingDocs.get(zodSchema);
+      if (!doc) return;
+      jsonSchema.description ??= doc.description;
+      if (doc.default !== undefined) jsonSchema.default ??= doc.default;
+    },
   }) as Record<string, unknown>;
 }
 

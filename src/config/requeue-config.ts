@@ -3,6 +3,7 @@ import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { ConfigValidationError, type ConfigIssue } from '../platform/config-issue';
 import { CONFIG_EXTENSIONS, readConfigFile } from './config-files';
+import { readRulesFile } from './requeue-rules-schema';
 import { requeueFileSchema, type RequeueConfig } from './requeue-schema';
 import { configErrorMessage, describeType, toConfigIssues } from './zod-issues';
 
@@ -59,11 +60,9 @@ async function readRequeue(dir: string): Promise<{ config?: LoadedRequeueConfig;
   const result = requeueFromData(parsed.data, found.file, dir);
   const rulesFile = result.config?.rulesFile;
   if (rulesFile === undefined) return result;
-  // The rules themselves are checked now, not at the first run hours later. Loaded only when a
-  // requeue names its own rules: the mover's rule parser is not needed otherwise.
-  const { loadRulesFile } = await import('../../tools/dead-letter-mover/rules-file');
+  // The rules themselves are checked now, not at the first run hours later.
   try {
-    await loadRulesFile(rulesFile, result.config?.rules);
+    await readRulesFile(rulesFile, result.config?.rules);
     return result;
   } catch (err) {
     return { issues: [{ file: found.file, path: 'requeue.rules', message: `invalid rules file: ${(err as Error).message}` }] };

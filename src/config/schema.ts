@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Connection } from '../model/connection';
 import type { Job } from '../model/job';
 import type { Mapping } from '../model/mapping';
-import { connectionSchema } from './connection-schema';
+import { connectionSchema, typedConnectionSchema } from './connection-schema';
 import { jobSchema } from './job-schema';
 import { mappingSchema } from './mapping-schema';
 import { requeueFileSchema } from './requeue-schema';
@@ -29,7 +29,7 @@ export const ITEM_SCHEMAS = {
 const schemaPointer = documented(z.string().optional(), 'Path or URL of highwater-config.schema.json (for editors).');
 
 export const connectionsFileSchema = documented(
-  z.strictObject({ $schema: schemaPointer, connections: z.array(connectionSchema) }),
+  z.strictObject({ $schema: schemaPointer, connections: z.array(typedConnectionSchema) }),
   'connections.(json|yaml|yml): the systems Highwater reads from and writes to.',
   'ConnectionsFile',
 );

@@ -1,3 +1,4 @@
+import type { UnchangedCheck } from '../model/unchanged-check';
 import type { Clock } from '../platform/clock';
 import type { Job } from '../model/job';
 import type { Mapping } from '../model/mapping';
@@ -20,11 +21,8 @@ export interface BatchingSender {
   sentCounts(): Record<string, number>;
 }
 
-/** Tells whether a change's mapped fields equal what was last applied (`skipUnchanged` jobs). */
-export interface UnchangedCheck {
-  /** The subset of `messages` whose fields hash to what was last applied for their record. */
-  unchanged(job: Job, messages: QueueMessage[]): Promise<Set<QueueMessage>>;
-}
+/** Detection reads it; processing (the applied-hash store) keeps it: a port of the model. */
+export type { UnchangedCheck } from '../model/unchanged-check';
 
 export interface RunLog {
   record(run: JobRunResult): Promise<void>;

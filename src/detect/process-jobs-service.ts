@@ -1,15 +1,12 @@
 import { scrubSecrets } from '../bus/message-properties';
-import { errorMessage, PermanentError, TransientError } from '../platform/errors';
+import { errorMessage, TransientError } from '../platform/errors';
 import type { Job } from '../model/job';
-import type { QueueMessage } from '../model/queue-message';
 import { WatermarkValue } from '../model/watermark-value';
 import { METRIC_NAMES } from '../telemetry/metrics';
-import type { SourceConnector } from '../../connectors/base/source-connector';
-import type { Mapping } from '../model/mapping';
-import type { BatchingSender, DetectionDependencies } from './detection-dependencies';
+import type { DetectionDependencies } from './detection-dependencies';
 import type { JobRunResult } from './job-run';
 import { JobRunLock } from './job-run-lock';
-import { recordSkippedRow, sendOrSkip } from './skipped-rows';
+import { detectChanges } from './read-changes';
 import { RunProgress } from './run-progress';
 import { readRunSettings, type RunSettings } from './run-settings';
 import { isRunStateStore, type RunStateStore } from './run-state';
@@ -124,7 +121,8 @@ export class ProcessJobsForRetrievalInOrderService {
         run.resumed = true;
         if (progress.resume.changeTracker !== null) watermark.advance(progress.resume.changeTracker);
       }
-      const stopped = await this.detect(job, watermark, run, dryRun, options.limit ?? 20, progress, options.deadline);
+      const read = { job, watermark, run, dryRun, limit: options.limit ?? 20, progress, deadline: options.deadline, listeners: this.progressListeners };
+      const stopped = await detectChanges(deps, read);
       if (stopped) {
         run.stoppedEarly = 'timeBudget';
         await progress?.stopped();
@@ -177,79 +175,6 @@ export class ProcessJobsForRetrievalInOrderService {
     } catch (stateErr) {
       this.deps.log.warn(`could not record the failure of job "${job.name}" for its backoff: ${errorMessage(stateErr)}`);
     }
-  }
-
-  /** @returns whether the run stopped at its deadline before the source was read to the end. */
-  private async detect(
-    job: Job, watermark: WatermarkValue, run: JobRunResult, dryRun: boolean, limit: number, progress?: RunProgress, deadline?: Date,
-  ): Promise<boolean> {
-    const { deps } = this;
-    const mapping = deps.config.getMapping(job.mapping);
-    if (!mapping) throw new PermanentError(`job "${job.name}": unknown mapping "${job.mapping}"`);
-    const source = await deps.sources.source(job.source);
-    const sender = dryRun ? undefined : deps.newSender();
-    try {
-      const stopped = await this.read(job, mapping, source, watermark, run, sender, limit, progress, deadline);
-      await sender?.flushBatch();
-      return stopped;
-    } finally {
-      // What the bus accepted, not what was batched: a failed send leaves its batch unsent.
-      if (sender) run.sentByQueue = sender.sentCounts();
-    }
-  }
-
-  private async read(
-    job: Job, mapping: Mapping, source: SourceConnector, watermark: WatermarkValue, run: JobRunResult, sender: BatchingSender | undefined, limit: number,
-    progress?: RunProgress, deadline?: Date,
-  ): Promise<boolean> {
-    const { deps } = this;
-    // Advancing to the tracker just advanced to is a no-op (and an exact string compare is far
-    // cheaper than re-canonicalizing): rows of one bulk update share their change tracker.
-    let advancedTo: string | undefined;
-    const advance = (changeTracker: string) => {
-      if (changeTracker === advancedTo) return;
-      watermark.advance(changeTracker);
-      advancedTo = changeTracker;
-    };
-    let rowsRead = 0;
-    const options = progress?.resume ? { cursor: progress.resume.position } : undefined;
-    for await (const page of source.retrieveChanges(mapping, job, watermark, options)) {
-      const unchanged = job.skipUnchanged && deps.unchanged && sender ? await deps.unchanged.unchanged(job, page.messages) : new Set<QueueMessage>();
-      for (const stamp of page.timeStamps) {
-        advance(stamp.changeTracker);
-        run.timeStamps++;
-        run.detected++;
-      }
-      for (const row of page.skipped ?? []) {
-        run.detected++;
-        recordSkippedRow(run, job, row, deps.log);
-        advance(row.changeTracker);
-      }
-      for (const message of page.messages) {
-        run.detected++;
-        if (unchanged.has(message)) {
-          run.timeStamps++;
-        } else if (sender) {
-          if (!job.skipFailedRows) await sender.addMessageOrSend(message, job.priority);
-          else await sendOrSkip(() => sender.addMessageOrSend(message, job.priority), message, job, run, deps.log);
-        } else {
-          run.preview?.push(message);
-          if ((run.preview?.length ?? 0) >= limit) return false;
-        }
-        advance(message.changeTracker);
-      }
-      rowsRead += page.rowCount;
-      if (sender && this.progressListeners.size > 0) {
-        run.sentByQueue = sender.sentCounts();
-        // A listener only watches: its failure must not fail the run.
-        for (const listener of this.progressListeners) try { listener(run); } catch { /* ignored */ }
-      }
-      if (!progress || !sender || !page.hasMore) continue;
-      const late = deadline !== undefined && deps.clock.now().getTime() >= deadline.getTime();
-      await progress.afterPage(page, rowsRead, watermark, sender, late);
-      if (late) return true;
-    }
-    return false;
   }
 
   private async finish(job: Job, run: JobRunResult): Promise<void> {

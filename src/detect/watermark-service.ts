@@ -1,11 +1,9 @@
-import type { WatermarkRecord, WatermarkStore } from '../model/watermark-record';
+import { WATERMARK_PARTITION, WATERMARK_TABLE, type WatermarkRecord, type WatermarkStore } from '../model/watermark-record';
 import type { EntityProperties, TableRow, TableStorage, TableStore } from '../storage/table-store';
 import { assertTableKey } from '../storage/table-key';
 import { readRunState, runStateColumns, type RunState, type RunStateStore } from './run-state';
 
-/** Table, partition and columns of the spec. */
-export const WATERMARK_TABLE = 'watermark';
-export const WATERMARK_PARTITION = 'watermark';
+/** Columns of the spec. */
 const WATERMARK_COLUMN = 'Watermark';
 const LAST_CRON_RUN_COLUMN = 'LastCronRun';
 

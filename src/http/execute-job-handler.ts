@@ -1,13 +1,22 @@
 import { errorMessage } from '../platform/errors';
-import type { Runtime } from '../runtime/runtime';
+import type { InitializationService } from '../config/initialization-service';
+import type { ProcessJobsForRetrievalInOrderService } from '../detect/process-jobs-service';
+import { parseJsonBody } from './json-body';
+import { executeJobBody } from './request-bodies';
 import { httpError, type HttpInput, type HttpOutput } from './http-types';
 import { runResultBody, runResultStatus } from './run-result';
 import { RUN_STATUS_ROUTE } from './run-status-handler';
+import type { RunTracker } from './run-tracker';
 
 /** Route of the execute handler below `/api/`: the Functions app's ExecuteJob and the local host serve it. */
 export const EXECUTE_JOB_ROUTE = 'jobs/{name}/execute';
 
-const ALLOWED_BODY_KEYS = new Set(['dryRun', 'limit']);
+/** What the execute handler uses of the runtime (the runtime is composed above this layer). */
+export interface ExecuteJobServices {
+  init: Pick<InitializationService, 'ensureInitialized' | 'findJob'>;
+  detection: Pick<ProcessJobsForRetrievalInOrderService, 'runJob'>;
+  acceptedRuns: Pick<RunTracker, 'runOrAccept' | 'heartbeatMs'>;
+}
 
 /**
  * `POST jobs/{name}/execute`: runs one job now (in parallel with the timer if need be: last writer
@@ -17,25 +26,13 @@ const ALLOWED_BODY_KEYS = new Set(['dryRun', 'limit']);
  * `HIGHWATER_EXECUTE_WAIT_SECONDS` (the run goes on). Dry runs always wait.
  * Body (optional JSON): `{ "dryRun": true, "limit": 20 }`.
  */
-export async function executeJobHandler(runtime: Runtime, input: HttpInput): Promise<HttpOutput> {
+export async function executeJobHandler(runtime: ExecuteJobServices, input: HttpInput): Promise<HttpOutput> {
   const name = input.params.name ?? '';
   let options: { dryRun?: boolean; limit?: number } = {};
   if (input.body.trim() !== '') {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(input.body);
-    } catch (err) {
-      return httpError(400, 'BadRequest', `body: not JSON (${errorMessage(err)})`);
-    }
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return httpError(400, 'BadRequest', 'body: expected a JSON object');
-    const record = parsed as Record<string, unknown>;
-    const unknown = Object.keys(record).filter((k) => !ALLOWED_BODY_KEYS.has(k));
-    if (unknown.length > 0) return httpError(400, 'BadRequest', `body.${unknown[0]}: unknown property (allowed: dryRun, limit)`);
-    if (record.dryRun !== undefined && typeof record.dryRun !== 'boolean') return httpError(400, 'BadRequest', 'body.dryRun: expected a boolean');
-    if (record.limit !== undefined && !(Number.isInteger(record.limit) && (record.limit as number) > 0 && (record.limit as number) <= 10_000)) {
-      return httpError(400, 'BadRequest', 'body.limit: expected an integer from 1 to 10000');
-    }
-    options = { dryRun: record.dryRun as boolean | undefined, limit: record.limit as number | undefined };
+    const parsed = parseJsonBody(input.body, executeJobBody);
+    if (!parsed.ok) return httpError(400, 'BadRequest', parsed.message);
+    options = parsed.value;
   }
   try {
     await runtime.init.ensureInitialized();

@@ -1,4 +1,4 @@
-import type { Runtime } from '../runtime/runtime';
+import type { RunTracker } from './run-tracker';
 import { httpError, type HttpInput, type HttpOutput } from './http-types';
 import { isRunId } from './run-status-store';
 
@@ -11,7 +11,7 @@ export const RUN_STATUS_ROUTE = 'runs/{id}';
  * `Interrupted` (the host stopped first) or `Lost` (the heartbeat stopped: the instance went
  * away). 200 for a known id whatever the run's outcome; 404 for an unknown or malformed one.
  */
-export async function runStatusHandler(runtime: Pick<Runtime, 'acceptedRuns'>, input: HttpInput): Promise<HttpOutput> {
+export async function runStatusHandler(runtime: { acceptedRuns: Pick<RunTracker, 'status'> }, input: HttpInput): Promise<HttpOutput> {
   const id = input.params.id ?? '';
   if (!isRunId(id)) return httpError(404, 'RunNotFound', `unknown run "${id}" (run ids look like 9998215412345-0a1b2c3d)`);
   const record = await runtime.acceptedRuns.status(id);

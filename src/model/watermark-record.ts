@@ -1,3 +1,7 @@
+/** Table and partition of the spec's watermarks (one row per job). */
+export const WATERMARK_TABLE = 'watermark';
+export const WATERMARK_PARTITION = 'watermark';
+
 /** One row of the `watermark` table (partition `watermark`, row key = job name). */
 export interface WatermarkRecord {
   jobName: string;

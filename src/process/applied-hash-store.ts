@@ -4,7 +4,7 @@ import { appliedFieldsHash } from '../model/fields-hash';
 import type { Job } from '../model/job';
 import type { QueueMessage } from '../model/queue-message';
 import type { TableBatchAction, TableRow, TableStore } from '../storage/table-store';
-import type { UnchangedCheck } from '../detect/detection-dependencies';
+import type { UnchangedCheck } from '../model/unchanged-check';
 import type { AppliedHashRecorder } from './processing-dependencies';
 
 /** Table of applied hashes (partition = job name and bucket, row = sha256 of the source key). */

@@ -3,7 +3,7 @@ import { errorKind, errorMessage, errorTypeName } from '../platform/errors';
 import { DEFAULT_MAX_ATTEMPTS } from './batch/attempts';
 import { dispositionFor } from './batch/disposition';
 import { messageLogContext, receivedLogContext } from '../telemetry/log-context';
-import { METRIC_NAMES, type ProcessOutcome } from '../telemetry/metrics';
+import { METRIC_NAMES } from '../telemetry/metrics';
 import { applyGroups } from './batch/apply-groups';
 import { coalesce } from './batch/coalesce';
 import { settleBatch } from './batch/settle-batch';
@@ -15,24 +15,9 @@ import type { MessageSettler } from './message-settler';
 import type { BusMessage } from '../bus/message-bus';
 import type { ProcessingDependencies } from './processing-dependencies';
 import type { BatchSettlement, ReceivedItem } from './received-item';
+import type { ProcessResult } from './process-result';
 
-/** What happened to one message. */
-export interface ProcessResult {
-  /** `Failed` covers retried and dead-lettered messages; `Transitive` parked ones and retries of a missing dependency. */
-  outcome: ProcessOutcome;
-  /**
-   * Where the message ended: completed (applied), superseded by a newer change of its record in
-   * the same batch, a side queue, a scheduled retry copy, dead-lettered — or abandoned, when a
-   * copy of it could not be sent and the broker is to deliver it again.
-   */
-  disposition: 'completed' | 'superseded' | 'deferred' | 'ignored' | 'transitive' | 'retried' | 'abandoned' | 'deadLettered';
-  jobName?: string;
-  error?: string;
-  /** For `retried` and `deferred`: when the copy becomes visible. */
-  retryAt?: Date;
-  /** Set when the message could not be settled (lock lost, bus down): the broker delivers it again. */
-  settleError?: string;
-}
+export type { ProcessResult } from './process-result';
 
 /** Default lock renewal interval: half the Service Bus default lock duration (60 s). */
 export const DEFAULT_LOCK_RENEWAL_MS = 30_000;

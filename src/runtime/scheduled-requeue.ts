@@ -7,7 +7,7 @@ import type { Clock } from '../platform/clock';
 import { errorMessage } from '../platform/errors';
 import { type Job } from '../model/job';
 import type { Logger } from '../telemetry/logger';
-import type { MoverReport } from '../../tools/dead-letter-mover/report';
+import type { MoverReport } from '../mover/report';
 import { PRIORITIES } from '../platform/queue-topology';
 
 /**
@@ -48,14 +48,14 @@ const cappedIn = (report: MoverReport) => report.groups.filter((g) => g.decision
 /** One run over the transitive queues. Never throws for one queue's failure: the others still run. */
 export async function requeueParked(deps: RequeueDependencies, config: LoadedRequeueConfig): Promise<RequeueRun> {
   // Loaded when a run happens: a host with the requeue off never loads the mover.
-  const [{ runMoverPass }, { loadRulesFile }, { defaultRulesFile }] = await Promise.all([
-    import('../../tools/dead-letter-mover/library'),
-    import('../../tools/dead-letter-mover/rules-file'),
-    import('../../tools/dead-letter-mover/options'),
+  const [{ runMoverPass }, { readRulesFile }, { defaultRulesFile }] = await Promise.all([
+    import('../mover/library'),
+    import('../config/requeue-rules-schema'),
+    import('../mover/default-rules'),
   ]);
   const rulesFile = config.rulesFile ?? defaultRulesFile();
   const rulesLabel = config.rules ?? 'the dead-letter mover’s default-rules.yaml';
-  const rules = await loadRulesFile(rulesFile, rulesLabel);
+  const rules = await readRulesFile(rulesFile, rulesLabel);
   const jobs = new Map(deps.jobs().map((job) => [job.name, job]));
   const run: RequeueRun = { at: deps.clock.now(), reports: [], resubmitted: 0, capped: 0, failed: 0, errors: [] };
   for (const priority of PRIORITIES) {
@@ -73,7 +73,7 @@ export async function requeueParked(deps: RequeueDependencies, config: LoadedReq
         max: config.maxMessages,
         maxRequeues: config.maxRequeues,
         countRequeues: true,
-        clock: () => deps.clock.now(),
+        clock: deps.clock,
       });
       run.reports.push(report);
       const resubmitted = report.results?.resubmitted ?? 0;

@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 import { CommanderError } from 'commander';
+import { systemClock } from '../../src/platform/clock';
 import { errorMessage } from '../../src/platform/errors';
 import { terminalText } from '../../src/platform/terminal-text';
+import { exitCodeOf } from '../../src/mover/report';
+import { formatReport } from '../../src/mover/report-text';
 import { moveMessages, type MoverIo } from './mover';
 import { exitAfterOutput } from '../../src/cli/exit-after-output';
 import { buildProgram, USAGE_LINE } from './options';
-import { exitCodeOf } from './report';
-import { formatReport } from './report-text';
 
 /**
  * The `dead-letter-mover` bin. Exit codes: 0 ok, 1 partial failure (some messages could not be
@@ -18,7 +19,7 @@ const processIo = (): MoverIo => ({
   err: (line) => process.stderr.write(`${line}\n`),
   env: process.env,
   cwd: process.cwd(),
-  clock: () => new Date(),
+  clock: systemClock,
   openBus: async (settings) => (await import('../../src/bus/create-bus')).createBus(settings),
 });
 

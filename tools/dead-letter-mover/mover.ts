@@ -2,21 +2,19 @@ import { UsageError } from '../../src/cli/cli-error';
 import { describeBus } from '../../src/bus/create-bus';
 import { isBusError, type BusMessage, type MessageBus } from '../../src/bus/message-bus';
 import { loadConfigFolder } from '../../src/config/load-config';
+import type { Clock } from '../../src/platform/clock';
 import { readSettings, type Settings } from '../../src/platform/settings';
 import { errorMessage } from '../../src/platform/errors';
 import type { Job } from '../../src/model/job';
-import { applyPlan, type ApplyResult } from './apply';
-import { settingsFor } from './connection';
-import { messageFacts } from './message-facts';
-import { OUTDATED_REASON } from './normalize-error';
-import type { MoverOptions } from './options';
-import { planMessages } from './plan';
-import { buildReport, type MoverReport } from './report';
-import { sourcePath, type SourceLocation } from './resubmission';
-import { targetResolver, type TargetResolver } from './resubmit-target';
-import { loadRulesFile } from './rules-file';
-import { takeSnapshot } from './snapshot';
+import { runMoverPass } from '../../src/mover/library';
+import { messageFacts } from '../../src/mover/message-facts';
+import type { MoverReport } from '../../src/mover/report';
+import type { SourceLocation } from '../../src/mover/resubmission';
+import { targetResolver } from '../../src/mover/resubmit-target';
 import { allQueueNames, placeOfQueue, type QueueNames } from '../../src/platform/queue-topology';
+import { settingsFor } from './connection';
+import type { MoverOptions } from './options';
+import { loadRulesFile } from './rules-file';
 
 /** What a run needs from its surroundings; `runMover` fills in the process's. */
 export interface MoverIo {
@@ -26,7 +24,8 @@ export interface MoverIo {
   err(line: string): void;
   env: NodeJS.ProcessEnv;
   cwd: string;
-  clock: () => Date;
+  /** The time of the run (default the system clock). */
+  clock: Pick<Clock, 'now'>;
   /** Opens the bus the settings select (default: `createBus` of src/bus/create-bus). */
   openBus(settings: Settings): Promise<MessageBus>;
   /** Aborting it stops an `--apply` run after the current batch (Ctrl-C). */
@@ -52,32 +51,35 @@ async function loadJobs(configDir: string | undefined): Promise<Map<string, Job>
   }
 }
 
-function resolverFor(options: MoverOptions, settings: Settings, jobs: Map<string, Job> | undefined): TargetResolver {
-  let resolver: TargetResolver;
+/**
+ * The checks of `runMoverPass` on where resubmissions go, made before the bus opens and worded
+ * for the command line. @throws UsageError for a `--to` that is no work queue, or a source whose
+ * messages need their jobs' priorities without `--config` or `--to`.
+ */
+function checkTargets(options: MoverOptions, settings: Settings, jobs: Map<string, Job> | undefined): void {
+  let needsJobs: boolean;
   try {
-    resolver = targetResolver({ queues: settings.queues, source: options.queue, to: options.to, jobs, configDir: options.configDir });
+    ({ needsJobs } = targetResolver({ queues: settings.queues, source: options.queue, to: options.to, jobs }));
   } catch (err) {
     throw new UsageError(errorMessage(err));
   }
-  if (resolver.needsJobs && jobs === undefined) {
+  if (needsJobs && jobs === undefined) {
     throw new UsageError(
       `--queue ${options.queue}: the work queue to resubmit to depends on each message's job priority; pass --config DIR (the configuration folder) or --to QUEUE`,
     );
   }
-  return resolver;
 }
 
-function scopeFilter(options: MoverOptions, now: Date): (message: BusMessage) => boolean {
-  return (message) => {
-    // A scheduled message is not receivable yet: leave it out rather than fail to find it.
-    if (message.scheduledEnqueueTime && message.scheduledEnqueueTime > now) return false;
+/** `--job` and `--older-than` (the pass itself leaves out messages not receivable yet). */
+function scopeFilter(options: MoverOptions): (message: BusMessage, now: Date) => boolean {
+  return (message, now) => {
     if (options.job !== undefined && messageFacts(message).jobName !== options.job) return false;
     if (options.olderThanMs !== undefined && now.getTime() - message.enqueuedTime.getTime() < options.olderThanMs) return false;
     return true;
   };
 }
 
-/** One run: snapshot, plan, and with `--apply` the actions. @throws UsageError for bad arguments. */
+/** One run: the checks, then `runMoverPass` on the bus the settings select. @throws UsageError for bad arguments. */
 export async function moveMessages(options: MoverOptions, io: MoverIo): Promise<MoverReport> {
   // First: a mistyped queue is the likeliest bad argument, and the later checks (a missing
   // --config, a missing bus) would hide it behind advice that cannot help.
@@ -85,46 +87,32 @@ export async function moveMessages(options: MoverOptions, io: MoverIo): Promise<
   const rules = await loadRulesFile(options.rulesFile, options.rulesLabel);
   const jobs = await loadJobs(options.configDir);
   const settings = settingsFor(options.connection, io.env, io.cwd);
-  const targets = resolverFor(options, settings, jobs);
+  checkTargets(options, settings, jobs);
   const source: SourceLocation = options.deadLetter ? { queue: options.queue, subQueue: 'deadLetter' } : { queue: options.queue };
   const bus = await io.openBus(settings);
   try {
-    const start = io.clock();
-    const snapshot = await takeSnapshot(bus, { ...source, inScope: scopeFilter(options, start), max: options.max }).catch((err: unknown) => {
-      if (isBusError(err, 'QueueNotFound')) throw new UsageError(`--queue ${options.queue}: ${errorMessage(err)}`);
-      throw err;
-    });
-    const plan = planMessages(snapshot.inScope, {
+    return await runMoverPass({
+      bus,
+      queues: settings.queues,
+      source,
       rules,
-      now: start,
-      targets,
-      watermarkTypeOf: (jobName) => jobs?.get(jobName)?.watermark.type,
-    });
-    let applied: ApplyResult | undefined;
-    if (options.apply) {
-      applied = await applyPlan({
-        bus,
-        source,
-        plan,
-        snapshot,
-        rules,
-        clock: io.clock,
-        signal: io.signal,
-        progress: (settled, total) => io.err(`progress: ${settled} of ${total} settled`),
-      });
-    }
-    return buildReport({
-      mode: options.apply ? 'apply' : 'dry-run',
-      source: sourcePath(source),
-      bus: describeBus(settings),
-      rules: { file: options.rulesLabel, count: rules.length },
-      snapshot,
-      plan,
-      applied,
+      rulesLabel: options.rulesLabel,
+      busLabel: describeBus(settings),
+      apply: options.apply,
+      jobs,
+      jobsSource: options.configDir,
+      to: options.to,
+      inScope: scopeFilter(options),
+      max: options.max,
       list: options.list,
-      // The ignored queue's messages carry no error; say why they are there, as the status page does.
-      ...(!options.deadLetter && placeOfQueue(settings.queues, options.queue).role === 'ignored' ? { noErrorText: OUTDATED_REASON } : {}),
+      clock: io.clock,
+      signal: io.signal,
+      progress: (settled, total) => io.err(`progress: ${settled} of ${total} settled`),
     });
+  } catch (err) {
+    // The source queue is read first (the snapshot): a queue the bus does not have is a bad argument.
+    if (isBusError(err, 'QueueNotFound')) throw new UsageError(`--queue ${options.queue}: ${errorMessage(err)}`);
+    throw err;
   } finally {
     await bus.close();
   }

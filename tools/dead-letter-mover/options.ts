@@ -1,8 +1,8 @@
-import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { UsageError } from '../../src/cli/cli-error';
-import { DURATION_HINT, parseDuration } from './duration';
+import { DURATION_HINT, parseDuration } from '../../src/config/duration';
+import { defaultRulesFile, rulesFileLabel } from '../../src/mover/default-rules';
 
 /** How to reach the bus; when no flag picks one, the environment does (as for the host). */
 export type ConnectionChoice =
@@ -15,7 +15,7 @@ export type ConnectionChoice =
 export interface MoverOptions {
   queue: string;
   deadLetter: boolean;
-  /** Rules file to read (absolute); default: `default-rules.yaml` of the tool. */
+  /** Rules file to read (absolute); default: the mover's `default-rules.yaml` (src/mover). */
   rulesFile: string;
   /** The rules file as shown in messages: as given, or relative to the working folder. */
   rulesLabel: string;
@@ -28,12 +28,6 @@ export interface MoverOptions {
   json: boolean;
   list: boolean;
   connection: ConnectionChoice;
-}
-
-/** The default rules file: next to this module (sources), or in the package's tools folder (from dist/). */
-export function defaultRulesFile(): string {
-  const candidates = [path.join(__dirname, 'default-rules.yaml'), path.resolve(__dirname, '../../../tools/dead-letter-mover/default-rules.yaml')];
-  return candidates.find((file) => existsSync(file)) ?? candidates[0];
 }
 
 function positiveInteger(value: string): number {
@@ -118,7 +112,7 @@ function toMoverOptions(raw: RawOptions, cwd: string): MoverOptions {
     queue: raw.queue,
     deadLetter: raw.deadLetter === true,
     rulesFile: path.resolve(cwd, rules),
-    rulesLabel: raw.rules ?? (path.relative(cwd, rules).startsWith('..') ? rules : path.relative(cwd, rules)),
+    rulesLabel: raw.rules ?? rulesFileLabel(rules, cwd),
     apply: raw.apply === true,
     max: raw.max,
     job: raw.job,

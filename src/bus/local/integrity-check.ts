@@ -1,7 +1,9 @@
 import { statSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
+import { workerEntry, workerScript } from '../../platform/worker-entry';
 import { BusError } from '../message-bus';
+import type { IntegrityCheckAnswer, IntegrityCheckWorkerData } from './integrity-check-worker-main';
 
 /** How the bus file is checked when it is opened (`PRAGMA quick_check`). */
 export interface IntegrityCheckOptions {
@@ -63,23 +65,6 @@ export function checkInline(db: Database.Database, file: string): void {
   if (problems.length > 0) throw corruptFileError(file, problems);
 }
 
-const WORKER_SOURCE = `
-const { workerData, parentPort } = require('node:worker_threads');
-const Database = require(workerData.sqlite);
-let result;
-try {
-  const db = new Database(workerData.file, { fileMustExist: true, readonly: true, timeout: 1000 });
-  try {
-    result = { problems: db.pragma('quick_check(' + workerData.max + ')').map((r) => r.quick_check).filter((p) => p !== 'ok') };
-  } finally {
-    db.close();
-  }
-} catch (err) {
-  result = { error: String(err && err.message) };
-}
-parentPort.postMessage(result);
-`;
-
 /**
  * Runs quick_check on a worker thread, waiting at most `timeoutMs`. Resolves when the file is
  * sound, when the check did not finish in time, or when it could not run (opening the file
@@ -87,15 +72,17 @@ parentPort.postMessage(result);
  */
 export async function checkOnWorkerThread(file: string, options: IntegrityCheckOptions | undefined): Promise<void> {
   const timeoutMs = options?.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS;
-  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { sqlite: require.resolve('better-sqlite3'), file, max: MAX_PROBLEMS } });
+  const entry = workerEntry(workerScript(__dirname, 'integrity-check-worker-main'));
+  const workerData: IntegrityCheckWorkerData = { file, max: MAX_PROBLEMS };
+  const worker = new Worker(entry.file, { workerData, execArgv: entry.execArgv });
   worker.unref();
   let timer: NodeJS.Timeout | undefined;
-  const result = await new Promise<{ problems?: string[]; error?: string } | undefined>((resolve) => {
+  const result = await new Promise<IntegrityCheckAnswer | undefined>((resolve) => {
     timer = setTimeout(() => resolve(undefined), timeoutMs);
     worker.once('message', resolve);
     worker.once('error', (err) => resolve({ error: err.message }));
   });
   clearTimeout(timer);
   void worker.terminate();
-  if (result?.problems?.length) throw corruptFileError(file, result.problems);
+  if (result && 'problems' in result && result.problems.length > 0) throw corruptFileError(file, result.problems);
 }

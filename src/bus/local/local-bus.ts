@@ -14,7 +14,7 @@ import {
   type ReceivedMessage,
   type ReceiveOptions,
 } from '../message-bus';
-import { lockLostError, lockRefOf, messagesArgument, peekArguments, receiveArguments } from './bus-arguments';
+import { messagesArgument, peekArguments, receiveArguments } from './bus-arguments';
 import { commitSync } from './commit-sync';
 import { Completions } from './completions';
 import { LocalBatch } from './local-batch';
@@ -32,6 +32,7 @@ import {
 } from './options';
 import { QueueCatalog, type QueueInfo } from './queue-catalog';
 import { QueueNotifier } from './queue-notifier';
+import { Settlement } from './settlement';
 import { toBusError } from './sqlite-errors';
 import { TransactionBatcher } from './transaction-batcher';
 import { WalCheckpointer } from '../../sqlite/wal-checkpointer';
@@ -61,6 +62,7 @@ export class LocalBus implements MessageBus {
   private readonly checkpointer: WalCheckpointer;
   private readonly notifier: QueueNotifier;
   private readonly completions: Completions;
+  private readonly settlement: Settlement;
   private readonly clock: Pick<Clock, 'now'> | undefined;
   private readonly pollIntervalMs: number;
   private closed = false;
@@ -82,6 +84,7 @@ export class LocalBus implements MessageBus {
     this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
     const { batcher, store } = this;
     this.completions = new Completions({ batcher, store, now: () => this.now(), closed: () => this.closed });
+    this.settlement = new Settlement({ batcher, store, notifier: this.notifier, now: () => this.now(), queue: (name) => this.queue(name) });
   }
 
   /**
@@ -160,11 +163,7 @@ export class LocalBus implements MessageBus {
   }
 
   async renewLock(message: ReceivedMessage): Promise<Date> {
-    const ref = lockRefOf(message);
-    const info = this.queue(message.queue);
-    const until = await this.batcher.run(() => this.store.renew(info, ref, this.now()));
-    if (until === undefined) throw lockLostError(message);
-    return new Date(until);
+    return this.settlement.renewLock(message);
   }
 
   async complete(message: ReceivedMessage): Promise<void> {
@@ -179,34 +178,11 @@ export class LocalBus implements MessageBus {
   }
 
   async abandon(message: ReceivedMessage, propertiesToModify?: ApplicationProperties): Promise<void> {
-    const ref = lockRefOf(message);
-    const info = this.queue(message.queue);
-    const outcome = await this.batcher.run(() => {
-      const result = this.store.abandon(info, ref, this.now(), propertiesToModify);
-      if (result !== 'lockLost') this.batcher.afterCommit(() => this.notifier.notify(info.name, result === 'deadLettered' || !!message.subQueue));
-      return result;
-    });
-    if (outcome === 'lockLost') throw lockLostError(message);
+    return this.settlement.abandon(message, propertiesToModify);
   }
 
   async deadLetter(message: ReceivedMessage, options: DeadLetterOptions): Promise<void> {
-    const ref = lockRefOf(message);
-    const info = this.queue(message.queue);
-    if (typeof options?.reason !== 'string' || options.reason === '') {
-      throw new BusError('InvalidArgument', 'options.reason must be a non-empty string');
-    }
-    const { reason, description, propertiesToModify } = options;
-    const outcome = await this.batcher.run(() => {
-      const result = this.store.deadLetter(ref, this.now(), reason, description, propertiesToModify);
-      if (result !== 'deadLettered') return result;
-      this.batcher.afterCommit(() => this.notifier.notify(info.name, true));
-      this.batcher.durable();
-      return result;
-    });
-    if (outcome === 'lockLost') throw lockLostError(message);
-    if (outcome === 'alreadyDead') {
-      throw new BusError('InvalidArgument', `Message ${ref.seq} is already in the dead-letter subqueue of "${message.queue}"`);
-    }
+    return this.settlement.deadLetter(message, options);
   }
 
   async peek(queue: string, options?: PeekOptions): Promise<BusMessage[]> {

@@ -5,7 +5,6 @@ import type { ValidateOptions } from '../../config/validate-config';
 import type { HighwaterConfig } from '../../model/config';
 import { readSettings, type Settings } from '../../platform/settings';
 import type { TableStorage } from '../../storage/table-store';
-import { defaultConnectorRegistry } from '../../../connectors/default-registry';
 import { terminalText } from '../../platform/terminal-text';
 import { ConfigValidationError, formatIssueNamed, type ConfigIssue } from '../../platform/config-issue';
 import { ReportedFailure } from '../cli-error';
@@ -61,7 +60,15 @@ export interface ConfigCommandDeps extends StorageCommandDeps {
 export const DEFAULT_CONFIG_DIR = 'config';
 
 // The connectors' own settings checks run too: what `validate` passes, the host can start on.
-const defaultDeps: ConfigCommandDeps = { ...defaultStorageCommandDeps, validateOptions: { connectionTypes: defaultConnectorRegistry().connectionTypes() } };
+// They are zod schemas, loaded when a command reads them (not at every CLI start, as above).
+const defaultDeps: ConfigCommandDeps = {
+  ...defaultStorageCommandDeps,
+  get validateOptions(): ValidateOptions {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- synchronous on purpose: a getter
+    const { defaultConnectorRegistry } = require('../../../connectors/default-registry') as typeof import('../../../connectors/default-registry');
+    return { connectionTypes: defaultConnectorRegistry().connectionTypes() };
+  },
+};
 
 /** What `config validate --json` prints. */
 interface ValidationReport {

@@ -100,3 +100,12 @@ export interface GetChangesStatus {
   jobName: string;
   page: number;
 }
+
+/** A `JobState` operation's input (job-state.ts): the job, the calling orchestration and its replay-safe time. */
+export interface JobStateRequest {
+  job: string;
+  /** The orchestration instance id. */
+  owner?: string;
+  /** ISO 8601: `currentUtcDateTime` of the calling orchestration. */
+  at?: string;
+}

@@ -8,7 +8,8 @@ import { WatermarkValue } from '../../model/watermark-value';
 import type { Logger } from '../../telemetry/logger';
 import { METRIC_NAMES, type Metrics } from '../../telemetry/metrics';
 import type { UnchangedCheck } from '../detection-dependencies';
-import { MAX_BATCH_SIZE, type JobActivityParam, type JobActivityResult } from './durable-contract';
+import { MAX_BATCH_SIZE, type JobActivityResult } from './durable-contract';
+import { parseActivityParam } from './durable-payloads';
 import { recordSkippedRow, sendOrSkip } from '../skipped-rows';
 import type { QueueNames } from '../../platform/queue-topology';
 
@@ -98,22 +99,4 @@ async function firstPage(pages: AsyncIterable<SourcePage>): Promise<SourcePage |
   } finally {
     await iterator.return?.();
   }
-}
-
-/** @throws PermanentError naming the property (the orchestrator built it; a bad one is a bug). */
-export function parseActivityParam(raw: unknown): JobActivityParam {
-  const where = 'GetChangesActivity input';
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new PermanentError(`${where}: expected an object`);
-  const r = raw as Record<string, unknown>;
-  if (typeof r.jobName !== 'string' || r.jobName.trim() === '') throw new PermanentError(`${where}.jobName: expected a job name`);
-  if (!Number.isInteger(r.pageNumber) || (r.pageNumber as number) < 0) throw new PermanentError(`${where}.pageNumber: expected an integer >= 0`);
-  if (r.cursor !== undefined && r.cursor !== null && typeof r.cursor !== 'string') throw new PermanentError(`${where}.cursor: expected a string`);
-  for (const key of ['startWatermark', 'watermark'] as const) {
-    if (r[key] !== undefined && r[key] !== null && typeof r[key] !== 'string') throw new PermanentError(`${where}.${key}: expected a string or null`);
-  }
-  const param: JobActivityParam = { jobName: r.jobName, pageNumber: r.pageNumber as number };
-  if (typeof r.cursor === 'string') param.cursor = r.cursor;
-  if (r.startWatermark !== undefined) param.startWatermark = r.startWatermark as string | null;
-  if (r.watermark !== undefined) param.watermark = r.watermark as string | null;
-  return param;
 }

@@ -10,8 +10,10 @@ import {
   type JobActivityParam,
   type JobActivityResult,
   type JobOrchestrationResult,
+  type JobStateRequest,
 } from './durable-contract';
-import { JOB_LEASE_MS, type JobStateRequest } from './job-state';
+import { parseOrchestrationInput } from './durable-payloads';
+import { JOB_LEASE_MS } from './job-state';
 
 /** An entity instance, by name and key (Durable's `EntityId` without the SDK). */
 export interface EntityAddress {
@@ -71,88 +73,110 @@ export const PAGES_PER_GENERATION = 100;
 export function* getChangesOrchestration<TTask>(port: OrchestrationPort<TTask>): Generator<TTask, GetChangesOutput, unknown> {
   const input = parseOrchestrationInput(port.input());
   const resume = input.resume;
-  const startedAt = resume?.startedAt ?? port.now().toISOString();
-  const jobs: JobOrchestrationResult[] = resume ? [...resume.done] : [];
-  let pagesLeft = PAGES_PER_GENERATION;
-  for (let index = jobs.length; index < input.jobs.length; index++) {
-    const jobName = input.jobs[index];
-    const lease = (): JobStateRequest => ({ job: jobName, owner: port.instanceId(), at: port.now().toISOString() });
+  const generation: Generation = {
+    jobNames: input.jobs,
+    startedAt: resume?.startedAt ?? port.now().toISOString(),
+    results: resume ? [...resume.done] : [],
+    pagesLeft: PAGES_PER_GENERATION,
+  };
+  for (let index = generation.results.length; index < input.jobs.length; index++) {
+    // Only the first job of a generation can be the one the previous generation handed over.
     const resumed = resume && index === resume.done.length ? resume : undefined;
-    // A copy: an engine may hand every replay the same input object, and the result is counted up.
-    const result: JobOrchestrationResult = resumed ? { ...resumed.current } : { jobName, outcome: 'Skipped', pages: 0, detected: 0, sent: 0, watermark: null };
-    jobs.push(result);
-    if (!resumed) {
-      if ((yield port.callEntity(JOB_STATE, 'InProgress', lease())) === true) continue;
-      if ((yield port.callEntity(JOB_STATE, 'Add', lease())) !== true) continue;
-    }
-    let renewedAt = resumed?.renewedAt ?? port.now().getTime();
-    let continuing = false;
-    try {
-      let param: JobActivityParam = resumed?.next ?? { jobName, pageNumber: 0 };
-      for (;;) {
-        if (pagesLeft === 0) {
-          continuing = true;
-          port.continueAsNew({ jobs: input.jobs, resume: { startedAt, done: jobs.slice(0, -1), current: result, next: param, renewedAt } } satisfies GetChangesInput);
-          return { startedAt, endedAt: port.now().toISOString(), jobs };
-        }
-        if (port.now().getTime() - renewedAt >= RENEW_AFTER_MS) {
-          if ((yield port.callEntity(JOB_STATE, 'Renew', lease())) !== true) {
-            throw new Error(`job "${jobName}": its JobState lease expired and another run took the job over; this run stops`);
-          }
-          renewedAt = port.now().getTime();
-        }
-        port.setStatus({ jobName, page: param.pageNumber });
-        const page = asActivityResult(yield port.callActivity(GET_CHANGES_ACTIVITY, param));
-        pagesLeft--;
-        result.pages++;
-        result.detected += page.detected;
-        result.sent += page.sent;
-        if (page.skipped) result.skipped = (result.skipped ?? 0) + page.skipped;
-        result.watermark = page.watermark;
-        if (!page.hasMoreRecord) break;
-        if (page.cursor === null) throw new Error(`page ${page.page} has more records but no cursor`);
-        param = { jobName, pageNumber: page.page + 1, cursor: page.cursor, startWatermark: page.startWatermark, watermark: page.watermark };
-      }
-      result.outcome = 'Succeeded';
-    } catch (err) {
-      result.outcome = 'Failed';
-      result.error = errorMessage(err);
-    } finally {
-      // Continuing as new keeps the job: the next generation goes on with it under the same lease.
-      if (!continuing) yield port.callEntity(JOB_STATE, 'Remove', { job: jobName, owner: port.instanceId() } satisfies JobStateRequest);
-    }
+    const continuedAsNew = yield* runJob(port, generation, input.jobs[index], resumed);
+    if (continuedAsNew) return output(port, generation);
   }
   port.setStatus(null);
-  return { startedAt, endedAt: port.now().toISOString(), jobs };
+  return output(port, generation);
 }
 
-/** @throws Error naming the property; the orchestration fails before touching any job. */
-export function parseOrchestrationInput(raw: unknown): GetChangesInput {
-  const where = 'GetChangesOrchestrator input';
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new Error(`${where}: expected an object with "jobs"`);
-  const jobs = (raw as { jobs?: unknown }).jobs;
-  if (!Array.isArray(jobs)) throw new Error(`${where}.jobs: expected an array of job names`);
-  jobs.forEach((name, i) => {
-    if (typeof name !== 'string' || name.trim() === '') throw new Error(`${where}.jobs[${i}]: expected a job name`);
-  });
-  const resume = (raw as { resume?: unknown }).resume;
-  if (resume === undefined) return { jobs: jobs as string[] };
-  return { jobs: jobs as string[], resume: parseResume(resume, jobs as string[], `${where}.resume`) };
+/** What one generation carries from job to job. */
+interface Generation {
+  readonly jobNames: readonly string[];
+  readonly startedAt: string;
+  /** The result of every job so far; the job being run is the last. */
+  readonly results: JobOrchestrationResult[];
+  /** Pages this generation may still read before it continues as new. */
+  pagesLeft: number;
 }
 
-/** The hand-over written by {@link getChangesOrchestration} itself; checked all the same. */
-function parseResume(raw: unknown, jobs: readonly string[], where: string): GetChangesResume {
-  const r = raw as Partial<GetChangesResume> | null;
-  if (typeof r !== 'object' || r === null) throw new Error(`${where}: expected an object`);
-  if (typeof r.startedAt !== 'string') throw new Error(`${where}.startedAt: expected a time`);
-  if (!Array.isArray(r.done) || r.done.length >= jobs.length) throw new Error(`${where}.done: expected the results of fewer jobs than ${jobs.length}`);
-  const job = jobs[r.done.length];
-  if (typeof r.current !== 'object' || r.current === null || r.current.jobName !== job) throw new Error(`${where}.current: expected the result so far of job "${job}"`);
-  if (typeof r.next !== 'object' || r.next === null || r.next.jobName !== job || typeof r.next.pageNumber !== 'number') {
-    throw new Error(`${where}.next: expected the next page of job "${job}"`);
+function output<TTask>(port: OrchestrationPort<TTask>, generation: Generation): GetChangesOutput {
+  return { startedAt: generation.startedAt, endedAt: port.now().toISOString(), jobs: generation.results };
+}
+
+/**
+ * One job: held (unless `resumed`, whose lease this instance already holds), read page by page
+ * and released. Its result is recorded in `generation.results` even when it is skipped or fails.
+ * @returns true when the generation continued as new in the middle of this job (then the job
+ *   is neither finished nor released: the next generation goes on with it).
+ */
+function* runJob<TTask>(port: OrchestrationPort<TTask>, generation: Generation, jobName: string, resumed?: GetChangesResume): Generator<TTask, boolean, unknown> {
+  // A copy: an engine may hand every replay the same input object, and the result is counted up.
+  const result: JobOrchestrationResult = resumed ? { ...resumed.current } : { jobName, outcome: 'Skipped', pages: 0, detected: 0, sent: 0, watermark: null };
+  generation.results.push(result);
+  if (!resumed) {
+    if ((yield port.callEntity(JOB_STATE, 'InProgress', lease(port, jobName))) === true) return false;
+    if ((yield port.callEntity(JOB_STATE, 'Add', lease(port, jobName))) !== true) return false;
   }
-  if (typeof r.renewedAt !== 'number' || !Number.isFinite(r.renewedAt)) throw new Error(`${where}.renewedAt: expected a time in ms`);
-  return r as GetChangesResume;
+  let continuedAsNew = false;
+  try {
+    continuedAsNew = yield* readPages(port, generation, result, resumed);
+    if (!continuedAsNew) result.outcome = 'Succeeded';
+  } catch (err) {
+    result.outcome = 'Failed';
+    result.error = errorMessage(err);
+  } finally {
+    if (!continuedAsNew) yield port.callEntity(JOB_STATE, 'Remove', { job: jobName, owner: port.instanceId() } satisfies JobStateRequest);
+  }
+  return continuedAsNew;
+}
+
+/**
+ * Reads a held job's pages into `result`, renewing its lease as it goes, until the last page or
+ * until the generation's pages are used up (then it continues as new and returns true).
+ * @throws Error when the lease was taken over, a page fails or a page has more but no cursor.
+ */
+function* readPages<TTask>(
+  port: OrchestrationPort<TTask>,
+  generation: Generation,
+  result: JobOrchestrationResult,
+  resumed: GetChangesResume | undefined,
+): Generator<TTask, boolean, unknown> {
+  const jobName = result.jobName;
+  let renewedAt = resumed?.renewedAt ?? port.now().getTime();
+  let param: JobActivityParam = resumed?.next ?? { jobName, pageNumber: 0 };
+  for (;;) {
+    if (generation.pagesLeft === 0) {
+      const done = generation.results.slice(0, -1);
+      port.continueAsNew({ jobs: [...generation.jobNames], resume: { startedAt: generation.startedAt, done, current: result, next: param, renewedAt } });
+      return true;
+    }
+    if (port.now().getTime() - renewedAt >= RENEW_AFTER_MS) {
+      if ((yield port.callEntity(JOB_STATE, 'Renew', lease(port, jobName))) !== true) {
+        throw new Error(`job "${jobName}": its JobState lease expired and another run took the job over; this run stops`);
+      }
+      renewedAt = port.now().getTime();
+    }
+    port.setStatus({ jobName, page: param.pageNumber });
+    const page = asActivityResult(yield port.callActivity(GET_CHANGES_ACTIVITY, param));
+    generation.pagesLeft--;
+    addPage(result, page);
+    if (!page.hasMoreRecord) return false;
+    if (page.cursor === null) throw new Error(`page ${page.page} has more records but no cursor`);
+    param = { jobName, pageNumber: page.page + 1, cursor: page.cursor, startWatermark: page.startWatermark, watermark: page.watermark };
+  }
+}
+
+/** The lease request for `jobName`, at the engine's replay-safe time. */
+function lease<TTask>(port: OrchestrationPort<TTask>, jobName: string): JobStateRequest {
+  return { job: jobName, owner: port.instanceId(), at: port.now().toISOString() };
+}
+
+function addPage(result: JobOrchestrationResult, page: JobActivityResult): void {
+  result.pages++;
+  result.detected += page.detected;
+  result.sent += page.sent;
+  if (page.skipped) result.skipped = (result.skipped ?? 0) + page.skipped;
+  result.watermark = page.watermark;
 }
 
 function asActivityResult(value: unknown): JobActivityResult {

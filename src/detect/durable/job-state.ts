@@ -9,7 +9,7 @@
  * renewed it; after {@link JOB_LEASE_MS} without a renewal another orchestration may take the job
  * over. A running orchestration renews long before that (see get-changes-orchestration.ts).
  *
- * Operations (every operation returns a boolean). The input is a {@link JobStateRequest}, or a
+ * Operations (every operation returns a boolean). The input is a `JobStateRequest` (durable-contract.ts), or a
  * job name alone as orchestrations before the lease sent it (then it is held without expiry):
  * - `InProgress`: whether the job is held by a lease that has not expired at `at`.
  * - `Add`: takes the job for `owner`; false when another lease on it is still live (another
@@ -19,6 +19,8 @@
  * - `Remove`: releases the job; with an `owner`, only that owner's lease (a stale orchestration
  *   finishing late must not release the job its successor holds). True when it was released.
  */
+
+import { parseJobStateRequest } from './durable-payloads';
 
 export const JOB_STATE_OPERATIONS = ['InProgress', 'Add', 'Renew', 'Remove'] as const;
 export type JobStateOperation = (typeof JOB_STATE_OPERATIONS)[number];
@@ -40,15 +42,6 @@ export interface JobLease {
 /** The entity state: the held jobs, in the order they were taken. */
 export type JobState = JobLease[];
 
-/** An operation's input: the job, the calling orchestration and its replay-safe time. */
-export interface JobStateRequest {
-  job: string;
-  /** The orchestration instance id. */
-  owner?: string;
-  /** ISO 8601: `currentUtcDateTime` of the calling orchestration. */
-  at?: string;
-}
-
 export interface JobStateStep {
   state: JobState;
   result: boolean;
@@ -64,7 +57,7 @@ export function applyJobStateOperation(state: readonly unknown[] | undefined, op
   if (!isJobStateOperation(operation)) {
     throw new Error(`JobState: unknown operation ${JSON.stringify(operation ?? null)} (expected ${JOB_STATE_OPERATIONS.join(', ')})`);
   }
-  const request = parseRequest(operation, input);
+  const request = parseJobStateRequest(operation, input);
   const at = request.at === undefined ? undefined : Date.parse(request.at);
   const entry = current.find((lease) => lease.job === request.job);
   const live = entry !== undefined && (at === undefined || !expired(entry, at));
@@ -96,24 +89,6 @@ export function expired(lease: JobLease, at: number): boolean {
 
 export function isJobStateOperation(operation: unknown): operation is JobStateOperation {
   return typeof operation === 'string' && (JOB_STATE_OPERATIONS as readonly string[]).includes(operation);
-}
-
-function parseRequest(operation: JobStateOperation, input: unknown): JobStateRequest {
-  const where = `JobState.${operation} input`;
-  if (typeof input === 'string') {
-    if (input.trim() === '') throw new Error(`${where}: expected a job name, got ${JSON.stringify(input)}`);
-    return { job: input };
-  }
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-    throw new Error(`${where}: expected a job name or { job, owner, at }, got ${JSON.stringify(input ?? null)}`);
-  }
-  const { job, owner, at } = input as Record<string, unknown>;
-  if (typeof job !== 'string' || job.trim() === '') throw new Error(`${where}.job: expected a job name, got ${JSON.stringify(job ?? null)}`);
-  if (owner !== undefined && typeof owner !== 'string') throw new Error(`${where}.owner: expected an instance id, got ${JSON.stringify(owner)}`);
-  if (at !== undefined && (typeof at !== 'string' || !Number.isFinite(Date.parse(at)))) {
-    throw new Error(`${where}.at: expected an ISO 8601 time, got ${JSON.stringify(at)}`);
-  }
-  return { job, owner: owner as string | undefined, at: at as string | undefined };
 }
 
 /**

@@ -7,6 +7,7 @@ import type { RunLogStore } from '../../detect/run-log-store';
 import type { Clock } from '../../platform/clock';
 import type { HighwaterConfig } from '../../model/config';
 import { errorMessage } from '../../platform/errors';
+import { normalizeErrorMessage } from '../../mover/normalize-error';
 import type { WatermarkRecord, WatermarkStore } from '../../model/watermark-record';
 import { watermarkLagSeconds } from '../../runtime/gauges';
 import type { Metrics } from '../../telemetry/metrics';
@@ -185,7 +186,19 @@ async function deadLetterGroups(sources: StatusSources): Promise<ParkedGroup[]> 
  */
 function failureGroups(stats: StatusStats, deadLetters: readonly ParkedGroup[]): FailureGroup[] {
   const groups = new Map<string, FailureGroup>();
-  for (const f of stats.failuresByMessage()) groups.set(f.error, { error: f.error, count: f.count, deadLettered: 0, lastAt: f.lastAt.toISOString(), jobs: f.jobs });
+  // The dead-letter groups are keyed by the mover's normalised text: the host's own failures are
+  // too, so `missing parent C-0042` seen here and dead-lettered there is one row.
+  for (const f of stats.failuresByMessage()) {
+    const key = normalizeErrorMessage(f.error);
+    const group = groups.get(key);
+    if (!group) {
+      groups.set(key, { error: key, count: f.count, deadLettered: 0, lastAt: f.lastAt.toISOString(), jobs: f.jobs });
+      continue;
+    }
+    group.count += f.count;
+    if (group.lastAt === null || f.lastAt.toISOString() > group.lastAt) group.lastAt = f.lastAt.toISOString();
+    group.jobs = [...new Set([...group.jobs, ...f.jobs])].sort();
+  }
   for (const d of deadLetters) {
     const group = groups.get(d.reason) ?? { error: d.reason, count: 0, deadLettered: 0, lastAt: null, jobs: [] };
     group.deadLettered += d.count;

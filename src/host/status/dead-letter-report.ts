@@ -1,12 +1,10 @@
 import type { BusMessage, MessageBus } from '../../bus/message-bus';
-import { ERROR_PROPERTY, MESSAGE_PROPERTY } from '../../bus/message-properties';
+import { errorText, messageFacts } from '../../mover/message-facts';
+import { normalizeErrorMessage, OUTDATED_REASON } from '../../mover/normalize-error';
 import { errorMessage } from '../../platform/errors';
-import { OUTDATED_REASON } from '../../../tools/dead-letter-mover/normalize-error';
 import { type QueueNames, queueRoles, type QueueRole } from '../../platform/queue-topology';
 
 const NO_ERROR = '(no error recorded)';
-/** Messages in the ignored queue carry no error: the processor skipped them as outdated (the mover says the same). */
-const OUTDATED = OUTDATED_REASON;
 
 /** One place messages wait for a person: a dead-letter subqueue, or a transitive/ignored queue. */
 export interface ParkedSource {
@@ -18,7 +16,7 @@ export interface ParkedSource {
   count: number;
   /** Messages looked at (at most the peek limit). */
   peeked: number;
-  /** Peeked messages grouped by their recorded error, most frequent first. */
+  /** Peeked messages grouped by their recorded error (normalised as the mover groups them), most frequent first. */
   groups: ParkedGroup[];
   /** Link to the dead-letter mover's dry-run report of this source, when the host offers one. */
   reportUrl?: string;
@@ -70,7 +68,7 @@ export async function buildDeadLetterReport(
       const base = { queue, role, ...(subQueue ? { subQueue } : {}), count, ...(reportUrl ? { reportUrl } : {}) };
       try {
         const messages = await bus.peek(queue, { maxMessages: limit, ...(subQueue ? { subQueue } : {}) });
-        sources.push({ ...base, peeked: messages.length, groups: groupByReason(messages, subQueue ? NO_ERROR : role === 'ignored' ? OUTDATED : NO_ERROR) });
+        sources.push({ ...base, peeked: messages.length, groups: groupByReason(messages, subQueue ? NO_ERROR : role === 'ignored' ? OUTDATED_REASON : NO_ERROR) });
       } catch (err) {
         sources.push({ ...base, peeked: 0, groups: [], problem: errorMessage(err) });
       }
@@ -79,25 +77,24 @@ export async function buildDeadLetterReport(
   return sources;
 }
 
-/** The error a parked message carries (as the mover's rules match it), else `fallback`. */
-export function parkedReason(message: Pick<BusMessage, 'applicationProperties' | 'deadLetterErrorDescription' | 'deadLetterReason'>, fallback = NO_ERROR): string {
-  const recorded = message.applicationProperties[ERROR_PROPERTY.message];
-  if (typeof recorded === 'string' && recorded !== '') return recorded;
-  return message.deadLetterErrorDescription || message.deadLetterReason || fallback;
-}
-
+/**
+ * Groups parked messages by error as the mover's report does: the mover's facts of each message
+ * and its normalised error text (`timeout after 30000 ms` and `timeout after 15000 ms` are one
+ * group). Unlike the report, which shows the dead-letter reason beside the error, a message with
+ * neither error nor description is grouped by its dead-letter reason; with none, by `fallback`
+ * (messages of the ignored queue carry no error: the processor skipped them as outdated).
+ */
 export function groupByReason(messages: readonly BusMessage[], fallback = NO_ERROR): ParkedGroup[] {
   const groups = new Map<string, { count: number; jobs: Set<string>; sampleMessageIds: string[]; sampleSourceKeys: string[] }>();
   for (const m of messages) {
-    const reason = parkedReason(m, fallback);
+    const facts = messageFacts(m);
+    const reason = normalizeErrorMessage(errorText(facts) ?? facts.deadLetterReason, fallback);
     const group = groups.get(reason) ?? { count: 0, jobs: new Set<string>(), sampleMessageIds: [], sampleSourceKeys: [] };
     group.count++;
-    const job = m.applicationProperties[MESSAGE_PROPERTY.jobName] ?? m.subject;
-    if (typeof job === 'string') group.jobs.add(job);
+    if (facts.jobName !== undefined) group.jobs.add(facts.jobName);
     if (group.sampleMessageIds.length < 5) {
       group.sampleMessageIds.push(m.messageId);
-      const key = m.applicationProperties[MESSAGE_PROPERTY.sourceKey];
-      group.sampleSourceKeys.push(key === undefined || key === null || key === '' ? '(no source key)' : String(key));
+      group.sampleSourceKeys.push(facts.sourceKey ?? '(no source key)');
     }
     groups.set(reason, group);
   }

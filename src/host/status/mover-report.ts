@@ -1,7 +1,15 @@
+import { describeBus } from '../../bus/create-bus';
 import type { MessageBus } from '../../bus/message-bus';
-import { SETTING_NAMES, type Settings } from '../../platform/settings';
+import { readRulesFile } from '../../config/requeue-rules-schema';
+import type { HighwaterConfig } from '../../model/config';
+import { defaultRulesFile, rulesFileLabel } from '../../mover/default-rules';
+import { runMoverPass } from '../../mover/library';
+import { exitCodeOf } from '../../mover/report';
+import { formatReport } from '../../mover/report-text';
+import type { Settings } from '../../platform/settings';
 import { errorMessage } from '../../platform/errors';
 import { allQueueNames } from '../../platform/queue-topology';
+import { terminalText } from '../../platform/terminal-text';
 
 /** One place the mover reads from. */
 export interface MoverSource {
@@ -10,7 +18,8 @@ export interface MoverSource {
 }
 
 /**
- * The mover's command line for a dry run of `source` against this host's bus: `--data-dir` for the
+ * The mover's command line for a dry run of `source` against this host's bus (the page's "from a
+ * terminal" hint; the page's own report runs the mover's library, not this command): `--data-dir` for the
  * local bus (Azure connections come from the environment, never from arguments), `--config` so
  * that parked and ignored messages resolve their work queue.
  */
@@ -29,73 +38,46 @@ export function moverCommandLine(args: readonly string[]): string {
 }
 
 export interface MoverReportResult {
-  /** The mover's exit code: 0 ok, 1 partial failure, 2 bad arguments. */
+  /** As the mover's exit code: 0 ok, 1 partial failure (or the pass failed). */
   exitCode: number;
-  /** The report as the mover prints it (stdout), then its messages (stderr). */
+  /** The report as the mover prints it, or the error. */
   lines: string[];
 }
 
+/** What the dry run needs of the host: its settings, its open bus and its jobs. */
+export interface MoverReportRuntime {
+  settings: Settings;
+  bus: MessageBus;
+  init: { ensureInitialized(): Promise<Pick<HighwaterConfig, 'jobs'>> };
+}
+
 /**
- * Runs the dead-letter mover's dry run (its own command line, without `--apply`) on the host's
- * open bus and returns its report. The mover only peeks in a dry run; the bus is lent, not closed.
- * @throws Error when `source.queue` is not a queue of the settings (nothing else reaches the mover's arguments).
+ * The dead-letter mover's dry run of `source` (`runMoverPass` without `apply`: it only peeks) on
+ * the host's open bus, which is lent, not closed, with the mover's default rules and the host's
+ * jobs, rendered as the mover's text report (one renderer: the command line prints the same).
+ * @param configDir the host's configuration folder, named in problems of the report.
+ * @throws Error when `source.queue` is not a queue of the settings.
  */
-export async function moverDryRunReport(
-  runtime: { settings: Settings; bus: MessageBus },
-  source: MoverSource,
-  configDir?: string,
-): Promise<MoverReportResult> {
-  if (!allQueueNames(runtime.settings.queues).includes(source.queue)) throw new Error(`queue: unknown queue "${source.queue}"`);
-  const args = moverArguments(source, runtime.settings, configDir);
-  const out: string[] = [];
-  const err: string[] = [];
-  const lent = lend(runtime.bus);
-  // Imported here: the mover is a tool with its own CLI; the host only needs it for this page.
-  const { runMover } = await import('../../../tools/dead-letter-mover/main');
+export async function moverDryRunReport(runtime: MoverReportRuntime, source: MoverSource, configDir?: string): Promise<MoverReportResult> {
+  const { settings, bus } = runtime;
+  if (!allQueueNames(settings.queues).includes(source.queue)) throw new Error(`queue: unknown queue "${source.queue}"`);
   try {
-    const exitCode = await runMover(args, {
-      out: (line) => out.push(line),
-      err: (line) => err.push(line),
-      env: queueEnv(runtime.settings),
-      openBus: async () => lent,
+    const rulesFile = defaultRulesFile();
+    const rulesLabel = rulesFileLabel(rulesFile, process.cwd());
+    const { jobs } = await runtime.init.ensureInitialized();
+    const report = await runMoverPass({
+      bus,
+      queues: settings.queues,
+      source: source.deadLetter ? { queue: source.queue, subQueue: 'deadLetter' } : { queue: source.queue },
+      rules: await readRulesFile(rulesFile, rulesLabel),
+      rulesLabel,
+      busLabel: describeBus(settings),
+      jobs: new Map(jobs.map((job) => [job.name, job])),
+      jobsSource: configDir,
     });
-    return { exitCode, lines: [...out, ...err] };
-  } catch (e) {
-    return { exitCode: 1, lines: [...out, ...err, `error: ${errorMessage(e)}`] };
+    // Made terminal-safe as the command line's lines are: error texts of parked messages can hold anything.
+    return { exitCode: exitCodeOf(report), lines: formatReport(report).map(terminalText) };
+  } catch (err) {
+    return { exitCode: 1, lines: [terminalText(`error: ${errorMessage(err)}`)] };
   }
-}
-
-/** The bus with a `close` that does nothing: the host keeps using it after the report. */
-function lend(bus: MessageBus): MessageBus {
-  return {
-    send: (queue, messages) => bus.send(queue, messages),
-    createBatch: (queue) => bus.createBatch(queue),
-    sendBatch: (batch) => bus.sendBatch(batch),
-    receive: (queue, options) => bus.receive(queue, options),
-    renewLock: (message) => bus.renewLock(message),
-    complete: (message) => bus.complete(message),
-    completeMany: (messages) => bus.completeMany(messages),
-    abandon: (message, properties) => bus.abandon(message, properties),
-    deadLetter: (message, options) => bus.deadLetter(message, options),
-    peek: (queue, options) => bus.peek(queue, options),
-    counts: (queue) => bus.counts(queue),
-    listQueues: () => bus.listQueues(),
-    close: async () => {},
-  };
-}
-
-/** The host's queue names as the environment the mover reads its settings from. */
-function queueEnv(settings: Settings): NodeJS.ProcessEnv {
-  const q = settings.queues;
-  return {
-    ...process.env,
-    [SETTING_NAMES.dataDir]: settings.dataDir,
-    [SETTING_NAMES.queueHigh]: q.work.high,
-    [SETTING_NAMES.queueNormal]: q.work.normal,
-    [SETTING_NAMES.queueLow]: q.work.low,
-    [SETTING_NAMES.queueTransitiveHigh]: q.transitive.high,
-    [SETTING_NAMES.queueTransitiveNormal]: q.transitive.normal,
-    [SETTING_NAMES.queueTransitiveLow]: q.transitive.low,
-    [SETTING_NAMES.queueIgnored]: q.ignored,
-  };
 }

@@ -1,7 +1,7 @@
 import type { OutgoingMessage } from '../../bus/message-bus';
 import { errorMessage } from '../../platform/errors';
 import type { ProcessingDependencies } from '../processing-dependencies';
-import type { ProcessResult } from '../process-queue-message-service';
+import type { ProcessResult } from '../process-result';
 import type { BatchSettlement, ReceivedItem } from '../received-item';
 import { mapLimited } from './map-limited';
 import type { SettlePlan } from './settle-plan';

@@ -3,7 +3,7 @@ import { ERROR_PROPERTY, MESSAGE_TIME_TO_LIVE_MS, sideQueueCopyId, toOutgoingMes
 import { errorKind, errorMessage } from '../../platform/errors';
 import type { ProcessOutcome } from '../../telemetry/metrics';
 import type { ProcessingDependencies } from '../processing-dependencies';
-import type { ProcessResult } from '../process-queue-message-service';
+import type { ProcessResult } from '../process-result';
 import { DEFAULT_MAX_ATTEMPTS, retryAt } from './attempts';
 import { dispositionFor } from './disposition';
 import { indexOf, type Verdict } from './verdict';

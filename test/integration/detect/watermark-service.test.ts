@@ -1,5 +1,6 @@
 import os from 'node:os';
-import { WATERMARK_PARTITION, WATERMARK_TABLE, WatermarkService } from '../../../src/detect/watermark-service';
+import { WATERMARK_PARTITION, WATERMARK_TABLE } from '../../../src/model/watermark-record';
+import { WatermarkService } from '../../../src/detect/watermark-service';
 import { openTableStorage } from '../../../src/storage/table-client-factory';
 import type { TableStorage } from '../../../src/storage/table-store';
 import { startTestAzurite, type TestAzurite } from '../../support/azurite';

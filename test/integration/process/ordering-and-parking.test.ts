@@ -1,4 +1,4 @@
-import { resubmission } from '../../../tools/dead-letter-mover/resubmission';
+import { resubmission } from '../../../src/mover/resubmission';
 import { busSettler } from '../../../src/process/bus-settler';
 import type { ProcessResult } from '../../../src/process/process-queue-message-service';
 import { createSyncFixture, type SyncFixture } from '../../support/sync-fixture';

@@ -1,6 +1,6 @@
 import { ConnectorRegistry } from '../../../connectors/base/registry';
 import type { TargetConnector } from '../../../connectors/base/target-connector';
-import { applyOneByOne } from '../../../connectors/base/target-batch';
+import { applyOneByOne } from '../../../connectors/base/apply-one-by-one';
 import { sqlConnectorFactories, sqliteConnectorFactory } from '../../../connectors/sql';
 import type { ReceivedMessage } from '../../../src/bus/message-bus';
 import { TransientError } from '../../../src/platform/errors';

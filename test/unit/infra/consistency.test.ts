@@ -3,7 +3,7 @@ import { MESSAGE_TIME_TO_LIVE_MS } from '../../../src/bus/message-properties';
 import { CONFIG_TABLES } from '../../../src/config/config-store';
 import { SETTING_NAMES, readSettings } from '../../../src/platform/settings';
 import { RUNS_TABLE } from '../../../src/detect/run-log-store';
-import { WATERMARK_TABLE } from '../../../src/detect/watermark-service';
+import { WATERMARK_TABLE } from '../../../src/model/watermark-record';
 import { APPLIED_HASHES_TABLE } from '../../../src/process/applied-hash-store';
 import { arrayItems, isoDurationMs, objectEntries, params, resourceBodies, stringLiteral, varLiteral } from './bicep-text';
 import { codeFacts, connectionOf, literalEnvReads, literalTableNames, type CodeFacts } from './code-facts';

@@ -136,7 +136,7 @@ describe('dead-letter-mover --apply safety on the local bus', () => {
       });
     };
 
-    const run = await fx.run(['--queue', 'sbqnormal', '--dead-letter', '--rules', 'timeouts.yaml', '--apply', '--json'], { clock, openBus });
+    const run = await fx.run(['--queue', 'sbqnormal', '--dead-letter', '--rules', 'timeouts.yaml', '--apply', '--json'], { clock: { now: clock }, openBus });
 
     expect(run.code).toBe(0);
     expect(run.json().results).toMatchObject({ resubmitted: 3, released: 1 });

@@ -163,7 +163,7 @@ describe('dead-letter-mover on the local bus', () => {
     now = new Date('2026-05-01T15:00:00Z');
     await fx.deadLetter('sbqnormal', [{ sourceKey: 'new-1', ...timeout }, { sourceKey: 'old-3', ...timeout }]);
     now = new Date('2026-05-01T16:00:00Z');
-    const io = { clock, openBus: fx.openBus(clock) };
+    const io = { clock: { now: clock }, openBus: fx.openBus(clock) };
 
     const byAge = await fx.run([...DLQ, '--rules', 'rules.yaml', '--older-than', '2h', '--json', '--list'], io);
     expect((byAge.json().messages as Array<{ sourceKey: string }>).map((m) => m.sourceKey)).toEqual(['old-1', 'old-2']);

@@ -30,11 +30,11 @@ const countries: RelatedValueLookup = {
     return ({ DE: 17, FR: 33 } as Record<string, number>)[String(value)];
   },
 };
-const now = () => new Date('2026-02-03T04:05:06.789Z');
+const clock = { now: () => new Date('2026-02-03T04:05:06.789Z') };
 
 describe('ConnectorBase.serialize', () => {
   it('builds key, mapped fields, target key and canonical change tracker', async () => {
-    const message = await ConnectorBase.serialize(row, mapping, job, { now, lookup: countries });
+    const message = await ConnectorBase.serialize(row, mapping, job, { clock, lookup: countries });
     expect(message).toEqual({
       version: 1,
       jobName: 'customers-to-crm',
@@ -51,49 +51,49 @@ describe('ConnectorBase.serialize', () => {
   });
 
   it('takes the action and change tracker the connector passes, and gives InvokeAction its parameters', async () => {
-    const deleted = await ConnectorBase.serialize(row, mapping, job, { now, lookup: countries, action: JobActionType.Delete, changeTracker: 'x' });
+    const deleted = await ConnectorBase.serialize(row, mapping, job, { clock, lookup: countries, action: JobActionType.Delete, changeTracker: 'x' });
     expect([deleted.action, deleted.changeTracker, deleted.actionParameters]).toEqual([JobActionType.Delete, 'x', undefined]);
-    const invoke = await ConnectorBase.serialize(row, mapping, { ...job, action: JobActionType.InvokeAction }, { now, lookup: countries });
+    const invoke = await ConnectorBase.serialize(row, mapping, { ...job, action: JobActionType.InvokeAction }, { clock, lookup: countries });
     expect(invoke.actionParameters).toEqual(invoke.fields);
   });
 
   it('keeps an unknown watermark type as text', async () => {
-    const message = await ConnectorBase.serialize({ ...row, modified: 42 }, mapping, { ...job, watermark: { type: 'rowver', field: 'modified' } }, { now, lookup: countries });
+    const message = await ConnectorBase.serialize({ ...row, modified: 42 }, mapping, { ...job, watermark: { type: 'rowver', field: 'modified' } }, { clock, lookup: countries });
     expect(message.changeTracker).toBe('42');
   });
 
   it('resolves a missing related value to null by default', async () => {
-    const message = await ConnectorBase.serialize({ ...row, country: 'XX' }, mapping, job, { now, lookup: countries });
+    const message = await ConnectorBase.serialize({ ...row, country: 'XX' }, mapping, job, { clock, lookup: countries });
     expect(message.fields.country).toBeNull();
   });
 
   it('fails with exact messages when the mapping does not fit the row', async () => {
-    await expect(ConnectorBase.serialize({ ...row, no: null }, mapping, job, { now, lookup: countries })).rejects.toMatchObject({
+    await expect(ConnectorBase.serialize({ ...row, no: null }, mapping, job, { clock, lookup: countries })).rejects.toMatchObject({
       name: 'PermanentError', message: 'mapping "customers": source key field "no" is null',
     });
     const { name: _name, ...withoutName } = row;
-    await expect(ConnectorBase.serialize(withoutName, mapping, job, { now, lookup: countries })).rejects.toMatchObject({
+    await expect(ConnectorBase.serialize(withoutName, mapping, job, { clock, lookup: countries })).rejects.toMatchObject({
       name: 'ConfigError', message: 'mapping "customers": field "name": source field "name" is not in the customer record',
     });
-    const lenient = await ConnectorBase.serialize(withoutName, mapping, job, { now, lookup: countries, missingFieldsAreNull: true });
+    const lenient = await ConnectorBase.serialize(withoutName, mapping, job, { clock, lookup: countries, missingFieldsAreNull: true });
     expect(lenient.fields.name).toBeNull();
     await expect(
-      ConnectorBase.serialize(row, { ...mapping, target: { entity: 'account', key: ['id'] } }, job, { now, lookup: countries }),
+      ConnectorBase.serialize(row, { ...mapping, target: { entity: 'account', key: ['id'] } }, job, { clock, lookup: countries }),
     ).rejects.toMatchObject({ name: 'ConfigError', message: 'mapping "customers": target key field "id" is not a mapped field' });
-    await expect(ConnectorBase.serialize(row, mapping, job, { now })).rejects.toMatchObject({
+    await expect(ConnectorBase.serialize(row, mapping, job, { clock })).rejects.toMatchObject({
       name: 'ConfigError', message: 'mapping "customers": field "country": this source connector does not support resolvers',
     });
-    await expect(ConnectorBase.serialize({ ...row, modified: null }, mapping, job, { now, lookup: countries })).rejects.toMatchObject({
+    await expect(ConnectorBase.serialize({ ...row, modified: null }, mapping, job, { clock, lookup: countries })).rejects.toMatchObject({
       name: 'PermanentError', message: 'job "customers-to-crm": watermark field "modified" is null',
     });
-    await expect(ConnectorBase.serialize({ ...row, modified: 'soon' }, mapping, job, { now, lookup: countries })).rejects.toMatchObject({
+    await expect(ConnectorBase.serialize({ ...row, modified: 'soon' }, mapping, job, { clock, lookup: countries })).rejects.toMatchObject({
       name: 'PermanentError',
     });
   });
 
   it('uses a per-run cache so a related value is looked up once', async () => {
     const cache = new ResolverCache(countries);
-    for (const country of ['DE', 'DE', 'FR', 'DE', 'XX', 'XX']) await ConnectorBase.serialize({ ...row, country }, mapping, job, { now, lookup: cache });
+    for (const country of ['DE', 'DE', 'FR', 'DE', 'XX', 'XX']) await ConnectorBase.serialize({ ...row, country }, mapping, job, { clock, lookup: cache });
     expect(cache.sourceLookups).toBe(3);
   });
 });

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { ConnectorContext } from '../../../../connectors/base/connector-context';
 import { type ConnectorFactory, ConnectorRegistry, lazyConnectorFactory, type SettingsValidator } from '../../../../connectors/base/registry';
 import type { SourceConnector } from '../../../../connectors/base/source-connector';
@@ -70,6 +71,18 @@ describe('lazyConnectorFactory', () => {
     expect(() => otherValidator.factory.createSource!(ctx())).toThrow(
       'connector type "Lazy": its implementation validates settings with another function than the one registered',
     );
+  });
+
+  it('carries the settings schema, and refuses an implementation describing its settings with another', () => {
+    const settingsSchema = z.strictObject({ url: z.string() });
+    const factory = lazyConnectorFactory({
+      type: 'lazy',
+      validateSettings: validate,
+      settingsSchema,
+      load: () => ({ type: 'lazy', validateSettings: validate, settingsSchema: z.strictObject({ url: z.string() }), createSource: () => source }),
+    });
+    expect(new ConnectorRegistry([factory]).settingsSchemas().lazy).toBe(settingsSchema);
+    expect(() => factory.createSource!(ctx())).toThrow('connector type "lazy": its implementation describes its settings with another schema than the one registered');
   });
 
   it('lets a failing load through unchanged, so a missing module names itself', () => {

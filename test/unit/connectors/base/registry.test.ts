@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { ConnectorContext } from '../../../../connectors/base/connector-context';
 import { readSecret, secretRedactor } from '../../../../connectors/base/connector-context';
 import { type ConnectorFactory, ConnectorRegistry } from '../../../../connectors/base/registry';
@@ -35,6 +36,14 @@ describe('ConnectorRegistry', () => {
     expect(Object.keys(registry.connectionTypes())).toEqual(['fake']);
     expect(registry.connectionTypes().fake({}, {})).toEqual([{ path: 'settings.url', message: 'is required' }]);
     expect(() => registry.register({ ...fake, type: 'fake' })).toThrow('connector type "fake" is registered twice');
+  });
+
+  it('lists the settings schemas by type, leaving out types without one', () => {
+    const settingsSchema = z.strictObject({ file: z.string() });
+    const files: ConnectorFactory = { type: 'files', validateSettings: () => [], settingsSchema };
+    const schemas = new ConnectorRegistry([fake, files]).settingsSchemas();
+    expect(Object.keys(schemas)).toEqual(['files']);
+    expect(schemas.files).toBe(settingsSchema);
   });
 
   it('creates connectors after validating settings, with exact errors otherwise', () => {

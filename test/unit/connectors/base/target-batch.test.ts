@@ -1,4 +1,5 @@
-import { applyOneByOne, bisectGroup, type ItemOutcome } from '../../../../connectors/base/target-batch';
+import { applyOneByOne } from '../../../../connectors/base/apply-one-by-one';
+import { bisectGroup, type ItemOutcome } from '../../../../connectors/base/target-batch';
 import { JobActionType, type Job } from '../../../../src/model/job';
 import type { Mapping } from '../../../../src/model/mapping';
 import type { QueueMessage } from '../../../../src/model/queue-message';

@@ -27,7 +27,7 @@ function openBc(exchanges: RecordedExchange[], company = 'CRONUS USA, Inc.') {
     },
     resolveSecret: () => undefined,
     configDir: __dirname,
-    clock: { now: () => new Date('2026-03-01T10:00:00Z'), sleep: async (ms: number) => void sleeps.push(ms) } as ConnectorContext['clock'],
+    clock: { now: () => new Date('2026-03-01T10:00:00Z'), sleep: async (ms: number) => void sleeps.push(ms) },
     warn: (m) => warnings.push(m),
   };
   return { replay, sleeps, warnings, source: () => registry.createSource(ctx), target: () => registry.createTarget(ctx) };

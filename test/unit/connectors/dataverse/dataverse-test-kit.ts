@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { ConnectorContext } from '../../../../connectors/base/connector-context';
 import { ConnectorRegistry } from '../../../../connectors/base/registry';
 import { createDataverseConnectorFactory } from '../../../../connectors/dataverse';
+import { systemClock } from '../../../../src/platform/clock';
 import { type Job, JobActionType } from '../../../../src/model/job';
 import type { Mapping } from '../../../../src/model/mapping';
 import { loadExchanges, type RecordedExchange, replayFetch } from '../odata/replay-fetch';
@@ -29,7 +30,7 @@ export function openDataverse(exchanges: RecordedExchange[], settings: Record<st
     },
     resolveSecret: (name) => (name === 'CRM_CLIENT_SECRET' ? CLIENT_SECRET : undefined),
     configDir: __dirname,
-    clock: { now: () => new Date(now) },
+    clock: { now: () => new Date(now), sleep: systemClock.sleep },
     warn: (m) => warnings.push(m),
   };
   return { replay, warnings, source: () => registry.createSource(ctx), target: () => registry.createTarget(ctx) };

@@ -35,11 +35,11 @@ describe('OdataHttpClient', () => {
     const sleeps: number[] = [];
     let calls = 0;
     const fetch: FetchLike = async () => (++calls <= 2 ? json({ error: { message: 'busy' } }, 503) : json({ value: [] }));
-    const http = new OdataHttpClient({ serviceRoot: 'http://127.0.0.1:1/', label: 'c', fetch, sleep: async (ms) => void sleeps.push(ms) });
+    const http = new OdataHttpClient({ serviceRoot: 'http://127.0.0.1:1/', label: 'c', fetch, clock: { now: () => new Date(), sleep: async (ms) => void sleeps.push(ms) } });
     await http.request({ method: 'GET', url: 'Books', operation: 'read', retryThrottled: true });
     expect(sleeps).toEqual([1000, 2000]);
     const long = new OdataHttpClient({
-      serviceRoot: 'http://127.0.0.1:1/', label: 'c', maxRetryWaitMs: 10_000, sleep: async (ms) => void sleeps.push(ms),
+      serviceRoot: 'http://127.0.0.1:1/', label: 'c', maxRetryWaitMs: 10_000, clock: { now: () => new Date(), sleep: async (ms) => void sleeps.push(ms) },
       fetch: async () => json({ error: { message: 'later' } }, 429, { 'retry-after': '3600' }),
     });
     await expect(long.request({ method: 'GET', url: 'Books', operation: 'read', retryThrottled: true })).rejects.toMatchObject({ retryAfterMs: 3_600_000 });
@@ -51,7 +51,7 @@ describe('CachedTokenProvider', () => {
   it('reuses a token until five minutes before expiry, sharing one request', async () => {
     let now = Date.parse('2026-01-01T00:00:00Z');
     let requests = 0;
-    const tokens = new CachedTokenProvider(async () => ({ token: `t${++requests}`, expiresOnTimestamp: now + 60 * 60_000 }), () => new Date(now));
+    const tokens = new CachedTokenProvider(async () => ({ token: `t${++requests}`, expiresOnTimestamp: now + 60 * 60_000 }), { now: () => new Date(now) });
     expect(await Promise.all([tokens.getToken(), tokens.getToken()])).toEqual(['t1', 't1']);
     now += 54 * 60_000;
     expect(await tokens.getToken()).toBe('t1');
@@ -76,7 +76,7 @@ describe('ConcurrencyLimit', () => {
 });
 
 describe('identityTokenProvider', () => {
-  const base = { scope: 'https://contoso.crm4.dynamics.com/.default', connectionName: 'crm', redact: (t: string) => t.split('hunter2').join('***'), now: () => new Date() };
+  const base = { scope: 'https://contoso.crm4.dynamics.com/.default', connectionName: 'crm', redact: (t: string) => t.split('hunter2').join('***'), clock: { now: () => new Date() } };
 
   it('reports settings that make no credential as configuration errors, without reaching Entra ID', async () => {
     const insecure = identityTokenProvider({ ...base, auth: { kind: 'clientSecret', tenantId: 't', clientId: 'c', authorityHost: 'http://127.0.0.1:1' }, clientSecret: 'hunter2' });

@@ -57,6 +57,21 @@ describe('buildStatus', () => {
     ]);
   });
 
+  it('failures that differ only in their particulars are one row, as the dead-letter groups are', async () => {
+    const f = statusFixture();
+    for (const [id, customer] of [['x1', 'C-10042'], ['x2', 'C-10043']]) {
+      f.stats.recordProcessed({ at: NOW, queue: 'sbqhigh', jobName: 'crm-accounts-to-erp', outcome: 'Failed', disposition: 'retried', messageId: id, error: `customer ${customer}: parent missing` });
+    }
+    const model = await buildStatus(f.sources, f.stats);
+    expect(model.failures.find((g) => g.error === 'customer C-<n>: parent missing')).toEqual({
+      error: 'customer C-<n>: parent missing',
+      count: 2,
+      deadLettered: 0,
+      lastAt: NOW.toISOString(),
+      jobs: ['crm-accounts-to-erp'],
+    });
+  });
+
   it('reports a job whose schedule is invalid, and still lists it', async () => {
     const f = statusFixture();
     f.jobs[1].schedule = '*/5 * * * *';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseRules } from '../../../../tools/dead-letter-mover/rules-file';
-import { firstMatch, type RuleSubject } from '../../../../tools/dead-letter-mover/rules';
+import { firstMatch, type RuleSubject } from '../../../../src/mover/rules';
 
 const subject = (over: Partial<RuleSubject> = {}): RuleSubject => ({ errorMessage: '', errorType: '', deadLetterReason: '', jobName: 'job-a', ageMs: 0, ...over });
 
@@ -101,7 +101,7 @@ describe('rules file', () => {
   });
 
   it('the default rules file is valid: permanent errors stay, transitive and transient ones are resubmitted', () => {
-    const file = path.resolve(__dirname, '../../../../tools/dead-letter-mover/default-rules.yaml');
+    const file = path.resolve(__dirname, '../../../../src/mover/default-rules.yaml');
     const rules = parseRules(readFileSync(file, 'utf8'), 'default-rules.yaml');
     const pick = (over: Partial<RuleSubject>) => firstMatch(rules, subject(over))?.action ?? 'None';
     expect(pick({ errorType: 'PermanentError', errorMessage: 'HTTP 400: request timeout field invalid' })).toBe('None');

@@ -1,5 +1,5 @@
-import type { Job } from '../../src/model/job';
-import { type QueueNames, PRIORITIES, placeOfQueue } from '../../src/platform/queue-topology';
+import type { Job } from '../model/job';
+import { type QueueNames, PRIORITIES, placeOfQueue } from '../platform/queue-topology';
 
 /*
  * Where a resubmitted message goes: back to the work queue it came from. For a work queue that

@@ -1,5 +1,6 @@
-import { errorMessage } from '../../src/platform/errors';
-import type { MessageBus, ReceivedMessage } from '../../src/bus/message-bus';
+import type { Clock } from '../platform/clock';
+import { errorMessage } from '../platform/errors';
+import type { MessageBus, ReceivedMessage } from '../bus/message-bus';
 
 interface Held {
   message: ReceivedMessage;
@@ -21,7 +22,7 @@ export class HeldMessages {
 
   constructor(
     private readonly bus: MessageBus,
-    private readonly clock: () => Date,
+    private readonly clock: Pick<Clock, 'now'>,
   ) {}
 
   /** Messages released so far. */
@@ -35,7 +36,7 @@ export class HeldMessages {
 
   /** Renews the locks that are past half their time; a lock that cannot be renewed is let go. */
   async renewExpiring(): Promise<void> {
-    const now = this.clock();
+    const now = this.clock.now();
     for (let i = this.#held.length - 1; i >= 0; i--) {
       const entry = this.#held[i];
       if (entry.renewAt > now) continue;
@@ -63,7 +64,7 @@ export class HeldMessages {
   }
 
   private halfWay(lockedUntil: Date): Date {
-    const now = this.clock().getTime();
+    const now = this.clock.now().getTime();
     return new Date(now + Math.max(0, lockedUntil.getTime() - now) / 2);
   }
 }

@@ -1,5 +1,5 @@
-import type { MoverReport } from '../../../../tools/dead-letter-mover/report';
-import { formatReport } from '../../../../tools/dead-letter-mover/report-text';
+import type { MoverReport } from '../../../src/mover/report';
+import { formatReport } from '../../../src/mover/report-text';
 
 const base: MoverReport = {
   mode: 'dry-run',

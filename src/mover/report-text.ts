@@ -1,6 +1,9 @@
 import type { ListedMessage, MoverReport, ReportGroup } from './report';
 
-/** The report as text lines for a terminal (the `--json` form is the report object itself). */
+/**
+ * The report as text lines: what the command line prints and the status page's dry run shows
+ * (the `--json` form is the report object itself).
+ */
 
 function heading(group: ReportGroup): string {
   const rule = group.rule === undefined ? '' : `rule "${group.rule}" (rules[${group.ruleIndex}])`;

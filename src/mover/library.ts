@@ -1,13 +1,15 @@
-import type { BusMessage, MessageBus } from '../../src/bus/message-bus';
-import type { Job } from '../../src/model/job';
+import type { BusMessage, MessageBus } from '../bus/message-bus';
+import type { Rule } from '../config/requeue-rules';
+import type { Job } from '../model/job';
+import { systemClock, type Clock } from '../platform/clock';
+import { placeOfQueue, type QueueNames } from '../platform/queue-topology';
 import { applyPlan, type ApplyResult } from './apply';
+import { OUTDATED_REASON } from './normalize-error';
 import { planMessages } from './plan';
 import { buildReport, type MoverReport } from './report';
 import { sourcePath, type SourceLocation } from './resubmission';
 import { targetResolver } from './resubmit-target';
-import type { Rule } from './rules';
 import { takeSnapshot } from './snapshot';
-import type { QueueNames } from '../../src/platform/queue-topology';
 
 /**
  * The mover as a library: one pass over one queue on a bus the caller has open, returning the
@@ -23,7 +25,7 @@ export interface MoverPassOptions {
   queues: QueueNames;
   /** The queue (or its dead-letter subqueue) to read. */
   source: SourceLocation;
-  /** Parsed rules (`loadRulesFile` / `parseRules`). */
+  /** Parsed rules (`readRulesFile` / `parseRulesText` of src/config/requeue-rules-schema). */
   rules: readonly Rule[];
   /** The rules as named in the report (a file path). */
   rulesLabel: string;
@@ -33,6 +35,8 @@ export interface MoverPassOptions {
   apply?: boolean;
   /** Jobs by name: the work queue of an ignored message, and watermark types for de-duplication. */
   jobs?: ReadonlyMap<string, Job>;
+  /** Where `jobs` were read from, named in problems (the `--config` folder). Default: not named. */
+  jobsSource?: string;
   /** Resubmit every message to this work queue instead of the derived one. */
   to?: string;
   /** Which messages the pass considers; the others are left alone. Default all. */
@@ -45,9 +49,11 @@ export interface MoverPassOptions {
   countRequeues?: boolean;
   /** List every message in the report. Default false. */
   list?: boolean;
-  clock?: () => Date;
+  /** The time of the pass (message ages, lock renewals, `ResubmittedAt`). Default the system clock. */
+  clock?: Pick<Clock, 'now'>;
   /** Stops an applying pass after the current batch. */
   signal?: AbortSignal;
+  /** Called after each batch of an applying pass: messages settled so far, and the number to settle. Default none. */
   progress?: (settled: number, total: number) => void;
 }
 
@@ -55,17 +61,17 @@ export interface MoverPassOptions {
 const receivable = (message: BusMessage, now: Date) => !(message.scheduledEnqueueTime && message.scheduledEnqueueTime > now);
 
 /**
- * Snapshot, plan and (with `apply`) act, as `dead-letter-mover` does.
+ * Snapshot, plan and (with `apply`) act: what `dead-letter-mover` runs.
  * @throws Error when `to` is not a work queue, or the source is the ignored queue and no `jobs`
  *   or `to` say where its messages go; bus errors (e.g. `QueueNotFound`) as the bus throws them.
  */
 export async function runMoverPass(options: MoverPassOptions): Promise<MoverReport> {
-  const clock = options.clock ?? (() => new Date());
-  const targets = targetResolver({ queues: options.queues, source: options.source.queue, to: options.to, jobs: options.jobs });
+  const clock = options.clock ?? systemClock;
+  const targets = targetResolver({ queues: options.queues, source: options.source.queue, to: options.to, jobs: options.jobs, configDir: options.jobsSource });
   if (targets.needsJobs && options.jobs === undefined) {
     throw new Error(`${options.source.queue}: the work queue to resubmit to depends on each message's job priority: give the jobs or a work queue to resubmit to`);
   }
-  const start = clock();
+  const start = clock.now();
   const inScope = options.inScope;
   const snapshot = await takeSnapshot(options.bus, {
     ...options.source,
@@ -102,5 +108,7 @@ export async function runMoverPass(options: MoverPassOptions): Promise<MoverRepo
     plan,
     applied,
     list: options.list,
+    // The ignored queue's messages carry no error; say why they are there, as the status page does.
+    ...(options.source.subQueue === undefined && placeOfQueue(options.queues, options.source.queue).role === 'ignored' ? { noErrorText: OUTDATED_REASON } : {}),
   });
 }

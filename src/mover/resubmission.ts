@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { ApplicationProperties, BusMessage, OutgoingMessage, SubQueue } from '../../src/bus/message-bus';
-import { withoutErrorProperties } from '../../src/bus/message-properties';
+import type { ApplicationProperties, BusMessage, OutgoingMessage, SubQueue } from '../bus/message-bus';
+import { withoutErrorProperties } from '../bus/message-properties';
 
 /**
  * The message sent back to a work queue: same body, subject, correlation id, content type and

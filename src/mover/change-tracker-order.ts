@@ -1,4 +1,4 @@
-import { parseWatermarkType, WatermarkValue, type WatermarkType } from '../../src/model/watermark-value';
+import { parseWatermarkType, WatermarkValue, type WatermarkType } from '../model/watermark-value';
 
 /**
  * Orders two `ChangeTracker` values of one job, to keep only the newest change of a record.

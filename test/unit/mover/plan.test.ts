@@ -1,12 +1,12 @@
-import type { BusMessage } from '../../../../src/bus/message-bus';
-import type { Job } from '../../../../src/model/job';
-import { planMessages } from '../../../../tools/dead-letter-mover/plan';
-import { targetResolver } from '../../../../tools/dead-letter-mover/resubmit-target';
-import { parseRules } from '../../../../tools/dead-letter-mover/rules-file';
-import { DEFAULT_QUEUES } from '../../../../src/platform/queue-topology';
+import type { BusMessage } from '../../../src/bus/message-bus';
+import type { Job } from '../../../src/model/job';
+import { planMessages } from '../../../src/mover/plan';
+import { targetResolver } from '../../../src/mover/resubmit-target';
+import { parseRulesText } from '../../../src/config/requeue-rules-schema';
+import { DEFAULT_QUEUES } from '../../../src/platform/queue-topology';
 
 const NOW = new Date('2026-05-01T12:00:00Z');
-const rules = parseRules(
+const rules = parseRulesText(
   `rules:
   - { name: timeouts, match: { errorMessage: timeout }, action: Resubmit }
   - { name: junk, match: { errorMessage: junk }, action: Skip }

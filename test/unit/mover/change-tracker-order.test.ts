@@ -1,4 +1,4 @@
-import { compareChangeTrackers } from '../../../../tools/dead-letter-mover/change-tracker-order';
+import { compareChangeTrackers } from '../../../src/mover/change-tracker-order';
 
 describe('compareChangeTrackers', () => {
   it('compares date-times by instant, whatever the offset or precision', () => {

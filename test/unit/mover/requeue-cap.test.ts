@@ -1,16 +1,16 @@
-import type { ApplicationProperties, BusMessage } from '../../../../src/bus/message-bus';
-import { withoutErrorProperties } from '../../../../src/bus/message-properties';
-import { planMessages } from '../../../../tools/dead-letter-mover/plan';
-import { formatReport } from '../../../../tools/dead-letter-mover/report-text';
-import { buildReport } from '../../../../tools/dead-letter-mover/report';
-import { REQUEUE_COUNT, requeueCountOf, resubmittedProperties } from '../../../../tools/dead-letter-mover/resubmission';
-import { targetResolver } from '../../../../tools/dead-letter-mover/resubmit-target';
-import { parseRules } from '../../../../tools/dead-letter-mover/rules-file';
-import { DEFAULT_QUEUES } from '../../../../src/platform/queue-topology';
+import type { ApplicationProperties, BusMessage } from '../../../src/bus/message-bus';
+import { withoutErrorProperties } from '../../../src/bus/message-properties';
+import { planMessages } from '../../../src/mover/plan';
+import { formatReport } from '../../../src/mover/report-text';
+import { buildReport } from '../../../src/mover/report';
+import { REQUEUE_COUNT, requeueCountOf, resubmittedProperties } from '../../../src/mover/resubmission';
+import { targetResolver } from '../../../src/mover/resubmit-target';
+import { parseRulesText } from '../../../src/config/requeue-rules-schema';
+import { DEFAULT_QUEUES } from '../../../src/platform/queue-topology';
 
 /** Issue 19, item 5: the requeue count a message carries, and the scheduled requeue's cap on it. */
 const NOW = new Date('2026-05-01T12:00:00Z');
-const rules = parseRules('rules:\n  - { name: parked, match: { errorType: TransitiveError }, action: Resubmit }\n', 'rules.yaml');
+const rules = parseRulesText('rules:\n  - { name: parked, match: { errorType: TransitiveError }, action: Resubmit }\n', 'rules.yaml');
 const targets = targetResolver({ queues: DEFAULT_QUEUES, source: 'sbqtransitivenormal' });
 const source = { queue: 'sbqtransitivenormal' };
 

@@ -1,12 +1,13 @@
 /**
- * The rules of the dead-letter mover: an ordered list, first match wins. Each rule has a
- * `match` (every condition given must hold; `{}` matches every message) and an `action`.
- * Validation of a rules file lives in `rules-file.ts`.
+ * The rules of the dead-letter mover and the scheduled requeue, as a rules file gives them once
+ * validated (`requeue-rules-schema.ts`): an ordered list, first match wins. Each rule has a
+ * `match` (every condition given must hold; `{}` matches every message) and an `action`. How a
+ * message is matched against them is the mover's (`src/mover/rules.ts`).
  */
 
 /** What happens to a message: send it back to its work queue, leave it, or remove it. */
 export type MoverAction = 'Resubmit' | 'None' | 'Skip';
-export const MOVER_ACTIONS: readonly MoverAction[] = ['Resubmit', 'None', 'Skip'];
+export const MOVER_ACTIONS = ['Resubmit', 'None', 'Skip'] as const satisfies readonly MoverAction[];
 
 /**
  * A text condition, always case-insensitive: `timeout` matches text containing "timeout";
@@ -42,16 +43,6 @@ export interface Rule {
   action: MoverAction;
 }
 
-/** What the rules see of a message. */
-export interface RuleSubject {
-  errorMessage: string;
-  errorType: string;
-  deadLetterReason: string;
-  jobName?: string;
-  /** Milliseconds since the message was enqueued. */
-  ageMs: number;
-}
-
 /** Compiles a pattern as written in a rules file. @throws Error with the reason it is invalid. */
 export function compilePattern(source: string): TextPattern {
   const regex = /^\/(.*)\/([a-z]*)$/s.exec(source);
@@ -71,20 +62,4 @@ export function compilePattern(source: string): TextPattern {
     throw new Error(`invalid regular expression ${source}: ${reason}`);
   }
   return { source, test: (text) => compiled.test(text) };
-}
-
-/** Whether every condition of the match holds. */
-export function matches(match: RuleMatch, subject: RuleSubject): boolean {
-  if (match.errorMessage && !match.errorMessage.test(subject.errorMessage)) return false;
-  if (match.errorType && !match.errorType.test(subject.errorType)) return false;
-  if (match.deadLetterReason && !match.deadLetterReason.test(subject.deadLetterReason)) return false;
-  if (match.jobs && (subject.jobName === undefined || !match.jobs.includes(subject.jobName))) return false;
-  if (match.olderThanMs !== undefined && !(subject.ageMs >= match.olderThanMs)) return false;
-  if (match.newerThanMs !== undefined && !(subject.ageMs < match.newerThanMs)) return false;
-  return true;
-}
-
-/** The first rule that matches, or undefined (the message is left: `None`). */
-export function firstMatch(rules: readonly Rule[], subject: RuleSubject): Rule | undefined {
-  return rules.find((rule) => matches(rule.match, subject));
 }

@@ -1,4 +1,4 @@
-import type { BusMessage, MessageBus, SubQueue } from '../../src/bus/message-bus';
+import type { BusMessage, MessageBus, SubQueue } from '../bus/message-bus';
 
 /**
  * The fixed set of messages a run works on, read by peeking (no lock, no delivery counted).

@@ -1,10 +1,11 @@
-import { errorMessage } from '../../src/platform/errors';
-import { isBusError, type MessageBus, type ReceivedMessage } from '../../src/bus/message-bus';
+import type { Clock } from '../platform/clock';
+import { errorMessage } from '../platform/errors';
+import { isBusError, type MessageBus, type ReceivedMessage } from '../bus/message-bus';
 import { messageFacts } from './message-facts';
 import { decide, type PlannedMessage } from './plan';
 import { HeldMessages } from './held-messages';
 import { resubmission, type SourceLocation } from './resubmission';
-import type { Rule } from './rules';
+import type { Rule } from '../config/requeue-rules';
 import type { Snapshot } from './snapshot';
 
 /**
@@ -34,7 +35,7 @@ export interface ApplyOptions {
   plan: readonly PlannedMessage[];
   snapshot: Snapshot;
   rules: readonly Rule[];
-  clock: () => Date;
+  clock: Pick<Clock, 'now'>;
   /** Stops between batches; held messages are still released. */
   signal?: AbortSignal;
   /** Called after each batch with messages settled so far and the number to settle. */
@@ -91,7 +92,7 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
           held.add(message);
           continue;
         }
-        const now = decide(options.rules, message, messageFacts(message), clock());
+        const now = decide(options.rules, message, messageFacts(message), clock.now());
         if (now.rule?.index !== planned.rule?.index) {
           held.add(message);
           finish(message.sequenceNumber, { status: 'failed', error: `changed since the snapshot (now ${now.rule ? `rule "${now.rule.name}"` : 'no rule'}); left in place` });
@@ -99,7 +100,7 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
         }
         toSettle.push({ received: message, planned });
       }
-      await settle(bus, source, toSettle, clock(), held, finish, options.countRequeues === true);
+      await settle(bus, source, toSettle, clock.now(), held, finish, options.countRequeues === true);
       options.progress?.(total - pending.size, total);
       if (beyondSnapshot) break;
     }

@@ -2,7 +2,7 @@ import type { ApplyResult, Outcome } from './apply';
 import { errorText } from './message-facts';
 import { normalizeErrorMessage, NO_ERROR_MESSAGE } from './normalize-error';
 import type { Decision, PlannedMessage } from './plan';
-import type { MoverAction } from './rules';
+import type { MoverAction } from '../config/requeue-rules';
 import type { Snapshot } from './snapshot';
 
 /** The report of a run, printed as text or (with `--json`) as this object. */

@@ -1,4 +1,4 @@
-import { normalizeErrorMessage } from '../../../../tools/dead-letter-mover/normalize-error';
+import { normalizeErrorMessage } from '../../../src/mover/normalize-error';
 
 describe('normalizeErrorMessage', () => {
   it('replaces particulars so that the same problem groups together', () => {

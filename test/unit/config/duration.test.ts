@@ -1,4 +1,4 @@
-import { parseDuration } from '../../../../tools/dead-letter-mover/duration';
+import { parseDuration } from '../../../src/config/duration';
 
 describe('durations', () => {
   it.each([

@@ -1,5 +1,5 @@
-import { ERROR_PROPERTY, MESSAGE_PROPERTY } from '../../src/bus/message-properties';
-import type { BusMessage, PropertyValue } from '../../src/bus/message-bus';
+import { ERROR_PROPERTY, MESSAGE_PROPERTY } from '../bus/message-properties';
+import type { BusMessage, PropertyValue } from '../bus/message-bus';
 import type { RuleSubject } from './rules';
 
 /**

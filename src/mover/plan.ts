@@ -1,9 +1,10 @@
-import type { BusMessage } from '../../src/bus/message-bus';
+import type { BusMessage } from '../bus/message-bus';
 import { compareChangeTrackers } from './change-tracker-order';
 import { messageFacts, ruleSubject, type MessageFacts } from './message-facts';
 import { requeueCountOf } from './resubmission';
 import type { TargetResolver } from './resubmit-target';
-import { firstMatch, type MoverAction, type Rule } from './rules';
+import type { MoverAction, Rule } from '../config/requeue-rules';
+import { firstMatch } from './rules';
 
 /**
  * The plan: what the mover does with each message of the snapshot, decided before anything is

@@ -1,5 +1,5 @@
-import type { BusMessage } from '../../../../src/bus/message-bus';
-import { resubmission, resubmissionId, sourcePath } from '../../../../tools/dead-letter-mover/resubmission';
+import type { BusMessage } from '../../../src/bus/message-bus';
+import { resubmission, resubmissionId, sourcePath } from '../../../src/mover/resubmission';
 
 const dlq = { queue: 'sbqnormal', subQueue: 'deadLetter' as const };
 

@@ -1,0 +1,108 @@
+import type { SourceConnector } from '../../connectors/base/source-connector';
+import type { Job } from '../model/job';
+import type { Mapping } from '../model/mapping';
+import type { QueueMessage } from '../model/queue-message';
+import type { WatermarkValue } from '../model/watermark-value';
+import { PermanentError } from '../platform/errors';
+import type { BatchingSender, DetectionDependencies } from './detection-dependencies';
+import type { JobRunResult } from './job-run';
+import type { RunProgress } from './run-progress';
+import { recordSkippedRow, sendOrSkip } from './skipped-rows';
+
+/**
+ * One run's reading of its source (ARCHITECTURE §3): page by page, each change sent in batches
+ * by priority (or kept as a preview on a dry run), the watermark advanced over every change read.
+ * The run's bookkeeping around it (watermark, run state, run log) is process-jobs-service.ts's.
+ */
+
+/** What one run reads with. */
+export interface ChangeRead {
+  job: Job;
+  /** Advanced over every change read (not saved here). */
+  watermark: WatermarkValue;
+  /** Counted up as the pages are read. */
+  run: JobRunResult;
+  /** Dry run: nothing is sent, the changes go to `run.preview`. */
+  dryRun: boolean;
+  /** Dry runs only: stop after this many changes. */
+  limit: number;
+  /** Resume cursor and per-page bookkeeping; none without a run-state store or on a dry run. */
+  progress?: RunProgress;
+  /** After a page read at or past this time the read stops (see RunJobOptions.deadline). */
+  deadline?: Date;
+  /** Told after each page of a run that sends, with the run so far; a failing one is ignored. */
+  listeners: ReadonlySet<(run: Readonly<JobRunResult>) => void>;
+}
+
+/**
+ * Reads the job's changes to the end (or the deadline) and flushes what is batched; sets
+ * `run.sentByQueue` to what the bus accepted, also when a send fails.
+ * @returns whether the read stopped at its deadline before the source was read to the end.
+ * @throws PermanentError for an unknown mapping; errors of the source or the bus as they are.
+ */
+export async function detectChanges(deps: DetectionDependencies, read: ChangeRead): Promise<boolean> {
+  const { job, run } = read;
+  const mapping = deps.config.getMapping(job.mapping);
+  if (!mapping) throw new PermanentError(`job "${job.name}": unknown mapping "${job.mapping}"`);
+  const source = await deps.sources.source(job.source);
+  const sender = read.dryRun ? undefined : deps.newSender();
+  try {
+    const stopped = await readPages(deps, read, mapping, source, sender);
+    await sender?.flushBatch();
+    return stopped;
+  } finally {
+    // What the bus accepted, not what was batched: a failed send leaves its batch unsent.
+    if (sender) run.sentByQueue = sender.sentCounts();
+  }
+}
+
+async function readPages(deps: DetectionDependencies, read: ChangeRead, mapping: Mapping, source: SourceConnector, sender: BatchingSender | undefined): Promise<boolean> {
+  const { job, watermark, run, limit, progress, deadline, listeners } = read;
+  // Advancing to the tracker just advanced to is a no-op (and an exact string compare is far
+  // cheaper than re-canonicalizing): rows of one bulk update share their change tracker.
+  let advancedTo: string | undefined;
+  const advance = (changeTracker: string) => {
+    if (changeTracker === advancedTo) return;
+    watermark.advance(changeTracker);
+    advancedTo = changeTracker;
+  };
+  let rowsRead = 0;
+  const options = progress?.resume ? { cursor: progress.resume.position } : undefined;
+  for await (const page of source.retrieveChanges(mapping, job, watermark, options)) {
+    const unchanged = job.skipUnchanged && deps.unchanged && sender ? await deps.unchanged.unchanged(job, page.messages) : new Set<QueueMessage>();
+    for (const stamp of page.timeStamps) {
+      advance(stamp.changeTracker);
+      run.timeStamps++;
+      run.detected++;
+    }
+    for (const row of page.skipped ?? []) {
+      run.detected++;
+      recordSkippedRow(run, job, row, deps.log);
+      advance(row.changeTracker);
+    }
+    for (const message of page.messages) {
+      run.detected++;
+      if (unchanged.has(message)) {
+        run.timeStamps++;
+      } else if (sender) {
+        if (!job.skipFailedRows) await sender.addMessageOrSend(message, job.priority);
+        else await sendOrSkip(() => sender.addMessageOrSend(message, job.priority), message, job, run, deps.log);
+      } else {
+        run.preview?.push(message);
+        if ((run.preview?.length ?? 0) >= limit) return false;
+      }
+      advance(message.changeTracker);
+    }
+    rowsRead += page.rowCount;
+    if (sender && listeners.size > 0) {
+      run.sentByQueue = sender.sentCounts();
+      // A listener only watches: its failure must not fail the run.
+      for (const listener of listeners) try { listener(run); } catch { /* ignored */ }
+    }
+    if (!progress || !sender || !page.hasMore) continue;
+    const late = deadline !== undefined && deps.clock.now().getTime() >= deadline.getTime();
+    await progress.afterPage(page, rowsRead, watermark, sender, late);
+    if (late) return true;
+  }
+  return false;
+}

@@ -1,0 +1,56 @@
+import { loadRequeueConfig } from '../config/requeue-config';
+import type { Clock } from '../platform/clock';
+import type { Settings } from '../platform/settings';
+import type { Runtime } from '../runtime/runtime';
+import { startScheduledRequeue } from '../runtime/scheduled-requeue';
+import type { Logger } from '../telemetry/logger';
+import { DetectionScheduler } from './detection-scheduler';
+import { resource, type LifecycleComponent, type Resource } from './lifecycle';
+
+/**
+ * The local host's timers, as the Functions app's timer triggers: GetChanges on its schedule and
+ * the scheduled requeue of parked messages. Both run only after everything they call has started.
+ */
+
+export interface ScheduleOptions {
+  settings: Settings;
+  configDir: string;
+  runtime: Resource<Runtime>;
+  clock: Clock;
+  /** The host's logger (the scheduler's messages). */
+  log: Logger;
+  /** The telemetry logger (the requeue's runs). */
+  telemetryLog: () => Logger;
+}
+
+/** The scheduled requeue: off unless the config folder's requeue file enables it. */
+export function requeueComponent({ settings, configDir, runtime, clock, telemetryLog }: ScheduleOptions): LifecycleComponent {
+  return resource(
+    'the scheduled requeue',
+    async () => {
+      const rt = runtime.value;
+      const requeue = { bus: rt.bus, settings, jobs: () => rt.init.config.jobs, clock, log: telemetryLog() };
+      return startScheduledRequeue(requeue, await loadRequeueConfig(configDir));
+    },
+    (stop) => stop(),
+  );
+}
+
+/** GetChanges on `settings.getChangesSchedule`. */
+export function detectionScheduleComponent({ settings, runtime, clock, log }: ScheduleOptions): LifecycleComponent {
+  return resource(
+    'the GetChanges schedule',
+    async () => {
+      const scheduler = new DetectionScheduler({
+        schedule: settings.getChangesSchedule,
+        timeZone: settings.timeZone,
+        clock,
+        log,
+        tick: () => runtime.value.detection.execute(),
+      });
+      scheduler.start();
+      return scheduler;
+    },
+    (scheduler) => scheduler.stop(),
+  );
+}
