@@ -151,7 +151,7 @@ export class ProcessJobsForRetrievalInOrderService {
     const warn = (m: string) => this.deps.log.warn(m, { job: job.name });
     let begun: Awaited<ReturnType<typeof RunProgress.begin>>;
     try {
-      begun = await RunProgress.begin(store, job, mapping, trigger, this.settings(), () => this.deps.clock.now(), warn);
+      begun = await RunProgress.begin(store, job, mapping, trigger, this.settings(), this.deps.clock, warn);
     } catch (err) {
       // Bookkeeping is best effort: without it the run reads from the watermark, as the spec's runs do.
       warn(`job "${job.name}": run state not readable or writable, running without resume cursor and backoff: ${errorMessage(err)}`);

@@ -8,6 +8,7 @@ import type { BatchingSender } from './detection-dependencies';
 import type { JobRunResult } from './job-run';
 import { retryDelayMs, type RunSettings } from './run-settings';
 import type { ResumeCursor, RunState, RunStateStore } from './run-state';
+import type { Clock } from '../platform/clock';
 
 /**
  * What a resume cursor belongs to: a cursor saved under another source, entity, key, watermark
@@ -32,7 +33,7 @@ export class RunProgress {
     private readonly store: RunStateStore,
     private readonly job: Job,
     private readonly settings: RunSettings,
-    private readonly now: () => Date,
+    private readonly clock: Pick<Clock, 'now'>,
     private readonly fingerprint: string,
     /** The cursor this run started from, null for a run from the watermark. */
     readonly resume: ResumeCursor | null,
@@ -40,7 +41,7 @@ export class RunProgress {
     private readonly running: { startedAt: Date; trigger: string },
     private readonly warn: (message: string) => void,
   ) {
-    this.lastSavedAt = now().getTime();
+    this.lastSavedAt = clock.now().getTime();
     this.rowsBefore = resume?.rows ?? 0;
   }
 
@@ -50,15 +51,15 @@ export class RunProgress {
    *   timed out, or still running on another instance), to be written to the run log.
    */
   static async begin(
-    store: RunStateStore, job: Job, mapping: Mapping, trigger: JobRunResult['trigger'], settings: RunSettings, now: () => Date,
+    store: RunStateStore, job: Job, mapping: Mapping, trigger: JobRunResult['trigger'], settings: RunSettings, clock: Pick<Clock, 'now'>,
     warn: (message: string) => void,
   ): Promise<{ progress: RunProgress; cutOff?: JobRunResult }> {
     const state = await store.getRunState(job.name);
     const fingerprint = readFingerprint(job, mapping);
     const resume = state.resume && state.resume.fingerprint === fingerprint ? state.resume : null;
-    const startedAt = now();
+    const startedAt = clock.now();
     await store.updateRunState(job.name, { resume, running: { startedAt, trigger, heartbeatAt: startedAt } });
-    const progress = new RunProgress(store, job, settings, now, fingerprint, resume, state, { startedAt, trigger }, warn);
+    const progress = new RunProgress(store, job, settings, clock, fingerprint, resume, state, { startedAt, trigger }, warn);
     return { progress, ...(state.running ? { cutOff: cutOffRun(job.name, state.running) } : {}) };
   }
 
@@ -74,7 +75,7 @@ export class RunProgress {
    * @returns whether a cursor was saved.
    */
   async afterPage(page: SourcePage, rowsRead: number, watermark: WatermarkValue, sender: BatchingSender, force = false): Promise<boolean> {
-    const at = this.now();
+    const at = this.clock.now();
     if (!page.cursor || (!force && at.getTime() - this.lastSavedAt < this.settings.checkpointIntervalMs)) return false;
     await sender.flushBatch();
     const last = page.messages[page.messages.length - 1];
@@ -114,7 +115,7 @@ export class RunProgress {
    */
   async failed(dropResume: boolean): Promise<Date> {
     const failures = this.previous.failures + 1;
-    const retryAt = new Date(this.now().getTime() + retryDelayMs(failures, this.settings));
+    const retryAt = new Date(this.clock.now().getTime() + retryDelayMs(failures, this.settings));
     await this.store.updateRunState(this.job.name, { failures, retryAt, running: null, ...(dropResume ? { resume: null } : {}) });
     return retryAt;
   }

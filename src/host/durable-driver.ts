@@ -11,6 +11,7 @@ import { getChangesOrchestration, JOB_STATE, type EntityAddress, type Orchestrat
 import { applyJobStateOperation, expired, type JobState } from '../detect/durable/job-state';
 import { errorMessage } from '../platform/errors';
 import type { Logger } from '../telemetry/logger';
+import { systemClock, type Clock } from '../platform/clock';
 
 export type DriverRuntimeStatus = 'Pending' | 'Running' | 'Completed' | 'Failed';
 
@@ -31,8 +32,8 @@ export interface DriverInstanceStatus {
 export interface DurableDriverOptions {
   /** Runs `GetChangesActivity`: the same function the Functions app registers. */
   activity(input: unknown): Promise<JobActivityResult>;
-  /** Default: the system time. Used for `currentUtcDateTime` and status times. */
-  now?: () => Date;
+  /** Default: the system clock. Used for `currentUtcDateTime` and status times. */
+  clock?: Pick<Clock, 'now'>;
   /** Default: a random UUID without dashes, like Durable's ids. */
   newInstanceId?: () => string;
   /** Finished instances kept for `status()`; the oldest are forgotten first. Default 100. */
@@ -56,11 +57,11 @@ export class DurableDriver {
   private readonly instances = new Map<string, DriverInstanceStatus>();
   private readonly running = new Map<string, Promise<void>>();
   private readonly entities = new Map<string, JobState>();
-  private readonly now: () => Date;
+  private readonly clock: Pick<Clock, 'now'>;
   private closed = false;
 
   constructor(private readonly options: DurableDriverOptions) {
-    this.now = options.now ?? (() => new Date());
+    this.clock = options.clock ?? systemClock;
   }
 
   /**
@@ -70,7 +71,7 @@ export class DurableDriver {
   start(input: GetChangesInput, instanceId: string = (this.options.newInstanceId ?? defaultInstanceId)()): string {
     if (this.closed) throw new Error('the durable driver is closed');
     if (this.instances.has(instanceId)) throw new Error(`instance "${instanceId}" already exists`);
-    const at = this.now().toISOString();
+    const at = this.clock.now().toISOString();
     this.instances.set(instanceId, {
       name: GET_CHANGES_ORCHESTRATOR,
       instanceId,
@@ -105,7 +106,7 @@ export class DurableDriver {
 
   /** Job names the in-memory JobState entity holds under a lease that has not expired. */
   jobsInProgress(): string[] {
-    const at = this.now().getTime();
+    const at = this.clock.now().getTime();
     return (this.entities.get(entityKey(JOB_STATE)) ?? []).filter((lease) => !expired(lease, at)).map((lease) => lease.job);
   }
 
@@ -124,7 +125,7 @@ export class DurableDriver {
     const port: OrchestrationPort<DriverTask> = {
       input: () => cloneJson(input),
       instanceId: () => instanceId,
-      now: () => this.now(),
+      now: () => this.clock.now(),
       callEntity: (entity, operation, input) => ({ kind: 'entity', entity, operation, input }),
       callActivity: (name, input) => ({ kind: 'activity', name, input }),
       setStatus: (customStatus) => this.update(status, { customStatus: customStatus && cloneJson(customStatus) }),
@@ -174,7 +175,7 @@ export class DurableDriver {
   }
 
   private update(status: DriverInstanceStatus, changes: Partial<DriverInstanceStatus>): void {
-    Object.assign(status, changes, { lastUpdatedTime: this.now().toISOString() });
+    Object.assign(status, changes, { lastUpdatedTime: this.clock.now().toISOString() });
   }
 
   private forgetOldInstances(): void {

@@ -16,7 +16,7 @@ import { DurableDriver } from './durable-driver';
 export function durableRoutes(runtime: Runtime, baseUrl: () => string): { routes: HttpRoute[]; driver: DurableDriver } {
   const driver = new DurableDriver({
     activity: (input) => runGetChangesActivity(activityDependencies(runtime), input),
-    now: () => runtime.clock.now(),
+    clock: runtime.clock,
     log: runtime.log,
   });
   const statusUrl = (id: string) => `${baseUrl()}/api/orchestrators/instances/${id}`;

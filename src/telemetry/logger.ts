@@ -1,3 +1,6 @@
+import { systemClock, type Clock } from '../platform/clock';
+import { terminalText } from '../platform/terminal-text';
+
 /** Structured-enough logging: one line per event; never pass secrets. */
 export interface Logger {
   info(message: string, context?: Record<string, unknown>): void;
@@ -15,8 +18,14 @@ export const consoleLogger: Logger = {
 /** Discards everything (tests, quiet CLI runs). */
 export const silentLogger: Logger = { info: () => {}, warn: () => {}, error: () => {} };
 
+/**
+ * One console entry. Messages carry source values and error texts from services: control
+ * characters are shown as escapes (`terminalText`), and every line after the first is indented,
+ * so a value holding `\n[error] …` cannot pass for an entry of its own.
+ */
 function format(level: string, message: string, context?: Record<string, unknown>): string {
-  return context && Object.keys(context).length > 0 ? `[${level}] ${message} ${JSON.stringify(context)}` : `[${level}] ${message}`;
+  const line = context && Object.keys(context).length > 0 ? `[${level}] ${message} ${JSON.stringify(context)}` : `[${level}] ${message}`;
+  return terminalText(line).replace(/\n/g, '\n    ');
 }
 
 /**
@@ -37,9 +46,9 @@ export function withContext(log: Logger, context: Record<string, unknown>): Logg
  * collectors that parse structured lines. Context keys named `at`, `level` or `message` are
  * prefixed with `ctx.` so they cannot overwrite the line's own fields.
  */
-export function jsonLinesLogger(write: (line: string) => void = (line) => process.stdout.write(line + '\n'), now: () => Date = () => new Date()): Logger {
+export function jsonLinesLogger(write: (line: string) => void = (line) => process.stdout.write(line + '\n'), clock: Pick<Clock, 'now'> = systemClock): Logger {
   const line = (level: string) => (message: string, context?: Record<string, unknown>) => {
-    const fields: Record<string, unknown> = { at: now().toISOString(), level, message };
+    const fields: Record<string, unknown> = { at: clock.now().toISOString(), level, message };
     for (const [key, value] of Object.entries(context ?? {})) fields[key in fields ? `ctx.${key}` : key] = value;
     write(JSON.stringify(fields));
   };

@@ -1,3 +1,5 @@
+import { systemClock, type Clock } from '../platform/clock';
+
 /**
  * The metrics port. Names and dimensions are fixed here so that dashboards (KQL) can be checked
  * against what the code emits.
@@ -73,11 +75,11 @@ export class InMemoryMetrics implements Metrics, MetricsReader {
   readonly points: MetricPoint[] = [];
   constructor(
     private readonly maxPoints = 100_000,
-    private readonly now: () => Date = () => new Date(),
+    private readonly clock: Pick<Clock, 'now'> = systemClock,
   ) {}
 
   track(name: MetricName, value: number, dimensions: Dimensions = {}): void {
-    this.points.push({ name, value, dimensions, at: this.now() });
+    this.points.push({ name, value, dimensions, at: this.clock.now() });
     // Trimmed in chunks of a quarter: splice moves the whole array, so trimming one point per
     // call made every call O(maxPoints) once full (half of a busy host's processing time).
     if (this.points.length > this.maxPoints + Math.ceil(this.maxPoints / 4)) this.points.splice(0, this.points.length - this.maxPoints);

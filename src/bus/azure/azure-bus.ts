@@ -23,6 +23,7 @@ import { HeldLocks, type HeldLock } from './held-locks';
 import { fromReceivedMessage, fromServiceBusMessage, toServiceBusMessage } from './message-conversion';
 import { adminInventory, peekInventory, type QueueInventory } from './queue-inventory';
 import { settleConcurrently } from './settle-concurrently';
+import { systemClock, type Clock } from '../../platform/clock';
 
 export type AzureServiceBusOptions = AzureServiceBusConnection & {
   retry?: AzureRetryOptions;
@@ -35,7 +36,7 @@ export type AzureServiceBusOptions = AzureServiceBusConnection & {
   /** Queue names `listQueues` returns when the namespace cannot be listed (the emulator). Default none. */
   knownQueues?: readonly string[];
   /** Clock for forgetting expired locks. Default the system clock. */
-  now?: () => Date;
+  clock?: Pick<Clock, 'now'>;
 };
 
 const DEFAULT_PEEK_COUNT = 100;
@@ -60,7 +61,7 @@ export class AzureServiceBus implements MessageBus {
   /** Connects lazily: nothing goes over the network before the first operation. @throws ConfigError */
   constructor(options: AzureServiceBusOptions) {
     this.#clients = createAzureClients(options, options.retry);
-    this.#locks = new HeldLocks(options.now ?? (() => new Date()));
+    this.#locks = new HeldLocks(options.clock ?? systemClock);
     this.#minReceiveWaitMs = options.minReceiveWaitMs ?? 500;
     this.#inventory = this.#clients.emulator
       ? peekInventory((queue, subQueue, from, max) => this.receiverFor(queue, subQueue).peekMessages(max, { fromSequenceNumber: from }), options.knownQueues ?? [])

@@ -1,4 +1,5 @@
 import type { ServiceBusReceivedMessage, ServiceBusReceiver } from '@azure/service-bus';
+import type { Clock } from '../../platform/clock';
 
 /** An SDK message received in peek-lock mode and the receiver that must settle it. */
 export interface HeldLock {
@@ -18,7 +19,7 @@ const FORGET_AFTER_MS = 10 * 60 * 1000;
 export class HeldLocks {
   readonly #byToken = new Map<string, HeldLock>();
 
-  constructor(private readonly now: () => Date) {}
+  constructor(private readonly clock: Pick<Clock, 'now'>) {}
 
   get size(): number {
     return this.#byToken.size;
@@ -42,7 +43,7 @@ export class HeldLocks {
 
   /** Drops deliveries whose lock expired long ago (call once per receive, not per message). */
   forgetExpired(): void {
-    const cutoff = this.now().getTime() - FORGET_AFTER_MS;
+    const cutoff = this.clock.now().getTime() - FORGET_AFTER_MS;
     for (const [token, held] of this.#byToken) {
       const lockedUntil = held.message.lockedUntilUtc?.getTime() ?? 0;
       if (lockedUntil < cutoff) this.#byToken.delete(token);

@@ -29,11 +29,11 @@ function gatedActivity(pages: number) {
 
 let ids = 0;
 const newInstanceId = () => `i${++ids}`;
-const now = () => new Date('2026-03-01T08:00:00Z');
+const clock = { now: () => new Date('2026-03-01T08:00:00Z') };
 
 describe('DurableDriver (local stand-in for the Durable Task engine)', () => {
   it('answers Pending at once, then runs the orchestration to Completed with its output', async () => {
-    const driver = new DurableDriver({ activity: async (input) => result(input as JobActivityParam, 2), now, newInstanceId });
+    const driver = new DurableDriver({ activity: async (input) => result(input as JobActivityParam, 2), clock, newInstanceId });
     const id = driver.start({ jobs: ['crm-accounts'] });
     expect(driver.status(id)).toMatchObject({ instanceId: id, name: 'GetChangesOrchestrator', runtimeStatus: 'Pending', output: null, input: { jobs: ['crm-accounts'] } });
     const final = await driver.waitForCompletion(id);
@@ -56,7 +56,7 @@ describe('DurableDriver (local stand-in for the Durable Task engine)', () => {
         if (param.pageNumber === 100) heldAtHandOver = driver.jobsInProgress();
         return result(param, 120);
       },
-      now,
+      clock,
       newInstanceId,
     });
     const id = driver.start({ jobs: ['crm-accounts'] });
@@ -72,7 +72,7 @@ describe('DurableDriver (local stand-in for the Durable Task engine)', () => {
 
   it('keeps JobState in memory: a second instance skips the job the first is running', async () => {
     const gate = gatedActivity(1);
-    const driver = new DurableDriver({ activity: gate.activity, now, newInstanceId });
+    const driver = new DurableDriver({ activity: gate.activity, clock, newInstanceId });
     const first = driver.start({ jobs: ['crm-accounts'] });
     expect(await gate.settled()).toBe(1);
     expect(driver.status(first)).toMatchObject({ runtimeStatus: 'Running', customStatus: { jobName: 'crm-accounts', page: 0 } });
@@ -91,7 +91,7 @@ describe('DurableDriver (local stand-in for the Durable Task engine)', () => {
   });
 
   it('removes a job from JobState when its activity fails, and records the error', async () => {
-    const driver = new DurableDriver({ activity: () => Promise.reject(new Error('source "crm" unreachable')), now, newInstanceId });
+    const driver = new DurableDriver({ activity: () => Promise.reject(new Error('source "crm" unreachable')), clock, newInstanceId });
     const final = await driver.waitForCompletion(driver.start({ jobs: ['crm-accounts'] }));
     expect(final.runtimeStatus).toBe('Completed');
     expect(final.output?.jobs).toEqual([{ jobName: 'crm-accounts', outcome: 'Failed', pages: 0, detected: 0, sent: 0, watermark: null, error: 'source "crm" unreachable' }]);
@@ -99,7 +99,7 @@ describe('DurableDriver (local stand-in for the Durable Task engine)', () => {
   });
 
   it('marks the instance Failed when the orchestration itself throws', async () => {
-    const driver = new DurableDriver({ activity: async () => undefined as unknown as JobActivityResult, now, newInstanceId });
+    const driver = new DurableDriver({ activity: async () => undefined as unknown as JobActivityResult, clock, newInstanceId });
     const final = await driver.waitForCompletion(driver.start({ jobs: 'crm-accounts' } as unknown as { jobs: string[] }));
     expect(final).toMatchObject({ runtimeStatus: 'Failed', error: 'GetChangesOrchestrator input.jobs: expected an array of job names', output: null });
   });
@@ -111,7 +111,7 @@ describe('DurableDriver (local stand-in for the Durable Task engine)', () => {
         seen.push(input);
         return { ...result(input as JobActivityParam, 1), extra: undefined, at: new Date('2026-01-01T00:00:00Z') } as unknown as JobActivityResult;
       },
-      now,
+      clock,
       newInstanceId,
     });
     const final = await driver.waitForCompletion(driver.start({ jobs: ['a'] }));
@@ -120,7 +120,7 @@ describe('DurableDriver (local stand-in for the Durable Task engine)', () => {
   });
 
   it('refuses a duplicate instance id and new starts after close, forgets the oldest finished instances', async () => {
-    const driver = new DurableDriver({ activity: async (input) => result(input as JobActivityParam, 1), now, keepFinished: 1 });
+    const driver = new DurableDriver({ activity: async (input) => result(input as JobActivityParam, 1), clock, keepFinished: 1 });
     const a = driver.start({ jobs: [] }, 'a');
     expect(() => driver.start({ jobs: [] }, 'a')).toThrow('instance "a" already exists');
     await driver.waitForCompletion(a);

@@ -1,7 +1,7 @@
 import { JobActionType } from '../../../src/model/job';
 import { appInsightsLogger, toProperties } from '../../../src/telemetry/app-insights-logger';
 import { messageLogContext, receivedLogContext } from '../../../src/telemetry/log-context';
-import { jsonLinesLogger, withContext } from '../../../src/telemetry/logger';
+import { consoleLogger, jsonLinesLogger, withContext } from '../../../src/telemetry/logger';
 import { recordingLog, StubClient } from './telemetry-stubs';
 
 describe('withContext', () => {
@@ -21,7 +21,7 @@ describe('withContext', () => {
 describe('jsonLinesLogger', () => {
   it('writes one JSON object per line; context cannot overwrite the line’s own fields', () => {
     const lines: string[] = [];
-    const log = jsonLinesLogger((l) => lines.push(l), () => new Date('2026-01-01T00:00:00Z'));
+    const log = jsonLinesLogger((l) => lines.push(l), { now: () => new Date('2026-01-01T00:00:00Z') });
     log.warn('slow', { correlationId: 'c-9', message: 'shadow', durationMs: 1200 });
     expect(lines.map((l) => JSON.parse(l))).toEqual([
       { at: '2026-01-01T00:00:00.000Z', level: 'warn', message: 'slow', correlationId: 'c-9', 'ctx.message': 'shadow', durationMs: 1200 },
@@ -88,5 +88,18 @@ describe('log context', () => {
   it('receivedLogContext takes the correlation id from the broker property', () => {
     expect(receivedLogContext({ correlationId: 'c-8', messageId: 'm-1', deliveryCount: 3 }, 'sbqhigh')).toEqual({ correlationId: 'c-8', messageId: 'm-1', queue: 'sbqhigh', deliveryCount: 3 });
     expect(receivedLogContext({ messageId: 'm-2', deliveryCount: 1 }, 'sbqlow')).toEqual({ messageId: 'm-2', queue: 'sbqlow', deliveryCount: 1 });
+  });
+});
+
+describe('consoleLogger', () => {
+  it('shows control characters as escapes and indents continuation lines, so a value cannot forge an entry', () => {
+    const written: string[] = [];
+    const spy = jest.spyOn(console, 'warn').mockImplementation((line: string) => void written.push(line));
+    try {
+      consoleLogger.warn('row C-1: bad name "x\n[error] host compromised\u001b]0;owned\u0007"', { job: 'crm' });
+    } finally {
+      spy.mockRestore();
+    }
+    expect(written).toEqual(['[warn] row C-1: bad name "x\n    [error] host compromised\\x1b]0;owned\\x07" {"job":"crm"}']);
   });
 });

@@ -12,7 +12,7 @@ export function fanOutHarness(): MetricsHarness {
   return {
     open: async () => {
       const { opened, local, clock, file } = await openLocal();
-      const memory = new InMemoryMetrics(100_000, () => clock.now());
+      const memory = new InMemoryMetrics(100_000, clock);
       const metrics = new FanOutMetrics([memory, local], local);
       return {
         ...opened,

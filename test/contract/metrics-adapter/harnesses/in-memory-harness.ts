@@ -7,7 +7,7 @@ export function inMemoryHarness(): MetricsHarness {
   return {
     open: async () => {
       const clock = new FakeClock('2026-01-01T10:00:00Z');
-      const metrics = new InMemoryMetrics(100_000, () => clock.now());
+      const metrics = new InMemoryMetrics(100_000, clock);
       return {
         metrics,
         destinations: [{

@@ -7,7 +7,7 @@ const held = (lockedUntil: string) => ({ message: { lockedUntilUtc: new Date(loc
 describe('HeldLocks', () => {
   it('forgets deliveries only ten minutes after their lock expired', () => {
     let now = new Date('2024-05-01T10:00:00Z');
-    const locks = new HeldLocks(() => now);
+    const locks = new HeldLocks({ now: () => now });
     locks.add('a', held('2024-05-01T10:01:00Z'));
     locks.add('b', held('2024-05-01T10:05:00Z'));
     now = new Date('2024-05-01T10:11:00Z');
@@ -20,7 +20,7 @@ describe('HeldLocks', () => {
   });
 
   it('delete and clear drop entries', () => {
-    const locks = new HeldLocks(() => new Date('2024-05-01T10:00:00Z'));
+    const locks = new HeldLocks({ now: () => new Date('2024-05-01T10:00:00Z') });
     locks.add('a', held('2024-05-01T10:01:00Z'));
     locks.add('b', held('2024-05-01T10:01:00Z'));
     locks.delete('a');

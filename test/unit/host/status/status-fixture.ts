@@ -116,7 +116,7 @@ export function statusFixture() {
     ],
     sbqtransitivenormal: [busMessage('m3', { JobName: 'crm-contacts-to-erp', ErrorMessage: 'account 9 missing' })],
   };
-  const metrics = new InMemoryMetrics(1000, () => NOW);
+  const metrics = new InMemoryMetrics(1000, { now: () => NOW });
   const stats = new HostStats(new Date('2026-06-01T09:00:00Z'));
   const sources: StatusRoutesContext['runtime'] = {
     // A data folder that does not exist: no metrics file of another run is read.
