@@ -13,6 +13,16 @@ export interface ProcessedEntry {
   messageId: string;
 }
 
+/** The entry of one processed message, `at` as the recorder keeps time (a Date here, epoch ms from the worker). */
+export function processedEntryOf<At extends Date | number>(
+  at: At,
+  queue: string,
+  result: Pick<ProcessResult, 'jobName' | 'outcome' | 'disposition' | 'error'>,
+  message: { messageId: string },
+): Omit<ProcessedEntry, 'at'> & { at: At } {
+  return { at, queue, jobName: result.jobName ?? 'unknown', outcome: result.outcome, disposition: result.disposition, error: result.error, messageId: message.messageId };
+}
+
 /**
  * What the local host has done since it started, in memory: processed messages per queue and
  * outcome, recent runs and recent failures (bounded). Feeds the terminal progress, the `--once`

@@ -13,6 +13,7 @@ import { type Settings } from '../platform/settings';
 import { errorMessage } from '../platform/errors';
 import { createRuntime, type Runtime } from '../runtime/runtime';
 import { BufferedMetrics, forwardingLogger, type FromWorker, type ProcessingWorkerData, type ToWorker, type WorkerResult } from './processing-worker-protocol';
+import { processedEntryOf } from './host-stats';
 import { QueueProcessor } from './queue-processor';
 import { allQueueNames, PRIORITIES, type Priority } from '../platform/queue-topology';
 
@@ -68,15 +69,7 @@ class ProcessingWorkerMain {
         concurrency: concurrency[priority],
         onBatch: () => this.scheduleReport(),
         onResult: (result, message) => {
-          this.results.push({
-            at: Date.now(),
-            queue,
-            jobName: result.jobName ?? 'unknown',
-            outcome: result.outcome,
-            disposition: result.disposition,
-            error: result.error,
-            messageId: message.messageId,
-          });
+          this.results.push(processedEntryOf(Date.now(), queue, result, message));
           this.scheduleReport();
         },
       });

@@ -4,7 +4,7 @@ import type { Settings } from '../platform/settings';
 import type { Runtime } from '../runtime/runtime';
 import type { Telemetry } from '../telemetry/create-telemetry';
 import type { Logger } from '../telemetry/logger';
-import type { HostStats } from './host-stats';
+import { processedEntryOf, type HostStats } from './host-stats';
 import type { LifecycleComponent, Resource } from './lifecycle';
 import type { ProcessingMode } from './processing-mode';
 import { ProcessingWorker } from './processing-worker';
@@ -97,16 +97,7 @@ function inlineProcessors(options: ProcessorsOptions): Processors {
           processor: runtime.processor,
           log,
           concurrency: concurrencyOf(options, priority),
-          onResult: (result, message) =>
-            stats.recordProcessed({
-              at: clock.now(),
-              queue,
-              jobName: result.jobName ?? 'unknown',
-              outcome: result.outcome,
-              disposition: result.disposition,
-              error: result.error,
-              messageId: message.messageId,
-            }),
+          onResult: (result, message) => stats.recordProcessed(processedEntryOf(clock.now(), queue, result, message)),
         });
         inline.set(priority, processor);
         processor.start();
