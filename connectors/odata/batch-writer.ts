@@ -154,7 +154,7 @@ export class BatchWriter {
       return { op: { method: 'POST', url: target.set, headers, body: this.body(item, 'create'), operation: `create in ${target.set}` }, create: true };
     }
     if (this.options.mode === 'read-then-write') {
-      if (found!.etag) headers['If-Match'] = found!.etag;
+      headers['If-Match'] = ifMatchOf(found!);
       return { op: { method: 'PATCH', url: found!.path, headers, body: this.body(item, 'update'), operation: `update ${found!.path}` }, create: false };
     }
     const path = this.options.locator.directPath(target);
@@ -166,7 +166,7 @@ export class BatchWriter {
 
   private deleteOp(item: Item): BatchOperation {
     const path = item.found?.path ?? this.options.locator.directPath(item.target);
-    const headers = item.found?.etag ? { 'If-Match': item.found.etag } : undefined;
+    const headers = item.found ? { 'If-Match': ifMatchOf(item.found) } : undefined;
     return { method: 'DELETE', url: path, headers, operation: `delete ${path}` };
   }
 
@@ -185,4 +185,13 @@ function withReturned(source: Record<string, unknown>, fields: string[]): ItemOu
   } catch (error) {
     return { status: 'failed', error };
   }
+}
+
+/**
+ * The `If-Match` of a write to a record that was read: its ETag, or `*` when it has none (a row
+ * written behind the service's back). `*` still says "only if it exists", and a service that
+ * requires a precondition (CAP with an ETag element, Business Central) answers 428 without one.
+ */
+export function ifMatchOf(found: { etag?: string }): string {
+  return found.etag ?? '*';
 }

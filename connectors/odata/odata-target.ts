@@ -8,7 +8,7 @@ import { type Job, JobActionType } from '../../src/model/job';
 import type { Mapping } from '../../src/model/mapping';
 import type { JsonValue, QueueMessage } from '../../src/model/queue-message';
 import { type BatchFormat, BatchTransport } from './batch-transport';
-import { BatchWriter } from './batch-writer';
+import { BatchWriter, ifMatchOf } from './batch-writer';
 import type { OdataHttpClient, OdataResponse } from './odata-http';
 import { identifier, qualifiedName, queryString } from './odata-literals';
 import { type FoundRecord, keyValues, type LocatorOptions, RecordLocator, type TargetRef } from './record-locator';
@@ -167,8 +167,8 @@ export class OdataTarget implements TargetConnector {
   }
 }
 
-function ifMatch(found: FoundRecord): Record<string, string> | undefined {
-  return found.etag ? { 'If-Match': found.etag } : undefined;
+function ifMatch(found: FoundRecord): Record<string, string> {
+  return { 'If-Match': ifMatchOf(found) };
 }
 
 /** The created record's path from `OData-EntityId` or `Location`, when the service sent one. */

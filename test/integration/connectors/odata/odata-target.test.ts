@@ -45,6 +45,21 @@ describe('OdataTarget against SAP CAP (OData V4, in-memory SQLite)', () => {
     await server?.stop();
   });
 
+  it('updates and deletes a record that has no ETag (a row written behind CAP) with If-Match: * (CAP answers 428 without one)', async () => {
+    await seedBooks(server, [{ ID: 7, title: 'Sanditon', stock: 1, modifiedAt: null }]);
+    const target = odata.target();
+    await target.upsert(message({ ID: 7 }, { title: 'Sanditon (fragment)', stock: 2 }), books);
+    expect(await book(7)).toEqual({ ID: 7, title: 'Sanditon (fragment)', stock: 2 });
+    await server.sql('UPDATE hw_Books SET modifiedAt = NULL WHERE ID = 7');
+    await target.delete(message({ ID: 7 }, {}, JobActionType.Delete), books);
+    expect(await book(7)).toBeUndefined();
+    const writes = proxy.seen.filter((r) => r.method !== 'GET');
+    expect(writes.map((r) => [r.method, decodeURIComponent(r.url), r.headers['if-match']])).toEqual([
+      ['PATCH', '/odata/v4/catalog/Books(ID=7)', '*'],
+      ['DELETE', '/odata/v4/catalog/Books(ID=7)', '*'],
+    ]);
+  });
+
   it('creates a missing record (POST) and updates an existing one (PATCH with If-Match: its ETag)', async () => {
     const target = odata.target();
     await target.upsert(message({ ID: 2 }, { title: 'Persuasion', stock: 4 }), books);

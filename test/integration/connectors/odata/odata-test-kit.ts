@@ -72,7 +72,8 @@ export interface BookRow {
   title?: string;
   author?: string;
   stock?: number;
-  modifiedAt: string;
+  /** Null: a row written behind CAP's back, without its ETag. */
+  modifiedAt: string | null;
 }
 
 /** Replaces every book on the server. */
