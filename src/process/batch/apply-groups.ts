@@ -8,12 +8,8 @@ import type { JsonValue, QueueMessage } from '../../model/queue-message';
 import { parseWatermarkType } from '../../model/watermark-value';
 import type { ProcessingDependencies } from '../processing-dependencies';
 import { buildResponseMessage } from '../response-message';
-import { mapLimited } from './map-limited';
 import type { Work } from './triage';
 import { failed, type Verdict } from './verdict';
-
-/** Point reads of the deletion guard at once, per group. */
-const GUARD_CONCURRENCY = 32;
 
 /**
  * Applies coalesced work to the targets: one `applyBatch` per (job, action) group — a job has one
@@ -44,8 +40,7 @@ async function applyGroup(group: readonly Work[], deps: ProcessingDependencies):
     const guarded = action === JobActionType.NewUpdate && job.skipOutdatedMessages && deps.deletions;
     if (action === JobActionType.Delete && deps.deletions) {
       // Recorded first: an upsert checked after this point sees it, one checked before is undone by its own re-check.
-      const deletions = deps.deletions;
-      await mapLimited(pending, GUARD_CONCURRENCY, (w) => deletions.recordDeleted(job, mapping, w.message));
+      await deps.deletions.recordDeletedMany(job, mapping, pending.map((w) => w.message));
     }
     if (pending.length === 0) return verdicts;
     const admission = deps.targetHealth?.admit(job.target, deps.clock.now()) ?? { kind: 'all' as const };
