@@ -11,7 +11,7 @@ const tables = useTableStorage();
 describe('recorded deletions in partitions', () => {
   const job = { name: 'delete-job', target: 'erp', watermark: { type: 'number', field: 'v' } } as Job;
   const mapping = { name: 'm', target: { entity: `customers-${Date.now()}`, key: ['id'] } } as Mapping;
-  const change = (i: number, tracker: number, action = JobActionType.Delete) =>
+  const change = (i: number, tracker: number, action: JobActionType.Delete | JobActionType.NewUpdate = JobActionType.Delete) =>
     createQueueMessage({ jobName: job.name, action, sourceKey: `C-${i}`, targetKey: { id: `C-${i}` }, changeTracker: String(tracker), fields: {} });
   const entityPartition = createHash('sha256').update(`${job.target}\n${mapping.target.entity}`).digest('hex');
 
