@@ -2,7 +2,7 @@ import { parseDocument } from 'yaml';
 import { z } from 'zod';
 import { ConfigValidationError, type ConfigIssue } from '../platform/config-issue';
 import { readTextFile, TextFileError } from '../platform/read-text-file';
-import { DURATION_HINT, parseDuration } from './duration';
+import { DURATION_HINT, parseDuration } from '../platform/duration';
 import { compilePattern, MOVER_ACTIONS, type Rule, type RuleMatch } from './requeue-rules';
 import { toConfigIssues } from './zod-issues';
 

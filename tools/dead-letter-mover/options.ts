@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { UsageError } from '../../src/cli/cli-error';
-import { DURATION_HINT, parseDuration } from '../../src/config/duration';
+import { DURATION_HINT, parseDuration } from '../../src/platform/duration';
 import { defaultRulesFile, rulesFileLabel } from '../../src/mover/default-rules';
 
 /** How to reach the bus; when no flag picks one, the environment does (as for the host). */

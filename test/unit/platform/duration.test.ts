@@ -1,4 +1,4 @@
-import { parseDuration } from '../../../src/config/duration';
+import { parseDuration } from '../../../src/platform/duration';
 
 describe('durations', () => {
   it.each([
