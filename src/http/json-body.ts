@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { formatPath } from '../platform/config-issue';
 import { errorMessage } from '../platform/errors';
 
 /** A request body that was read, or the one message that says why it cannot be. */
@@ -28,10 +29,5 @@ export function parseJsonBody<Shape extends z.ZodRawShape>(body: string, schema:
   if (result.success) return { ok: true, value: result.data };
   const order = (issue: z.core.$ZodIssue) => keys.indexOf(String(issue.path[0]));
   const first = [...result.error.issues].sort((a, b) => order(a) - order(b) || a.path.length - b.path.length)[0];
-  return { ok: false, message: `${bodyPath(first.path)}: ${first.message}` };
-}
-
-/** `body.jobs[1]` from `['jobs', 1]`. */
-function bodyPath(path: readonly PropertyKey[]): string {
-  return path.reduce<string>((text, segment) => (typeof segment === 'number' ? `${text}[${segment}]` : `${text}.${String(segment)}`), 'body');
+  return { ok: false, message: `${formatPath(['body', ...first.path])}: ${first.message}` };
 }

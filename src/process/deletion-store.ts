@@ -71,16 +71,17 @@ export class DeletionStore implements DeletionGuard {
   private async storedTrackers(keys: readonly DeletionKeys[], type: WatermarkType): Promise<Array<string | undefined>> {
     const byPartition = new Map<string, string[]>();
     for (const { partitionKey, rowKey } of keys) byPartition.set(partitionKey, [...(byPartition.get(partitionKey) ?? []), rowKey]);
-    const legacy = keys[0].legacyPartitionKey;
     // One target entity per call, so one earlier partition: a query per 14 records, like the buckets.
-    const reads = [...byPartition].map(([partition, rowKeys]) => this.table.getMany(partition, rowKeys));
-    reads.push(this.table.getMany(legacy, keys.map((k) => k.rowKey)));
-    const found = await Promise.all(reads);
-    const bucketRows = new Map<string, Map<string, TableRow>>([...byPartition.keys()].map((partition, i) => [partition, found[i]]));
-    const legacyRows = found[found.length - 1];
-    return keys.map(({ partitionKey, rowKey }) => {
-      const trackers = [bucketRows.get(partitionKey)?.get(rowKey), legacyRows.get(rowKey)].map((row) => trackerOf(row, type)).filter((t): t is string => t !== undefined);
-      return trackers.reduce<string | undefined>((max, t) => (max === undefined || WatermarkValue.compare(type, max, t) < 0 ? t : max), undefined);
+    const [legacyRows, ...bucketReads] = await Promise.all([
+      this.table.getMany(keys[0].legacyPartitionKey, keys.map((k) => k.rowKey)),
+      ...[...byPartition].map(([partition, rowKeys]) => this.table.getMany(partition, rowKeys)),
+    ]);
+    // A row key has one bucket, so the buckets' rows can share one map.
+    const bucketRows = new Map(bucketReads.flatMap((rows) => [...rows]));
+    return keys.map(({ rowKey }) => {
+      const [bucket, legacy] = [trackerOf(bucketRows.get(rowKey), type), trackerOf(legacyRows.get(rowKey), type)];
+      if (bucket === undefined || legacy === undefined) return bucket ?? legacy;
+      return WatermarkValue.compare(type, bucket, legacy) < 0 ? legacy : bucket;
     });
   }
 }
