@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
@@ -76,12 +77,17 @@ async function endToEnd(task: E2eTask): Promise<Measured> {
         }
       }, 5);
     });
+    const cpuBefore = process.cpuUsage();
+    const mainBefore = mainThreadCpuMs();
     const start = performance.now();
     const run = await host.runtime.detection.runJob(job);
     const detected = performance.now();
     if (run.outcome !== 'Succeeded') throw new Error(`detection failed: ${run.error}`);
     await applied;
     const end = performance.now();
+    // Before the host stops: the worker's threads still count.
+    const cpu = process.cpuUsage(cpuBefore);
+    const mainAfter = mainThreadCpuMs();
     if (!(await host.drained({ timeoutMs: 60_000, pollMs: 20 }))) throw new Error('the work queue did not drain');
     const failed = [...host.stats.dispositions].filter(([d]) => d !== 'completed');
     if (failed.length > 0) throw new Error(`not every message was applied: ${JSON.stringify(failed)}`);
@@ -91,9 +97,25 @@ async function endToEnd(task: E2eTask): Promise<Measured> {
       startRssMb,
       detectionPerSecond: Math.round(run.detected / ((detected - start) / 1000)),
       processingPerSecond: Math.round(task.rows / ((lastApplied - firstApplied) / 1000)),
+      cpuCores: Math.round(((cpu.user + cpu.system) / 1000 / (end - start)) * 100) / 100,
+      ...(mainBefore !== undefined && mainAfter !== undefined ? { mainThreadBusy: Math.round((100 * (mainAfter - mainBefore)) / (end - start)) } : {}),
     };
   } finally {
     await host.stop();
+  }
+}
+
+/**
+ * The main thread's user+system CPU time, ms (Linux: its /proc task entry, in clock ticks of
+ * 10 ms); undefined elsewhere. `process.cpuUsage` counts every thread of the process.
+ */
+function mainThreadCpuMs(): number | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
   }
 }
 

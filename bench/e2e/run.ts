@@ -20,11 +20,12 @@ import { PROCESSING_MODES, type ProcessingMode } from '../../src/host/processing
  *
  *   node -r ./test/support/swc-register.js bench/e2e/run.ts [--sizes 10000,100000,1000000]
  *     [--row-bytes 1024] [--runs 1] [--stages direct,e2e] [--profile DIR] [--concurrency N]
- *     [--processing worker|inline|worker,inline]
+ *     [--processing worker|inline|worker,inline] [--v8-flags host|none|'--flag=value …']
  *
  * `--processing` picks where the host runs its processors (default: the host's own choice);
  * a list measures each mode in turn, alternating within every run, so that a shared machine's
- * load falls on both alike.
+ * load falls on both alike. `--v8-flags` sets the host stage's V8 flags: `host` (default) those
+ * `npm start` gives the local host (src/host/gc-flags.ts), `none`, or a space-separated list.
  *
  * `--scenario crm-erp` runs the other scenario instead (crm-erp-scenario.ts); `--scenario
  * single-job` (the default) is the one above.
@@ -43,11 +44,20 @@ function positive(name: string, fallback: number): number {
   return value;
 }
 
-function runChild(task: E2eTask, profileDir?: string): Promise<E2eResult> {
+/** `--v8-flags`: the host stage's V8 flags (the direct copy always runs with none). */
+export function parseV8Flags(value: string | undefined): readonly string[] {
+  if (value === undefined || value === 'host') return LOCAL_HOST_V8_FLAGS;
+  if (value === 'none') return [];
+  const flags = value.split(' ').filter(Boolean);
+  const bad = flags.find((f) => !/^--[a-z0-9][a-z0-9_-]*(=\S+)?$/.test(f));
+  if (flags.length === 0 || bad !== undefined) throw new UsageError(`--v8-flags must be host, none or V8 flags like "--max-semi-space-size=8", got "${bad ?? value}"`);
+  return flags;
+}
+
+function runChild(task: E2eTask, hostFlags: readonly string[], profileDir?: string): Promise<E2eResult> {
   const profile = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
   return new Promise((resolve, reject) => {
-    // The host's stage runs with the V8 flags `npm start` gives the local host; the direct copy with none.
-    const v8Flags = task.stage === 'e2e' ? LOCAL_HOST_V8_FLAGS : [];
+    const v8Flags = task.stage === 'e2e' ? hostFlags : [];
     const child = spawn(process.execPath, [...v8Flags, ...profile, '-r', REGISTER, path.join(__dirname, 'e2e.bench.ts'), JSON.stringify(task)], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
@@ -80,11 +90,12 @@ async function main(): Promise<void> {
   const concurrency = flag('concurrency') === undefined ? undefined : positive('concurrency', 1);
   const modes = flag('processing') === undefined ? [undefined] : (flag('processing') as string).split(',');
   for (const m of modes) if (m !== undefined && !PROCESSING_MODES.includes(m as ProcessingMode)) throw new UsageError(`--processing must be worker, inline or both (comma-separated), got "${m}"`);
+  const hostFlags = parseV8Flags(flag('v8-flags'));
   const profileDir = flag('profile') ? path.resolve(flag('profile') as string) : undefined;
   if (profileDir) fs.mkdirSync(profileDir, { recursive: true });
 
   console.log(`node ${process.version}, ${os.cpus().length} cores, load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
-  console.log(`rows of ~${rowBytes} B with UUID keys, median of ${runs} run(s) per stage\n`);
+  console.log(`rows of ~${rowBytes} B with UUID keys, median of ${runs} run(s) per stage; host V8 flags: ${hostFlags.join(' ') || 'none'}\n`);
   const azurite = await startAzurite({ port: 0 });
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'highwater-bench-e2e-'));
   const table: Array<{ rows: number; stage: string; mode?: string; results: E2eResult[] }> = [];
@@ -102,7 +113,7 @@ async function main(): Promise<void> {
       createTarget(dir);
       const dataDir = path.join(dir, `bus-${run}`);
       try {
-        return await runChild({ stage, rows, configDir: dir, dataDir, storageConnectionString: azurite.connectionString, concurrency, processing }, profile);
+        return await runChild({ stage, rows, configDir: dir, dataDir, storageConnectionString: azurite.connectionString, concurrency, processing }, hostFlags, profile);
       } finally {
         fs.rmSync(dataDir, { recursive: true, force: true });
       }
@@ -121,7 +132,8 @@ async function main(): Promise<void> {
           for (const [i, mode] of stageModes.entries()) {
             const r = await measure(stage, rows, dir, run, profileDir, mode as ProcessingMode | undefined);
             console.error(`${rows} ${stage}${r.processing ? ` (${r.processing})` : ''} run ${run + 1}: ${r.rowsPerSecond} rows/s, ${r.seconds} s, peak RSS ${r.peakRssMb} MB` +
-              (r.detectionPerSecond ? `, detection ${r.detectionPerSecond}/s, processing ${r.processingPerSecond}/s` : '') + `, load ${os.loadavg()[0].toFixed(2)}`);
+              (r.detectionPerSecond ? `, detection ${r.detectionPerSecond}/s, processing ${r.processingPerSecond}/s` : '') +
+              (r.cpuCores !== undefined ? `, CPU ${r.cpuCores} cores (main thread ${r.mainThreadBusy ?? '?'}%)` : '') + `, load ${os.loadavg()[0].toFixed(2)}`);
             results[i].push(r);
           }
         }
@@ -134,14 +146,14 @@ async function main(): Promise<void> {
     fs.rmSync(root, { recursive: true, force: true });
   }
   console.log(`load at the end ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}\n`);
-  console.log('| rows | stage | rows/s end to end | seconds | detection/s | processing/s | RSS at start MB | peak RSS MB | peak JS heap MB | e2e / direct |');
-  console.log('|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+  console.log('| rows | stage | rows/s end to end | seconds | detection/s | processing/s | RSS at start MB | peak RSS MB | peak JS heap MB | CPU cores | main thread % | e2e / direct |');
+  console.log('|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const { rows, stage, mode, results } of table) {
     const m = (pick: (r: E2eResult) => number | undefined) =>
       results[0] && pick(results[0]) !== undefined ? Math.round(median(results.map((r) => pick(r) ?? 0)) * 10) / 10 : undefined;
     const direct = table.find((t) => t.rows === rows && t.stage === 'direct');
     const ratio = stage === 'e2e' && direct ? `${((100 * (m((r) => r.rowsPerSecond) ?? 0)) / median(direct.results.map((r) => r.rowsPerSecond))).toFixed(0)}%` : '';
-    console.log(`| ${fmt(rows)} | ${stage}${mode ? ` (${mode})` : ''} | ${fmt(m((r) => r.rowsPerSecond))} | ${m((r) => r.seconds)} | ${fmt(m((r) => r.detectionPerSecond))} | ${fmt(m((r) => r.processingPerSecond))} | ${m((r) => r.startRssMb)} | ${m((r) => r.peakRssMb)} | ${m((r) => r.peakHeapMb)} | ${ratio} |`);
+    console.log(`| ${fmt(rows)} | ${stage}${mode ? ` (${mode})` : ''} | ${fmt(m((r) => r.rowsPerSecond))} | ${m((r) => r.seconds)} | ${fmt(m((r) => r.detectionPerSecond))} | ${fmt(m((r) => r.processingPerSecond))} | ${m((r) => r.startRssMb)} | ${m((r) => r.peakRssMb)} | ${m((r) => r.peakHeapMb)} | ${m((r) => r.cpuCores) ?? ''} | ${m((r) => r.mainThreadBusy) ?? ''} | ${ratio} |`);
   }
 }
 

@@ -53,6 +53,10 @@ export interface E2eResult {
   /** Largest JS heap in use seen (sampled every 100 ms): tells heap growth from native memory. */
   peakHeapMb: number;
   endHeapMb: number;
+  /** e2e: CPU time of the whole process (every thread) ÷ wall time, over the measured run. */
+  cpuCores?: number;
+  /** e2e: the main thread's CPU time ÷ wall time, % (Linux: /proc; absent elsewhere). */
+  mainThreadBusy?: number;
 }
 
 /** A UUID-formatted key from a counter (sha256): random-looking, reproducible. */

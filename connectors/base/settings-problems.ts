@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { formatPath } from '../../src/platform/config-issue';
 import { secretSettingProblem } from '../../src/platform/literal-secrets';
 import type { SettingsProblem } from './registry';
 
@@ -14,10 +15,6 @@ const REQUIRED = (issue: { input?: unknown }) => (issue.input === undefined ? 'i
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function pathOf(prefix: string, at: readonly Segment[]): string {
-  return at.reduce<string>((path, segment) => (typeof segment === 'number' ? `${path}[${segment}]` : `${path}.${String(segment)}`), prefix);
 }
 
 /** Where `at` is in the input: per level, the index of the key as written (-1: not given) or of the item. */
@@ -54,7 +51,7 @@ export function settingsProblems(schema: z.ZodType, settings: Record<string, unk
   const result = schema.safeParse(settings, { error: REQUIRED });
   if (result.success) return [];
   const found: Array<{ at: Segment[]; problem: SettingsProblem }> = [];
-  const add = (at: Segment[], message: string) => found.push({ at, problem: { path: pathOf('settings', at), message } });
+  const add = (at: Segment[], message: string) => found.push({ at, problem: { path: formatPath(['settings', ...at]), message } });
   for (const issue of result.error.issues) {
     if (issue.code === 'unrecognized_keys') {
       for (const key of issue.keys) {

@@ -31,6 +31,13 @@ describe('settingsProblems', () => {
     ]);
   });
 
+  it('quotes a key that is not an identifier, as every other configuration path does', () => {
+    expect(settingsProblems(schema, { file: 'f', nested: { id: 'x', 'sales-orders': 1 }, keys: { 'two words': ['a'] } })).toEqual([
+      { path: 'settings.nested["sales-orders"]', message: 'unknown property (known: id, note)' },
+      { path: 'settings.keys["two words"]', message: 'must be lower-case letters' },
+    ]);
+  });
+
   it('names the type of a wrong value, never the value', () => {
     expect(settingsProblems(schema, { file: ' ', nested: 'Tr0ub4dor', keys: ['x'] })).toEqual([
       { path: 'settings.file', message: 'must be a non-empty string' },
