@@ -59,6 +59,8 @@ const ENDED_LABELS: Record<string, string> = {
   'retried later': 'retried',
   'released for redelivery': 'released',
   'abandoned for retry': 'abandoned',
+  // A copy scheduled while the target is in outage: an attempt put off, not where a message ended.
+  'waiting for their target': 'deferred',
 };
 
 /** Labels of "Where messages ended" that are a message's last place (each message counted once), not a retry. */

@@ -21,7 +21,7 @@ export const QUICK_SIZES: CrmErpSizes = { accounts: 2_000, contacts: 1_000 };
 const REPO = path.resolve(__dirname, '../..');
 const VALUE_FLAGS = ['scenario', 'accounts', 'contacts', 'runs', 'concurrency'];
 const BOOLEAN_FLAGS = ['quick', 'orphans', 'keep'];
-const RETRIES = ['retried', 'released', 'abandoned'];
+const RETRIES = ['retried', 'released', 'abandoned', 'deferred'];
 
 export class UsageError extends Error {}
 

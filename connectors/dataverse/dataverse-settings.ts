@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { SettingsValidator } from '../base/registry';
-import { described, integerBetween, knownProperties, matching, recordOf } from '../base/settings-schema';
+import { boolean, described, integerBetween, knownProperties, matching, recordOf } from '../base/settings-schema';
 import { checkOdataConnection, httpUrl, ODATA_COMMON_SETTINGS, odataIdentifier } from '../odata/odata-settings';
 
 /** The origin of the environment URL must be all of it: the Web API path is added. */
@@ -24,9 +24,15 @@ const bulkTableSchema = knownProperties(
   {
     logicalName: described(odataIdentifier(), "The table's logical name (account for accounts)."),
     maxRecords: described(integerBetween(1, 1000).optional(), 'Most records per request. Default 1000; 100 suits elastic tables.', 1000),
+    elastic: described(
+      boolean().optional(),
+      'An elastic table: a refused request may have applied some records, and its error names the others (only those are sent again). ' +
+        'Default false: a refused request applied nothing (standard tables), every record of it goes through $batch.',
+      false,
+    ),
   },
   'unknown property',
-  'must be an object with logicalName (and maxRecords)',
+  'must be an object with logicalName (and maxRecords, elastic)',
 );
 
 /** Settings of a `dataverse` connection (Dataverse / Dynamics 365 Web API). */
@@ -50,7 +56,7 @@ export const dataverseSettingsSchema = described(
       ),
       upsertMultiple: described(
         recordOf(odataIdentifier(), bulkTableSchema).optional(),
-        'Entity set → { logicalName, maxRecords? } of tables written with UpsertMultiple (not every table supports it: query sdkmessagefilters). ' +
+        'Entity set → { logicalName, maxRecords?, elastic? } of tables written with UpsertMultiple (not every table supports it: query sdkmessagefilters). ' +
           'Default: none, every table through $batch.',
       ),
     },

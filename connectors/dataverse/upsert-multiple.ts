@@ -10,6 +10,39 @@ export interface BulkTable {
   logicalName: string;
   /** Default 1000 (Microsoft's starting point for standard tables; 100 for elastic tables). */
   maxRecords?: number;
+  /** An elastic table: a refused request may have applied part of its records (see {@link failedRecords}). Default false. */
+  elastic?: boolean;
+}
+
+/** The error annotation listing the records an elastic-table bulk request did not apply. */
+const BULK_ERROR_DETAILS = '@Microsoft.PowerApps.CDS.ErrorDetails.Plugin.BulkApiErrorDetails';
+/** Asks Dataverse for that annotation (it is only sent when asked for). */
+const WITH_ERROR_DETAILS = { Prefer: 'odata.include-annotations="Microsoft.PowerApps.CDS.ErrorDetails.*"' };
+
+/**
+ * The positions (in `Targets`) of the records a refused bulk request on an elastic table did not
+ * apply, from the error's `BulkApiErrorDetails` (a JSON text of `{ RequestIndex, Id, StatusCode }`;
+ * the SDK's `ErrorDetails["Plugin.BulkApiErrorDetails"]`); the others were applied. Undefined
+ * when the answer has no such list or one that does not fit `count` records: then nothing is
+ * known to be applied.
+ */
+export function failedRecords(text: string, count: number): Set<number> | undefined {
+  let details: unknown;
+  try {
+    const error = (JSON.parse(text) as { error?: Record<string, unknown> })?.error;
+    const value = error?.[BULK_ERROR_DETAILS];
+    details = typeof value === 'string' ? JSON.parse(value) : value;
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(details) || details.length === 0) return undefined;
+  const failed = new Set<number>();
+  for (const detail of details) {
+    const index = (detail as { RequestIndex?: unknown } | null)?.RequestIndex;
+    if (typeof index !== 'number' || !Number.isSafeInteger(index) || index < 0 || index >= count) return undefined;
+    failed.add(index);
+  }
+  return failed;
 }
 
 export interface UpsertMultipleOptions {
@@ -27,7 +60,9 @@ export type PerItemFallback = (messages: readonly QueueMessage[]) => Promise<Ite
  * Dataverse `UpsertMultiple` (`POST <set>/Microsoft.Dynamics.CRM.UpsertMultiple`, records named by
  * `@odata.id`): one request and one service-protection count for up to 1,000 records. On a
  * standard table one bad record fails the whole request, so a data error sends that chunk
- * through the per-item fallback (`$batch`); a table that turns out not to support the message
+ * through the per-item fallback (`$batch`); on an elastic table (`elastic: true`) a refused request
+ * may have applied part of its records and names the others, and only those go through `$batch`
+ * (Microsoft: "Use bulk operation messages", on-error behaviour); a table that turns out not to support the message
  * (404, or a 400 naming UpsertMultiple as unsupported) is remembered and always falls back.
  */
 export class UpsertMultiple {
@@ -80,8 +115,13 @@ export class UpsertMultiple {
       return indexes.map((i) => outcomes[i] ?? results[sent.indexOf(i)]);
     };
     if (!this.usable(set)) return viaFallback();
+    // Elastic tables: a 4xx that names the records it did not apply is a partial success (throttling is not).
+    const partial = table.elastic
+      ? { headers: WITH_ERROR_DETAILS, acceptFailure: (status: number, text: string) => status >= 400 && status < 500 && status !== 429 && failedRecords(text, sent.length) !== undefined }
+      : {};
+    let answer;
     try {
-      await this.options.http.request({ method: 'POST', url: `${set}/Microsoft.Dynamics.CRM.UpsertMultiple`, body: { Targets: targets }, operation: `UpsertMultiple ${sent.length} records of ${set}` });
+      answer = await this.options.http.request({ method: 'POST', url: `${set}/Microsoft.Dynamics.CRM.UpsertMultiple`, body: { Targets: targets }, operation: `UpsertMultiple ${sent.length} records of ${set}`, ...partial });
     } catch (error) {
       if (refusesMessage(error)) {
         this.unsupported.add(set);
@@ -91,6 +131,14 @@ export class UpsertMultiple {
       // One bad record failed the request (standard tables): $batch tells which.
       if (isItemError(error)) return viaFallback();
       throw error;
+    }
+    const failed = answer.status >= 400 ? failedRecords(answer.text, sent.length) : undefined;
+    if (failed) {
+      // Only the records it names go again, through $batch: each gets its own status and error text.
+      const again = sent.filter((_, position) => failed.has(position));
+      const results = await fallback(again.map((i) => batch.messages[i]));
+      const redone = new Map(again.map((index, k) => [index, results[k]]));
+      return indexes.map((i) => outcomes[i] ?? redone.get(i) ?? { status: 'applied' });
     }
     return indexes.map((i) => outcomes[i] ?? { status: 'applied' });
   }

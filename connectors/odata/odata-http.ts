@@ -46,6 +46,11 @@ export interface OdataRequest {
   operation: string;
   /** Statuses answered instead of thrown (e.g. 404 for "no such record"). Default: none. */
   accept?: readonly number[];
+  /**
+   * An unsuccessful answer this returns true for is answered instead of thrown (e.g. a Dataverse
+   * bulk request on an elastic table that applied part of its records). Default: none.
+   */
+  acceptFailure?: (status: number, text: string) => boolean;
   /** Wait for `Retry-After` and retry on 429 / 503, up to `maxRetries` times (source reads). Default false. */
   retryThrottled?: boolean;
 }
@@ -144,7 +149,7 @@ export class OdataHttpClient {
     } catch (err) {
       throw classifyNetworkError(err, { operation, redact });
     }
-    if (!response.ok && !request.accept?.includes(response.status)) {
+    if (!response.ok && !request.accept?.includes(response.status) && !request.acceptFailure?.(response.status, text)) {
       const { message, serviceCode } = parseErrorBody(text, response.statusText);
       const retryAfterMs = THROTTLED.has(response.status) ? parseRetryAfter(response.headers.get('retry-after'), this.now()) : undefined;
       throw classifyHttpFailure({ method: request.method, status: response.status, message, serviceCode, retryAfterMs }, { operation, redact });
