@@ -60,10 +60,23 @@ function escapeOData(text: string): string {
   return text.replace(/'/g, "''");
 }
 
-/** Row keys per query of `getMany`: with the partition key, 15 comparisons, the service's most per filter. */
+/** Row keys per query of `getMany` by query: with the partition key, 15 comparisons, the service's most per filter. */
 const ROW_KEYS_PER_QUERY = 14;
 /** Queries of one `getMany` in flight at once. */
 const QUERIES_AT_ONCE = 8;
+/** Point reads of one `getMany` in flight at once. */
+const POINT_READS_AT_ONCE = 32;
+
+/**
+ * How `getMany` looks rows up.
+ * - `point`: one point read (GET by PartitionKey and RowKey) per key, {@link POINT_READS_AT_ONCE}
+ *   at a time. For Azure: a filter that ORs row keys is a partition scan there, "not treated as a
+ *   range query" (Microsoft, "Design for querying"), so its cost grows with the partition — and
+ *   the applied hashes and deletions hold a row per record ever synced.
+ * - `query`: filters of {@link ROW_KEYS_PER_QUERY} ORed row keys. For Azurite, where every request
+ *   costs milliseconds of its CPU and a query 4–5× less than its point reads (docs/benchmarks.md).
+ */
+export type ManyLookups = 'point' | 'query';
 
 function toSdkAction(action: TableBatchAction): TransactionAction {
   return action.kind === 'upsert' ? ['upsert', toEntity(action.row), 'Replace'] : ['delete', { partitionKey: action.partitionKey, rowKey: action.rowKey }];
@@ -75,6 +88,8 @@ export class AzureTableStore implements TableStore {
     private readonly client: TableClient,
     /** How `submitBatch` splits transactions. Default the service's limits (100 actions, 4 MiB). */
     private readonly limits: TransactionLimits = {},
+    /** How `getMany` looks rows up. Default `point` (Azure); `query` for Azurite. */
+    readonly lookups: ManyLookups = 'point',
   ) {}
 
   get tableName(): string {
@@ -100,6 +115,7 @@ export class AzureTableStore implements TableStore {
     assertTableKey('partition key', partitionKey);
     const unique = [...new Set(rowKeys)];
     for (const rowKey of unique) assertKeys(partitionKey, rowKey);
+    if (this.lookups === 'point') return this.pointReads(partitionKey, unique);
     const chunks: string[][] = [];
     for (let i = 0; i < unique.length; i += ROW_KEYS_PER_QUERY) chunks.push(unique.slice(i, i + ROW_KEYS_PER_QUERY));
     const found = new Map<string, TableRow>();
@@ -111,6 +127,20 @@ export class AzureTableStore implements TableStore {
       );
       for (const rows of results) for (const row of rows) found.set(row.rowKey, row);
     }
+    return found;
+  }
+
+  private async pointReads(partitionKey: string, rowKeys: readonly string[]): Promise<Map<string, TableRow>> {
+    const found = new Map<string, TableRow>();
+    let next = 0;
+    const worker = async () => {
+      while (next < rowKeys.length) {
+        const rowKey = rowKeys[next++];
+        const row = await this.get(partitionKey, rowKey);
+        if (row) found.set(rowKey, row);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(POINT_READS_AT_ONCE, rowKeys.length) }, worker));
     return found;
   }
 

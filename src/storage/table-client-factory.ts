@@ -3,8 +3,8 @@ import { TableClient, type TableServiceClientOptions } from '@azure/data-tables'
 import type { Settings } from '../platform/settings';
 import { SETTING_NAMES } from '../platform/settings';
 import { ConfigError } from '../platform/errors';
-import { AzureTableStore } from './azure-table-store';
-import { AZURITE_DEFAULT_TABLE_PORT, azuriteConnectionString, isAzuriteListening, startAzurite, type AzuriteProcess } from './azurite';
+import { AzureTableStore, type ManyLookups } from './azure-table-store';
+import { AZURITE_ACCOUNT_NAME, AZURITE_DEFAULT_TABLE_PORT, azuriteConnectionString, isAzuriteListening, startAzurite, type AzuriteProcess } from './azurite';
 import type { TableStorage, TableStore } from './table-store';
 
 export interface OpenTableStorageOptions {
@@ -28,13 +28,15 @@ class ClientTableStorage implements TableStorage {
     readonly description: string,
     private readonly makeClient: ClientFactory,
     private readonly azurite?: AzuriteProcess,
+    /** How the stores look many rows up: `query` on Azurite, `point` on Azure (azure-table-store.ts). */
+    private readonly lookups: ManyLookups = 'point',
   ) {}
 
   table(name: string): Promise<TableStore> {
     let pending = this.tables.get(name);
     if (!pending) {
       pending = (async () => {
-        const store = new AzureTableStore(this.makeClient(name));
+        const store = new AzureTableStore(this.makeClient(name), {}, this.lookups);
         await store.createIfMissing();
         return store;
       })();
@@ -72,7 +74,13 @@ function fromConnectionString(
     }
   };
   makeClient('probe'); // fail at open, not at first use, when the string is malformed
-  return new ClientTableStorage(description, makeClient, azurite);
+  return new ClientTableStorage(description, makeClient, azurite, isEmulator(connectionString) ? 'query' : 'point');
+}
+
+/** Whether a connection string names the storage emulator (Azurite): its well-known account, or the development shortcut. */
+export function isEmulator(connectionString: string): boolean {
+  if (/(^|;)\s*UseDevelopmentStorage\s*=\s*true\s*(;|$)/i.test(connectionString)) return true;
+  return new RegExp(`(^|;)\\s*AccountName\\s*=\\s*${AZURITE_ACCOUNT_NAME}\\s*(;|$)`, 'i').test(connectionString);
 }
 
 function describeConnectionString(connectionString: string): string {

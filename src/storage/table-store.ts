@@ -33,10 +33,10 @@ export interface TableStore {
   /** The entity, or undefined when it does not exist. */
   get(partitionKey: string, rowKey: string): Promise<TableRow | undefined>;
   /**
-   * The entities of one partition with these row keys (missing ones are absent from the map), in
-   * as few requests as the service allows: a filter may hold at most 15 comparisons, so 14 row
-   * keys a query, a few queries at a time. One request instead of 14 point reads matters on
-   * Azurite, where each request costs milliseconds of its CPU.
+   * The entities of one partition with these row keys (missing ones are absent from the map), as
+   * the service serves them best: point reads, many at a time, on Azure (a filter of ORed row
+   * keys is a partition scan there); queries of 14 ORed row keys on Azurite, where each request
+   * costs milliseconds of its CPU (`AzureTableStore`'s `ManyLookups`).
    */
   getMany(partitionKey: string, rowKeys: readonly string[]): Promise<Map<string, TableRow>>;
   /** Inserts or replaces the whole entity, unconditionally (no ETag: last writer wins). */

@@ -1,20 +1,76 @@
-import { useTableStorage } from '../../support/table-storage';
+import { TableClient } from '@azure/data-tables';
+import { AzureTableStore, type ManyLookups } from '../../../src/storage/azure-table-store';
+import { isEmulator, openTableStorage } from '../../../src/storage/table-client-factory';
+import { startTestAzurite, type TestAzurite } from '../../support/azurite';
 
-const tables = useTableStorage();
+/**
+ * `getMany` looks rows up by point reads (Azure: ORed row keys are a partition scan there) or by
+ * queries of ORed row keys (Azurite); both against a real Azurite, with a pipeline policy that
+ * records what each request asked for.
+ */
+let azurite: TestAzurite;
+beforeAll(async () => {
+  azurite = await startTestAzurite();
+});
+afterAll(() => azurite?.stop());
 
-describe('TableStore.getMany against Azurite', () => {
+async function recordingStore(table: string, lookups: ManyLookups): Promise<{ store: AzureTableStore; requests: string[] }> {
+  const client = TableClient.fromConnectionString(azurite.connectionString, table, { allowInsecureConnection: true });
+  const requests: string[] = [];
+  client.pipeline.addPolicy({
+    name: 'record-requests',
+    sendRequest: async (request, next) => {
+      const url = new URL(request.url);
+      requests.push(`${request.method} ${decodeURIComponent(url.pathname.split('/').pop() ?? '')}${url.searchParams.has('$filter') ? ` ?$filter=${url.searchParams.get('$filter')}` : ''}`);
+      return next(request);
+    },
+  });
+  const store = new AzureTableStore(client, {}, lookups);
+  await store.createIfMissing();
+  return { store, requests };
+}
+
+describe.each<ManyLookups>(['point', 'query'])('TableStore.getMany against Azurite (%s lookups)', (lookups) => {
   it('finds the existing rows of many keys of one partition, and only of that partition', async () => {
-    const table = await tables().table('getmany');
+    const { store: table, requests } = await recordingStore(`getmany${lookups}`, lookups);
     const keys = Array.from({ length: 100 }, (_, i) => `k${String(i).padStart(3, '0')}`);
     await table.submitBatch(keys.filter((_, i) => i % 3 === 0).map((rowKey) => ({ kind: 'upsert' as const, row: { partitionKey: 'p', rowKey, properties: { N: Number(rowKey.slice(1)) } } })));
     await table.upsert({ partitionKey: 'other', rowKey: 'k001', properties: { N: -1 } });
-    // A quote in a key must not break the filter.
+    // A quote in a key must not break the filter or the point read.
     await table.upsert({ partitionKey: 'p', rowKey: "it's", properties: { N: 1000 } });
-    const found = await table.getMany('p', [...keys, 'k001', "it's", 'missing']);
+    requests.length = 0;
+    const found = await table.getMany('p', [...keys, 'k001', "it's", 'missing', 'k003']);
     const expected = keys.filter((_, i) => i % 3 === 0);
     expect([...found.keys()].sort()).toEqual([...expected, "it's"].sort());
     expect(found.get('k099')?.properties.N).toBe(99);
+    expect(found.get("it's")?.properties.N).toBe(1000);
     expect(found.has('k001')).toBe(false);
+    if (lookups === 'point') {
+      // One GET of one entity per distinct key (102), no query.
+      expect(requests).toHaveLength(102);
+      expect(requests.every((r) => r.startsWith(`GET getmanypoint(PartitionKey='p',RowKey=`) && !r.includes('$filter'))).toBe(true);
+    } else {
+      // 102 keys, 14 a query: 8 queries.
+      expect(requests).toHaveLength(8);
+      expect(requests.every((r) => r.startsWith("GET getmanyquery() ?$filter=PartitionKey eq 'p' and (RowKey eq"))).toBe(true);
+    }
+    requests.length = 0;
     expect(await table.getMany('p', [])).toEqual(new Map());
+    expect(requests).toEqual([]);
+  });
+});
+
+describe('openTableStorage: lookups by what the connection string names', () => {
+  it('queries on Azurite, reads points elsewhere', async () => {
+    expect(isEmulator(azurite.connectionString)).toBe(true);
+    expect(isEmulator('UseDevelopmentStorage=true')).toBe(true);
+    expect(isEmulator('DefaultEndpointsProtocol=https;AccountName=contosodata;AccountKey=a2V5;EndpointSuffix=core.windows.net')).toBe(false);
+    expect(isEmulator('DefaultEndpointsProtocol=https;AccountName=devstoreaccount10;AccountKey=a2V5;EndpointSuffix=core.windows.net')).toBe(false);
+    const storage = await openTableStorage({ storageConnectionString: azurite.connectionString, dataDir: '/nonexistent' });
+    try {
+      expect(((await storage.table('lookupmode')) as AzureTableStore).lookups).toBe('query');
+    } finally {
+      await storage.close();
+    }
   });
 });
