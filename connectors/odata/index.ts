@@ -1,5 +1,5 @@
 export { type AccessTokenProvider, CachedTokenProvider, type ExpiringToken, identityTokenProvider } from './odata-auth';
-export { ConcurrencyLimit } from './concurrency-limit';
+export { ConcurrencyLimit } from '../../src/platform/concurrency-limit';
 export { DeltaReader, type DeltaReaderOptions, statusOf } from './delta-reader';
 export { DELTA_LINK_FIELD, formatDeltaWatermark, parseDeltaWatermark } from './delta-watermark';
 export { openOdataConnection, type OdataTransportOverrides, type OpenClient } from './odata-connection';

@@ -1,7 +1,7 @@
 import type { ConnectorContext } from '../base/connector-context';
 import { contextClock, readSecret, secretRedactor } from '../base/connector-context';
 import type { Connection } from '../../src/model/connection';
-import { ConcurrencyLimit } from './concurrency-limit';
+import { ConcurrencyLimit } from '../../src/platform/concurrency-limit';
 import { type AccessTokenProvider, identityTokenProvider } from './odata-auth';
 import { type FetchLike, OdataHttpClient } from './odata-http';
 import type { OdataAuthSettings, OdataCommonSettings } from './odata-settings';

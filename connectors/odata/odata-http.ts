@@ -1,7 +1,7 @@
 import { type Clock, systemClock } from '../../src/platform/clock';
 import { PermanentError } from '../../src/platform/errors';
 import type { AccessTokenProvider } from './odata-auth';
-import { ConcurrencyLimit } from './concurrency-limit';
+import { ConcurrencyLimit } from '../../src/platform/concurrency-limit';
 import { classifyHttpFailure, classifyNetworkError, parseErrorBody, parseRetryAfter } from './odata-errors';
 
 /** The part of the global `fetch` the connector uses (injected in tests). */

@@ -2,6 +2,7 @@ import type { TableClient, TransactionAction } from '@azure/data-tables';
 import { assertTableKey } from './table-key';
 import { isNotFound, toStorageError } from './table-errors';
 import { planTransactions, type TransactionLimits } from './transaction-plan';
+import { ConcurrencyLimit } from '../platform/concurrency-limit';
 import {
   type EntityProperties,
   type EntityValue,
@@ -66,6 +67,12 @@ const ROW_KEYS_PER_QUERY = 14;
 const QUERIES_AT_ONCE = 8;
 /** Point reads of one `getMany` in flight at once. */
 const POINT_READS_AT_ONCE = 32;
+/**
+ * Point reads of one store (one table) in flight at once, across concurrent `getMany`s: a host
+ * runs several batches at a time, and each must not add 32 sockets (a Functions instance has a
+ * bounded number of outbound connections).
+ */
+const POINT_READS_PER_STORE = 64;
 
 /**
  * How `getMany` looks rows up.
@@ -84,6 +91,8 @@ function toSdkAction(action: TableBatchAction): TransactionAction {
 
 /** {@link TableStore} on an `@azure/data-tables` TableClient (Azure or Azurite). */
 export class AzureTableStore implements TableStore {
+  private readonly pointReadLimit = new ConcurrencyLimit(POINT_READS_PER_STORE);
+
   constructor(
     private readonly client: TableClient,
     /** How `submitBatch` splits transactions. Default the service's limits (100 actions, 4 MiB). */
@@ -136,7 +145,7 @@ export class AzureTableStore implements TableStore {
     const worker = async () => {
       while (next < rowKeys.length) {
         const rowKey = rowKeys[next++];
-        const row = await this.get(partitionKey, rowKey);
+        const row = await this.pointReadLimit.run(() => this.get(partitionKey, rowKey));
         if (row) found.set(rowKey, row);
       }
     };

@@ -60,6 +60,33 @@ describe.each<ManyLookups>(['point', 'query'])('TableStore.getMany against Azuri
   });
 });
 
+describe('TableStore.getMany by point reads, many calls at once', () => {
+  it('keeps at most 64 reads of one store in flight, whatever the number of calls', async () => {
+    const client = TableClient.fromConnectionString(azurite.connectionString, 'getmanycap', { allowInsecureConnection: true });
+    let inFlight = 0;
+    let most = 0;
+    client.pipeline.addPolicy({
+      name: 'count-in-flight',
+      sendRequest: async (request, next) => {
+        most = Math.max(most, ++inFlight);
+        try {
+          return await next(request);
+        } finally {
+          inFlight--;
+        }
+      },
+    });
+    const store = new AzureTableStore(client, {}, 'point');
+    await store.createIfMissing();
+    await store.upsert({ partitionKey: 'p', rowKey: 'c2-k7', properties: { N: 7 } });
+    const calls = Array.from({ length: 4 }, (_, c) => store.getMany('p', Array.from({ length: 50 }, (_, i) => `c${c}-k${i}`)));
+    const found = await Promise.all(calls);
+    expect(found.map((m) => m.size)).toEqual([0, 0, 1, 0]);
+    expect(most).toBeGreaterThan(32); // the calls do run side by side …
+    expect(most).toBeLessThanOrEqual(64); // … within the store's cap
+  });
+});
+
 describe('openTableStorage: lookups by what the connection string names', () => {
   it('queries on Azurite, reads points elsewhere', async () => {
     expect(isEmulator(azurite.connectionString)).toBe(true);

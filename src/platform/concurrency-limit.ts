@@ -1,6 +1,7 @@
 /**
  * At most `limit` tasks at once; the others wait in arrival order. Keeps a connection within
- * the service's per-user request limits (Dataverse allows 52 concurrent requests per user).
+ * a service's limits (Dataverse allows 52 concurrent requests per user; Table Storage point
+ * reads are capped per store so that concurrent batches do not open hundreds of sockets).
  */
 export class ConcurrencyLimit {
   private running = 0;
