@@ -110,10 +110,13 @@ function ticksPerSecond(): number {
   return clockTicks;
 }
 
-/** utime and stime of a process, in seconds (`/proc/<pid>/stat` fields 14 and 15); undefined once it is gone. */
-export function cpuSeconds(pid: number): { user: number; system: number } | undefined {
+/**
+ * utime and stime of a process, or of one of its threads (`thread`: its id), in seconds
+ * (`/proc/<pid>[/task/<thread>]/stat` fields 14 and 15); undefined once it is gone or off Linux.
+ */
+export function cpuSeconds(pid: number, thread?: number): { user: number; system: number } | undefined {
   try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = fs.readFileSync(thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return { user: Number(fields[11]) / ticksPerSecond(), system: Number(fields[12]) / ticksPerSecond() };
   } catch {

@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
@@ -6,6 +5,7 @@ import { readSettings } from '../../src/platform/settings';
 import { startLocalHost } from '../../src/host/local-host';
 import { silentLogger } from '../../src/telemetry/logger';
 import { heapMb, peakRssMb, RESULT_PREFIX, rssMb, textColumns } from '../detect/workload';
+import { cpuSeconds } from './crm-erp-host';
 import { JOB, mapRow, SOURCE_TABLE, TARGET_TABLE, targetColumns, type E2eResult, type E2eTask } from './workload';
 
 /**
@@ -105,18 +105,10 @@ async function endToEnd(task: E2eTask): Promise<Measured> {
   }
 }
 
-/**
- * The main thread's user+system CPU time, ms (Linux: its /proc task entry, in clock ticks of
- * 10 ms); undefined elsewhere. `process.cpuUsage` counts every thread of the process.
- */
+/** The main thread's user+system CPU time, ms (its thread id is the pid); `process.cpuUsage` counts every thread. */
 function mainThreadCpuMs(): number | undefined {
-  try {
-    const stat = fs.readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return undefined;
-  }
+  const cpu = cpuSeconds(process.pid, process.pid);
+  return cpu === undefined ? undefined : (cpu.user + cpu.system) * 1000;
 }
 
 function targetRows(task: E2eTask): number {

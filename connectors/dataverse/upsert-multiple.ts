@@ -116,12 +116,15 @@ export class UpsertMultiple {
     };
     if (!this.usable(set)) return viaFallback();
     // Elastic tables: a 4xx that names the records it did not apply is a partial success (throttling is not).
+    let failed: Set<number> | undefined;
     const partial = table.elastic
-      ? { headers: WITH_ERROR_DETAILS, acceptFailure: (status: number, text: string) => status >= 400 && status < 500 && status !== 429 && failedRecords(text, sent.length) !== undefined }
+      ? {
+          headers: WITH_ERROR_DETAILS,
+          acceptFailure: (status: number, text: string) => status >= 400 && status < 500 && status !== 429 && (failed = failedRecords(text, sent.length)) !== undefined,
+        }
       : {};
-    let answer;
     try {
-      answer = await this.options.http.request({ method: 'POST', url: `${set}/Microsoft.Dynamics.CRM.UpsertMultiple`, body: { Targets: targets }, operation: `UpsertMultiple ${sent.length} records of ${set}`, ...partial });
+      await this.options.http.request({ method: 'POST', url: `${set}/Microsoft.Dynamics.CRM.UpsertMultiple`, body: { Targets: targets }, operation: `UpsertMultiple ${sent.length} records of ${set}`, ...partial });
     } catch (error) {
       if (refusesMessage(error)) {
         this.unsupported.add(set);
@@ -132,10 +135,10 @@ export class UpsertMultiple {
       if (isItemError(error)) return viaFallback();
       throw error;
     }
-    const failed = answer.status >= 400 ? failedRecords(answer.text, sent.length) : undefined;
     if (failed) {
       // Only the records it names go again, through $batch: each gets its own status and error text.
-      const again = sent.filter((_, position) => failed.has(position));
+      const named = failed;
+      const again = sent.filter((_, position) => named.has(position));
       const results = await fallback(again.map((i) => batch.messages[i]));
       const redone = new Map(again.map((index, k) => [index, results[k]]));
       return indexes.map((i) => outcomes[i] ?? redone.get(i) ?? { status: 'applied' });

@@ -65,21 +65,20 @@ function escapeOData(text: string): string {
 const ROW_KEYS_PER_QUERY = 14;
 /** Queries of one `getMany` in flight at once. */
 const QUERIES_AT_ONCE = 8;
-/** Point reads of one `getMany` in flight at once. */
-const POINT_READS_AT_ONCE = 32;
 /**
  * Point reads of one store (one table) in flight at once, across concurrent `getMany`s: a host
- * runs several batches at a time, and each must not add 32 sockets (a Functions instance has a
- * bounded number of outbound connections).
+ * runs several batches at a time, and together they must not open hundreds of sockets (a
+ * Functions instance has a bounded number of outbound connections).
  */
 const POINT_READS_PER_STORE = 64;
 
 /**
  * How `getMany` looks rows up.
- * - `point`: one point read (GET by PartitionKey and RowKey) per key, {@link POINT_READS_AT_ONCE}
- *   at a time. For Azure: a filter that ORs row keys is a partition scan there, "not treated as a
- *   range query" (Microsoft, "Design for querying"), so its cost grows with the partition — and
- *   the applied hashes and deletions hold a row per record ever synced.
+ * - `point`: one point read (GET by PartitionKey and RowKey) per key, at most
+ *   {@link POINT_READS_PER_STORE} of a store at a time. For Azure: a filter that ORs row keys is
+ *   a partition scan there, "not treated as a range query" (Microsoft, "Design for querying"),
+ *   so its cost grows with the partition — and the applied hashes and deletions hold a row per
+ *   record ever synced.
  * - `query`: filters of {@link ROW_KEYS_PER_QUERY} ORed row keys. For Azurite, where every request
  *   costs milliseconds of its CPU and a query 4–5× less than its point reads (docs/benchmarks.md).
  */
@@ -141,15 +140,12 @@ export class AzureTableStore implements TableStore {
 
   private async pointReads(partitionKey: string, rowKeys: readonly string[]): Promise<Map<string, TableRow>> {
     const found = new Map<string, TableRow>();
-    let next = 0;
-    const worker = async () => {
-      while (next < rowKeys.length) {
-        const rowKey = rowKeys[next++];
+    await Promise.all(
+      rowKeys.map(async (rowKey) => {
         const row = await this.pointReadLimit.run(() => this.get(partitionKey, rowKey));
         if (row) found.set(rowKey, row);
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(POINT_READS_AT_ONCE, rowKeys.length) }, worker));
+      }),
+    );
     return found;
   }
 
