@@ -6,12 +6,11 @@ import type { Telemetry } from '../telemetry/create-telemetry';
 import type { Logger } from '../telemetry/logger';
 import { processedEntryOf, type HostStats } from './host-stats';
 import type { LifecycleComponent, Resource } from './lifecycle';
-import type { ProcessingMode } from './processing-mode';
+import { DEFAULT_CONCURRENCY, type ProcessingMode } from './processing-mode';
 import { ProcessingWorker } from './processing-worker';
 import { QueueProcessor } from './queue-processor';
 
-/** Messages in flight per work queue (in batches of up to 256, as the Functions app's `maxMessageBatchSize`). */
-export const DEFAULT_CONCURRENCY: Record<Priority, number> = { high: 512, normal: 512, low: 128 };
+export { DEFAULT_CONCURRENCY };
 
 /** How often the processing worker's receives look at an empty queue, ms (sends of the main thread do not wake another thread). */
 export const WORKER_POLL_MS = 10;

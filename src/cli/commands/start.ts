@@ -13,6 +13,7 @@ import type { Runtime } from '../../runtime/runtime';
 import { clearAppliedHashes, clearDeletions } from './job-state';
 import { withLiveRuns } from './live-runs';
 import { PRIORITIES, type Priority } from '../../platform/queue-topology';
+import { DEFAULT_CONCURRENCY } from '../../host/processing-mode';
 
 export interface HostCommandOptions {
   config: string;
@@ -43,7 +44,7 @@ export function hostOptions(command: Command): Command {
     .option('--once', 'run every enabled job once, drain the work queues, print a summary and exit')
     .option('--port <n>', 'HTTP port on 127.0.0.1 (0: any free port)', parsePort, 7071)
     .option('--drain-timeout <seconds>', 'with --once: how long to wait for the queues to drain', parsePositiveInt, 600)
-    .option('--concurrency <n|priority=n,…>', 'messages processed at once per work queue (default high=16,normal=8,low=2)', parseConcurrency);
+    .option('--concurrency <n|priority=n,…>', `messages in flight per work queue (default ${PRIORITIES.map((p) => `${p}=${DEFAULT_CONCURRENCY[p]}`).join(',')})`, parseConcurrency);
 }
 
 export function registerStartCommands(program: Command): void {
