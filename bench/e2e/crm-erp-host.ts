@@ -25,6 +25,8 @@ export interface HostTask {
   logFile: string;
   /** Passed on as `--concurrency`. */
   concurrency?: string;
+  /** Node.js flags besides the host's V8 flags (`--cpu-prof …`). */
+  nodeFlags?: readonly string[];
 }
 
 /** What the `--once` summary says (every count as printed; labels not known here are kept as printed). */
@@ -134,7 +136,7 @@ function peakRssKb(pid: number): number | undefined {
 }
 
 export function runHostOnce(task: HostTask, onProgress: (line: string) => void): Promise<HostRun> {
-  const args = [...LOCAL_HOST_V8_FLAGS, '-r', REGISTER, CLI, 'start', '--once', '--config', task.configDir, '--port', '0', '--drain-timeout', '3600'];
+  const args = [...LOCAL_HOST_V8_FLAGS, ...(task.nodeFlags ?? []), '-r', REGISTER, CLI, 'start', '--once', '--config', task.configDir, '--port', '0', '--drain-timeout', '3600'];
   if (task.concurrency) args.push('--concurrency', task.concurrency);
   const env = { ...process.env, HIGHWATER_DATA_DIR: task.dataDir, AzureWebJobsStorage: task.storageConnectionString };
   const log = fs.createWriteStream(task.logFile);

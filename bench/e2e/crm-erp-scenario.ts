@@ -19,7 +19,7 @@ import { expectedOutcomes, generateCrmErp, writeCrmErpConfig, type CrmErpSizes }
 export const DEFAULT_SIZES: CrmErpSizes = { accounts: 20_000, contacts: 10_000 };
 export const QUICK_SIZES: CrmErpSizes = { accounts: 2_000, contacts: 1_000 };
 const REPO = path.resolve(__dirname, '../..');
-const VALUE_FLAGS = ['scenario', 'accounts', 'contacts', 'runs', 'concurrency'];
+const VALUE_FLAGS = ['scenario', 'accounts', 'contacts', 'runs', 'concurrency', 'profile'];
 const BOOLEAN_FLAGS = ['quick', 'orphans', 'keep'];
 const RETRIES = ['retried', 'released', 'abandoned', 'deferred'];
 
@@ -30,6 +30,8 @@ export interface CrmErpOptions extends CrmErpSizes {
   quick: boolean;
   keep: boolean;
   concurrency?: string;
+  /** Folder for CPU profiles (`--cpu-prof`) of the host and of Azurite, one pair per run. */
+  profile?: string;
 }
 
 /** Parses the scenario's flags; throws {@link UsageError} naming the flag that is wrong. */
@@ -65,6 +67,7 @@ export function parseCrmErpArgs(argv: readonly string[]): CrmErpOptions {
     orphans: booleans.has('orphans'),
     keep: booleans.has('keep'),
     concurrency,
+    ...(values.has('profile') ? { profile: path.resolve(values.get('profile') as string) } : {}),
   };
 }
 
@@ -111,13 +114,14 @@ async function measureOnce(root: string, options: CrmErpOptions, run: number): P
   const dir = fs.mkdtempSync(path.join(root, `run-${run}-`));
   generateCrmErp(dir, options);
   writeCrmErpConfig(dir);
-  const azurite = await startAzurite({ port: 0 });
+  const profile = (name: string) => (options.profile ? ['--cpu-prof', '--cpu-prof-dir', options.profile, '--cpu-prof-name', `run-${run}-${name}.cpuprofile`] : []);
+  const azurite = await startAzurite({ port: 0, nodeFlags: profile('azurite') });
   const pid = azuritePid();
   const before = pid ? cpuSeconds(pid) : undefined;
   const load = loadAverage();
   try {
     const result = await runHostOnce(
-      { configDir: dir, dataDir: path.join(dir, '.data'), storageConnectionString: azurite.connectionString, logFile: path.join(dir, 'host.log'), concurrency: options.concurrency },
+      { configDir: dir, dataDir: path.join(dir, '.data'), storageConnectionString: azurite.connectionString, logFile: path.join(dir, 'host.log'), concurrency: options.concurrency, nodeFlags: profile('host') },
       (line) => console.error(`  ${line}`),
     );
     const after = pid ? cpuSeconds(pid) : undefined;
@@ -169,6 +173,7 @@ export async function runCrmErpScenario(argv: readonly string[]): Promise<void> 
     `(${fmt(expected.detected)} detected + ${fmt(expected.responses)} responses)${options.orphans ? ', with orphan contacts' : ''}, ${options.runs} run(s)` +
     `${options.concurrency ? `, --concurrency ${options.concurrency}` : ''}\n`);
   primeCompileCache();
+  if (options.profile) fs.mkdirSync(options.profile, { recursive: true });
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'highwater-bench-crm-erp-'));
   const rows: Array<Record<string, number>> = [];
   for (let run = 0; run < options.runs; run++) {
@@ -185,6 +190,7 @@ export async function runCrmErpScenario(argv: readonly string[]): Promise<void> 
     }
     if (!options.keep) fs.rmSync(measured.dir, { recursive: true, force: true });
   }
+  if (options.profile) console.error(`CPU profiles (host, Azurite) in ${options.profile}`);
   if (options.keep) console.error(`run folders kept in ${root}`);
   else fs.rmSync(root, { recursive: true, force: true });
   printTable(rows);

@@ -26,6 +26,8 @@ export interface AzuriteOptions {
   location?: string;
   /** How long to wait for "Table service successfully started". Default 20,000 ms. */
   startTimeoutMs?: number;
+  /** Node.js flags for the Azurite process (a benchmark's `--cpu-prof`). Default none. */
+  nodeFlags?: readonly string[];
 }
 
 export interface AzuriteProcess {
@@ -87,7 +89,7 @@ function launch(port: number, host: string, options: AzuriteOptions): Promise<Az
   args.push(...(options.location ? ['--location', options.location] : ['--inMemoryPersistence']));
   // --silent: no access log (nobody reads it); --disableTelemetry: it would reach the internet.
   args.push('--skipApiVersionCheck', '--disableTelemetry', '--silent');
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...(options.nodeFlags ?? []), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {

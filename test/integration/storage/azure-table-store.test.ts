@@ -97,6 +97,22 @@ describe('AzureTableStore against Azurite', () => {
     expect((err as Error).message).toMatch(/^table create table on "x" failed: ECONNREFUSED connect ECONNREFUSED 127\.0\.0\.1:\d+$/);
     await gone.close();
   }, 60_000);
+
+  it('starts Azurite with the given Node.js flags (a CPU profile written when it stops)', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hw-azurite-prof-'));
+    try {
+      const profiled = await startAzurite({ port: 0, nodeFlags: ['--cpu-prof', '--cpu-prof-dir', dir, '--cpu-prof-name', 'azurite.cpuprofile'] });
+      // Some work first: a SIGINT in the moment after "started" may come before Azurite handles it (no profile then).
+      const tables = await openTableStorage({ storageConnectionString: profiled.connectionString, dataDir: os.tmpdir() });
+      await (await tables.table('profiled')).upsert({ partitionKey: 'p', rowKey: 'r', properties: {} });
+      await tables.close();
+      await profiled.stop();
+      expect(fs.readdirSync(dir)).toEqual(['azurite.cpuprofile']);
+      expect(JSON.parse(fs.readFileSync(path.join(dir, 'azurite.cpuprofile'), 'utf8')).nodes.length).toBeGreaterThan(0);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
 
 describe('openTableStorage without storage settings', () => {
