@@ -9,6 +9,12 @@ import type { Logger } from '../telemetry/logger';
 export const DEFAULT_MAX_BATCH_SIZE = 256;
 /** How long a receive that found fewer than a full batch waits for more, ms. */
 export const DEFAULT_BATCH_WAIT_MS = 5;
+/**
+ * Body bytes in flight per processor before it waits. Bounds memory when records are large: 2,048
+ * messages of 60 KB would hold 120 MB of bodies (and their parsed copies); typical ~1 KB messages
+ * never reach it.
+ */
+export const DEFAULT_MAX_BYTES_IN_FLIGHT = 16 * 1024 * 1024;
 
 export interface QueueProcessorOptions {
   bus: MessageBus;
@@ -19,6 +25,11 @@ export interface QueueProcessorOptions {
   concurrency?: number;
   /** Most messages per batch. Default {@link DEFAULT_MAX_BATCH_SIZE}. */
   maxBatchSize?: number;
+  /**
+   * No batch is received while the bodies in flight hold this many bytes or more (so at most this
+   * plus one batch). Default {@link DEFAULT_MAX_BYTES_IN_FLIGHT}.
+   */
+  maxBytesInFlight?: number;
   /** When a receive returns fewer than a batch, wait this long for more before processing, ms. Default {@link DEFAULT_BATCH_WAIT_MS}. */
   batchWaitMs?: number;
   /** How long one receive waits for messages, ms. Default 1 000. */
@@ -42,6 +53,7 @@ export class QueueProcessor {
   private loop?: Promise<void>;
   private readonly inFlight = new Set<Promise<void>>();
   private messagesInFlight = 0;
+  private bytesInFlight = 0;
   private idleWaiters: Array<() => void> = [];
   /** Wakes the receive loop when a batch in flight is done. */
   private slotFreed?: () => void;
@@ -70,10 +82,11 @@ export class QueueProcessor {
     const { bus, queue, log } = this.options;
     const concurrency = this.options.concurrency ?? 512;
     const maxBatch = Math.max(1, Math.min(this.options.maxBatchSize ?? DEFAULT_MAX_BATCH_SIZE, concurrency));
+    const maxBytes = this.options.maxBytesInFlight ?? DEFAULT_MAX_BYTES_IN_FLIGHT;
     while (this.running) {
       const free = concurrency - this.messagesInFlight;
       // A batch waits for room for a whole batch, or for the last batch in flight to end.
-      if (free <= 0 || (free < maxBatch && this.inFlight.size > 0)) {
+      if (free <= 0 || (free < maxBatch && this.inFlight.size > 0) || this.bytesInFlight >= maxBytes) {
         await new Promise<void>((resolve) => (this.slotFreed = resolve));
         continue;
       }
@@ -92,7 +105,7 @@ export class QueueProcessor {
         await new Promise((resolve) => setTimeout(resolve, 1_000));
         continue;
       }
-      if (messages.length > 0) this.track(this.handle(messages), messages.length);
+      if (messages.length > 0) this.track(this.handle(messages), messages.length, messages.reduce((sum, m) => sum + m.body.byteLength, 0));
       else this.notifyIdle();
     }
   }
@@ -115,13 +128,15 @@ export class QueueProcessor {
     }
   }
 
-  private track(work: Promise<void>, count: number): void {
+  private track(work: Promise<void>, count: number, bytes: number): void {
     this.inFlight.add(work);
     this.messagesInFlight += count;
+    this.bytesInFlight += bytes;
     this.options.onBatch?.(count);
     void work.finally(() => {
       this.inFlight.delete(work);
       this.messagesInFlight -= count;
+      this.bytesInFlight -= bytes;
       const wake = this.slotFreed;
       this.slotFreed = undefined;
       wake?.();

@@ -92,4 +92,23 @@ describe('QueueProcessor on the local bus', () => {
     expect(processor.busy).toBe(0);
     await processor.stop();
   });
+
+  it('receives no batch while the bodies in flight hold `maxBytesInFlight` bytes or more', async () => {
+    const body = 'x'.repeat(100_000);
+    const run = async (maxBytesInFlight?: number) => {
+      const queue = `big${maxBytesInFlight ?? 'default'}`;
+      await bus.createQueue(queue);
+      await bus.send(queue, ids(20).map((messageId) => ({ body, messageId })));
+      const { state, service } = watchingService(() => delay(20));
+      const processor = new QueueProcessor({ bus, queue, processor: service, log: silentLogger, concurrency: 20, maxBatchSize: 2, batchWaitMs: 0, receiveWaitMs: 50, maxBytesInFlight });
+      processor.start();
+      await until(() => state.completed.length === 20);
+      await processor.stop();
+      expect([...state.completed].sort()).toEqual([...ids(20)].sort());
+      return state.maxInFlight;
+    };
+    // 200 kB in flight is under 250 kB: one more batch of two; 400 kB is not.
+    expect(await run(250_000)).toBe(4);
+    expect(await run()).toBeGreaterThan(4);
+  });
 });
