@@ -5,7 +5,7 @@ import { type Delivery, expectedBackoffs, FaultRig, outcomes } from './support/f
 /**
  * Faults at the target, seen through the processor on the local bus (fake clock: the backoff
  * schedule costs no real time). Each case checks where every message ended and what the
- * error properties say. Full form: `HIGHWATER_SOAK=1` (more rows, more poison messages).
+ * error properties say. Full form: `HIGHWATER_SOAK=1` (more rows).
  */
 describe('target faults', () => {
   let rig: FaultRig;
@@ -61,7 +61,10 @@ describe('target faults', () => {
   });
 
   it('a poison message is retried until its 10th attempt, then dead-lettered with ErrorMessage; others pass', async () => {
-    const poison = Array.from({ length: bySoak(1, 20) }, (_, i) => `A-POISON-${String(i + 1).padStart(3, '0')}`);
+    // One also in the soak form: three distinct records failing as whole groups five times in a
+    // row is what the outage mode takes for a target that is down (target-health.ts), and two
+    // would share the clock's moves between their rounds, which the backoff check reads per round.
+    const poison = ['A-POISON-001'];
     const fine = Array.from({ length: bySoak(2, 200) }, (_, i) => `A-FINE-${String(i + 1).padStart(3, '0')}`);
     for (const id of [...poison, ...fine].sort()) accounts().run(id, id, 'x', nextStamp());
     await detectAccounts();
