@@ -19,7 +19,8 @@ import { processorsComponent, waitUntilDrained, type ProcessorView } from './pro
 import { detectionScheduleComponent, requeueComponent } from './schedule-components';
 import { assertPortFree, chosenMode } from './start-checks';
 
-export { DEFAULT_CONCURRENCY, WORKER_POLL_MS, type ProcessorView } from './processors-component';
+export { WORKER_POLL_MS, type ProcessorView } from './processors-component';
+export { DEFAULT_CONCURRENCY } from './processing-mode';
 export { portInUseMessage } from './start-checks';
 
 export interface LocalHostOptions {

@@ -10,8 +10,6 @@ import { DEFAULT_CONCURRENCY, type ProcessingMode } from './processing-mode';
 import { ProcessingWorker } from './processing-worker';
 import { QueueProcessor } from './queue-processor';
 
-export { DEFAULT_CONCURRENCY };
-
 /** How often the processing worker's receives look at an empty queue, ms (sends of the main thread do not wake another thread). */
 export const WORKER_POLL_MS = 10;
 

@@ -85,7 +85,8 @@ export class QueueProcessor {
     const maxBytes = this.options.maxBytesInFlight ?? DEFAULT_MAX_BYTES_IN_FLIGHT;
     while (this.running) {
       const free = concurrency - this.messagesInFlight;
-      // A batch waits for room for a whole batch, or for the last batch in flight to end.
+      // A batch waits for room for a whole batch, or for the last batch in flight to end, and while
+      // the bodies in flight hold `maxBytes`.
       if (free <= 0 || (free < maxBatch && this.inFlight.size > 0) || this.bytesInFlight >= maxBytes) {
         await new Promise<void>((resolve) => (this.slotFreed = resolve));
         continue;
