@@ -23,6 +23,13 @@ export interface TargetHealthOptions {
    * message retried alone, failing every time, is that message's problem, not the target's.
    */
   minMessages?: number;
+  /**
+   * How long a group that finds a probe of its connection in flight waits for the probe's result
+   * before it is rescheduled, ms. Default 10 000. Waiting keeps the messages in hand: when the probe
+   * ends the outage they are applied at once instead of a probe interval later, behind messages that
+   * came after them (a contact before its account).
+   */
+  probeWaitMs?: number;
 }
 
 export interface OutageState {
@@ -45,6 +52,8 @@ export type HealthChange = 'outageStarted' | 'outageEnded' | undefined;
 export class TargetHealth {
   private readonly failuresInRow = new Map<string, { groups: number; messages: Set<string> }>();
   private readonly outages = new Map<string, { since: Date; nextProbeAt: Date; error: string; failures: number }>();
+  /** The probe admitted per connection that has not reported yet, and how its waiters learn that it did. */
+  private readonly probes = new Map<string, { reported: Promise<void>; report: () => void }>();
 
   constructor(private readonly options: TargetHealthOptions = {}) {}
 
@@ -56,6 +65,10 @@ export class TargetHealth {
     return this.options.probeEveryMs ?? 30_000;
   }
 
+  get probeWaitMs(): number {
+    return this.options.probeWaitMs ?? 10_000;
+  }
+
   /** Whether a group for `connection` may go to the target now: all of it, one probe message, or none until a time. */
   admit(connection: string, now: Date): Admission {
     const outage = this.outages.get(connection);
@@ -63,20 +76,37 @@ export class TargetHealth {
     if (now.getTime() >= outage.nextProbeAt.getTime()) {
       // The next probe is due one interval later even if this one never reports (its instance died).
       outage.nextProbeAt = new Date(now.getTime() + this.probeEveryMs);
+      this.probeEnded(connection);
+      let report = () => {};
+      const reported = new Promise<void>((resolve) => (report = resolve));
+      this.probes.set(connection, { reported, report });
       return { kind: 'probe' };
     }
     return { kind: 'none', until: outage.nextProbeAt };
   }
 
+  /** Resolves when the probe admitted for `connection` reports (or {@link probeEnded}); undefined when none is in flight. */
+  probeInFlight(connection: string): Promise<void> | undefined {
+    return this.probes.get(connection)?.reported;
+  }
+
+  /** The probe of `connection` is over, whether or not it reported a result (it may have failed on its own data). */
+  probeEnded(connection: string): void {
+    this.probes.get(connection)?.report();
+    this.probes.delete(connection);
+  }
+
   /** A group (or probe) reached the target and at least one message of it was applied or failed on its own. */
   succeeded(connection: string): HealthChange {
     this.failuresInRow.delete(connection);
+    this.probeEnded(connection);
     return this.outages.delete(connection) ? 'outageEnded' : undefined;
   }
 
   /** A group (or probe) of these records (any stable ids, e.g. job and source key) failed as a whole with a transient or configuration error. */
   failed(connection: string, now: Date, error: string, messageIds: readonly string[] = []): HealthChange {
     const outage = this.outages.get(connection);
+    this.probeEnded(connection);
     if (outage) {
       outage.failures++;
       outage.nextProbeAt = new Date(now.getTime() + this.probeEveryMs);

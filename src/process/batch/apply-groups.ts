@@ -7,6 +7,7 @@ import { JobActionType } from '../../model/job';
 import type { JsonValue, QueueMessage } from '../../model/queue-message';
 import { parseWatermarkType } from '../../model/watermark-value';
 import type { ProcessingDependencies } from '../processing-dependencies';
+import type { Admission } from '../target-health';
 import { buildResponseMessage } from '../response-message';
 import type { Work } from './triage';
 import { failed, type Verdict } from './verdict';
@@ -35,38 +36,74 @@ async function applyGroup(group: readonly Work[], deps: ProcessingDependencies):
   const { job, mapping } = group[0];
   const action = group[0].message.action;
   const verdicts: Verdict[] = [];
-  const pending: Work[] = [...group];
   try {
-    const guarded = action === JobActionType.NewUpdate && job.skipOutdatedMessages && deps.deletions;
     if (action === JobActionType.Delete && deps.deletions) {
       // Recorded first: an upsert checked after this point sees it, one checked before is undone by its own re-check.
-      await deps.deletions.recordDeletedMany(job, mapping, pending.map((w) => w.message));
+      await deps.deletions.recordDeletedMany(job, mapping, group.map((w) => w.message));
     }
-    if (pending.length === 0) return verdicts;
-    const admission = deps.targetHealth?.admit(job.target, deps.clock.now()) ?? { kind: 'all' as const };
-    if (admission.kind !== 'all') {
-      // In outage: nothing (or one probe message) goes to the target; the rest wait, no attempt counted.
-      const until = admission.kind === 'none' ? admission.until : new Date(deps.clock.now().getTime() + deps.targetHealth!.probeEveryMs);
-      // The probe is the message with the fewest attempts: a poison message must not be the one that keeps probing.
-      if (admission.kind === 'probe') pending.sort((a, b) => a.attempt - b.attempt);
-      const waiting = admission.kind === 'probe' ? pending.splice(1) : pending.splice(0);
-      for (const w of waiting) verdicts.push({ kind: 'deferred', work: w, until, connection: job.target });
-      if (pending.length === 0) return verdicts;
+  } catch (err) {
+    return group.map((w) => failed(w, err, true));
+  }
+  const health = deps.targetHealth;
+  if (!health) return applyAdmitted(group, deps);
+  let admission = await admit(job.target, deps);
+  if (admission.kind === 'all') return applyAdmitted(group, deps);
+  const pending = [...group];
+  if (admission.kind === 'probe') {
+    // The probe is the message with the fewest attempts: a poison message must not be the one that keeps probing.
+    pending.sort((a, b) => a.attempt - b.attempt);
+    try {
+      verdicts.push(...(await applyAdmitted(pending.splice(0, 1), deps)));
+    } finally {
+      health.probeEnded(job.target);
     }
+    // The probe ended the outage: the rest of its group goes now, not a probe interval later.
+    admission = health.admit(job.target, deps.clock.now());
+    if (admission.kind === 'all') return [...verdicts, ...(await applyAdmitted(pending, deps))];
+  }
+  // In outage: the rest wait, no attempt counted.
+  const until = admission.kind === 'none' ? admission.until : new Date(deps.clock.now().getTime() + health.probeEveryMs);
+  for (const w of pending) verdicts.push({ kind: 'deferred', work: w, until, connection: job.target });
+  return verdicts;
+}
+
+/**
+ * The outage mode's admission for a group of `connection`; a group that finds a probe in flight
+ * waits for its result (at most `probeWaitMs`), so that the end of an outage applies it at once.
+ */
+async function admit(connection: string, deps: ProcessingDependencies): Promise<Admission> {
+  const health = deps.targetHealth!;
+  const admission = health.admit(connection, deps.clock.now());
+  const probe = admission.kind === 'none' ? health.probeInFlight(connection) : undefined;
+  if (!probe) return admission;
+  const timeout = new AbortController();
+  await Promise.race([probe, deps.clock.sleep(health.probeWaitMs, timeout.signal).catch(() => undefined)]);
+  timeout.abort();
+  return health.admit(connection, deps.clock.now());
+}
+
+/** One `applyBatch` of admitted work and what follows it; a failure of the whole call is every message's. */
+async function applyAdmitted(group: readonly Work[], deps: ProcessingDependencies): Promise<Verdict[]> {
+  if (group.length === 0) return [];
+  const { job, mapping } = group[0];
+  const action = group[0].message.action;
+  const verdicts: Verdict[] = [];
+  try {
+    const guarded = action === JobActionType.NewUpdate && job.skipOutdatedMessages && deps.deletions;
     const target = await deps.targets.target(job.target);
     const type = parseWatermarkType(job.watermark.type);
     const outcomes = await target.applyBatch({
       job,
       mapping,
       action,
-      messages: pending.map((w) => w.message),
+      messages: group.map((w) => w.message),
       responseMapping: job.responseJob ? mapping.responseMapping : undefined,
       versionCheck: job.skipOutdatedMessages && action === JobActionType.NewUpdate && type ? { type } : undefined,
     });
     noteHealth(deps, job.target, undefined);
-    if (outcomes.length !== pending.length) throw new Error(`target "${job.target}" answered ${outcomes.length} outcomes for ${pending.length} messages`);
+    if (outcomes.length !== group.length) throw new Error(`target "${job.target}" answered ${outcomes.length} outcomes for ${group.length} messages`);
     const applied: Array<{ work: Work; outcome: Extract<ItemOutcome, { status: 'applied' }> }> = [];
-    pending.forEach((w, i) => {
+    group.forEach((w, i) => {
       const outcome = outcomes[i];
       if (outcome.status === 'applied') applied.push({ work: w, outcome });
       else if (outcome.status === 'outdated') verdicts.push({ kind: 'ignored', work: w, reason: `the target holds a newer version (${outcome.targetVersion})` });
@@ -77,7 +114,7 @@ async function applyGroup(group: readonly Work[], deps: ProcessingDependencies):
     for (const { work: w, outcome } of kept) verdicts.push(await afterApplied(w, outcome, deps));
   } catch (err) {
     // The whole group failed before or at its target: every message not decided yet shares the error.
-    if (!isItemError(err)) noteHealth(deps, job.target, err, pending.map((w) => `${w.job.name}\u0000${w.message.sourceKey}`));
+    if (!isItemError(err)) noteHealth(deps, job.target, err, group.map((w) => `${w.job.name}\u0000${w.message.sourceKey}`));
     const decided = new Set(verdicts.map((v) => (v.kind === 'failed' ? v.index : v.work.index)));
     for (const w of group) if (!decided.has(w.index)) verdicts.push(failed(w, err, true));
   }

@@ -60,16 +60,120 @@ describe('outage mode of a failing target', () => {
     expect(by(second, 'deferred')).toBe(99);
     expect(await f.runtime.bus.peek(f.settings.queues.work.normal, { subQueue: 'deadLetter' })).toEqual([]);
 
-    // Fixed: the next probe succeeds and ends the outage; every contact is applied, none dead-lettered.
+    // Fixed: the next probe succeeds and ends the outage; the rest of the probe's group goes at
+    // once, so every contact is applied in this pass, none a probe interval later, none dead-lettered.
     broken = false;
     await clock.advance(30_000);
     const third = await processBatches(10);
     expect(f.runtime.targetHealth.snapshot()).toEqual([]);
-    await clock.advance(30_000);
-    await processBatches(10);
-    expect(by(third, 'completed')).toBeGreaterThan(0);
+    expect({ completed: by(third, 'completed'), deferred: by(third, 'deferred') }).toEqual({ completed: 100, deferred: 0 });
     expect(f.erp.prepare('SELECT count(*) AS n FROM contacts').get()).toEqual({ n: 100 });
     expect(await f.runtime.bus.peek(f.settings.queues.work.normal, { subQueue: 'deadLetter' })).toEqual([]);
+    faults.plan = {};
+  });
+});
+
+/**
+ * When a probe ends an outage, the groups that found it in flight (another queue's batch, another
+ * job's group) are applied at once too, and so is the rest of the probe's own group. Deferred a
+ * probe interval (30 s) instead, the contacts would use up their `transitiveRetries` (2 here:
+ * backoff 4 + 9 s) on a foreign key while their accounts still waited, and be parked (seen in the
+ * soak run with 3 retries, which lasted just long enough). Both tests fail on the tree before.
+ */
+describe('the end of an outage and dependent records', () => {
+  let f: SyncFixture;
+  const clock = new FakeClock('2026-05-01T00:00:00Z');
+  const faults = new FaultInjection();
+  beforeAll(async () => {
+    f = await createSyncFixture({ clock, registry: faultInjectingRegistry(faults) }, (config) => {
+      const contacts = config.jobs.find((j) => j.name === 'crm-contacts') as Record<string, unknown>;
+      contacts.transitiveRetries = 2;
+    });
+    await f.runtime.init.ensureInitialized();
+  });
+  afterAll(async () => {
+    await f.close();
+  });
+
+  async function processOnce(queue: string, size: number): Promise<ProcessResult[]> {
+    const messages: ReceivedMessage[] = await f.runtime.bus.receive(queue, { maxMessages: size });
+    if (messages.length === 0) return [];
+    return f.runtime.processor.executeBatch(messages.map((message) => ({ message, settler: busSettler(f.runtime.bus, message) })), queue);
+  }
+
+  async function drain(queue: string, size: number): Promise<ProcessResult[]> {
+    const results: ProcessResult[] = [];
+    for (let batch = await processOnce(queue, size); batch.length > 0; batch = await processOnce(queue, size)) results.push(...batch);
+    return results;
+  }
+
+  it('applies the accounts and contacts that waited for the probe, none parked', async () => {
+    const { high, normal } = f.settings.queues.work;
+    const account = f.crm.prepare('INSERT INTO accounts (id, name, city, modified_at) VALUES (?, ?, ?, ?)');
+    for (let i = 1; i <= 10; i++) account.run(`A-${i}`, `Account ${i}`, 'Bern', `2026-01-01T00:00:00.${String(i).padStart(3, '0')}Z`);
+    const contact = f.crm.prepare('INSERT INTO contacts VALUES (?, ?, ?, ?, ?)');
+    for (let i = 1; i <= 50; i++) contact.run(`C-${i}`, `A-${(i % 10) + 1}`, 'Ada', 'Lovelace', `2026-01-01T00:00:00.${String(i).padStart(3, '0')}Z`);
+    await f.runtime.detection.runJob(f.runtime.init.getJob('crm-accounts'));
+    await f.runtime.detection.runJob(f.runtime.init.getJob('crm-contacts'));
+    let broken = true;
+    faults.plan = {
+      beforeTargetCall: () => {
+        if (broken) throw new ConfigError('sqlite connection "erp": the table does not exist');
+      },
+    };
+    await drain(normal, 5);
+    await drain(high, 5);
+    expect(f.runtime.targetHealth.snapshot()).toMatchObject([{ connection: 'erp' }]);
+
+    // At the probe time both queues' batches are in hand at once, as the host's processors run them.
+    broken = false;
+    await clock.advance(30_000);
+    const atProbe = (await Promise.all([processOnce(high, 100), processOnce(normal, 100)])).flat();
+    expect(atProbe.filter((r) => r.disposition === 'deferred')).toEqual([]);
+    for (let round = 0; round < 5; round++) {
+      await clock.advance(10_000);
+      await drain(high, 100);
+      await drain(normal, 100);
+    }
+    expect(f.erp.prepare('SELECT count(*) AS n FROM customers').get()).toEqual({ n: 10 });
+    expect(f.erp.prepare('SELECT count(*) AS n FROM contacts').get()).toEqual({ n: 50 });
+    expect(await f.runtime.bus.peek(f.settings.queues.transitive.normal, { maxMessages: 100 })).toEqual([]);
+    expect(await f.runtime.bus.peek(normal, { subQueue: 'deadLetter' })).toEqual([]);
+    faults.plan = {};
+  });
+
+  it('applies the rest of the probe group at once, so contacts sent after the outage find their accounts', async () => {
+    const { high, normal } = f.settings.queues.work;
+    const account = f.crm.prepare('INSERT INTO accounts (id, name, city, modified_at) VALUES (?, ?, ?, ?)');
+    for (let i = 1; i <= 10; i++) account.run(`B-${i}`, `Account ${i}`, 'Basel', `2026-01-02T00:00:00.${String(i).padStart(3, '0')}Z`);
+    await f.runtime.detection.runJob(f.runtime.init.getJob('crm-accounts'));
+    let broken = true;
+    faults.plan = {
+      beforeTargetCall: () => {
+        if (broken) throw new ConfigError('sqlite connection "erp": the table does not exist');
+      },
+    };
+    for (let round = 0; round < 5; round++) {
+      await drain(high, 2);
+      await clock.advance(5_000);
+    }
+    expect(f.runtime.targetHealth.snapshot()).toMatchObject([{ connection: 'erp' }]);
+    broken = false;
+    await clock.advance(30_000);
+    await processOnce(high, 100);
+    // The contacts of those accounts are detected after the outage ended.
+    const contact = f.crm.prepare('INSERT INTO contacts VALUES (?, ?, ?, ?, ?)');
+    for (let i = 1; i <= 50; i++) contact.run(`D-${i}`, `B-${(i % 10) + 1}`, 'Grace', 'Hopper', `2026-01-02T00:00:00.${String(i).padStart(3, '0')}Z`);
+    await f.runtime.detection.runJob(f.runtime.init.getJob('crm-contacts'));
+    for (let round = 0; round < 12; round++) {
+      await drain(normal, 100);
+      await clock.advance(5_000);
+      await drain(high, 100);
+    }
+    expect(f.erp.prepare("SELECT count(*) AS n FROM customers WHERE crm_id LIKE 'B-%'").get()).toEqual({ n: 10 });
+    expect(f.erp.prepare("SELECT count(*) AS n FROM contacts WHERE crm_id LIKE 'D-%'").get()).toEqual({ n: 50 });
+    expect(await f.runtime.bus.peek(f.settings.queues.transitive.normal, { maxMessages: 100 })).toEqual([]);
+    expect(await f.runtime.bus.peek(normal, { subQueue: 'deadLetter' })).toEqual([]);
     faults.plan = {};
   });
 });

@@ -41,3 +41,46 @@ describe('TargetHealth and one poison message', () => {
     expect(h.failed('erp', at, 'timeout', ['a', 'b'])).toBe('outageStarted');
   });
 });
+
+describe('TargetHealth and the probe in flight', () => {
+  const t = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s));
+  function inOutage(): TargetHealth {
+    const h = new TargetHealth({ threshold: 1, minMessages: 1, probeEveryMs: 30_000 });
+    h.failed('erp', t(0), 'down', ['m']);
+    return h;
+  }
+
+  it('has none before a probe is admitted, one after, and resolves it when the probe reports', async () => {
+    const h = inOutage();
+    expect(h.probeInFlight('erp')).toBeUndefined();
+    expect(h.admit('erp', t(30))).toEqual({ kind: 'probe' });
+    const probe = h.probeInFlight('erp');
+    expect(probe).toBeInstanceOf(Promise);
+    expect(h.probeInFlight('crm')).toBeUndefined();
+    let reported = false;
+    void probe!.then(() => (reported = true));
+    await Promise.resolve();
+    expect(reported).toBe(false);
+    expect(h.succeeded('erp')).toBe('outageEnded');
+    await probe;
+    expect(reported).toBe(true);
+    expect(h.probeInFlight('erp')).toBeUndefined();
+    expect(h.admit('erp', t(31))).toEqual({ kind: 'all' });
+  });
+
+  it('resolves it when the probe failed as a group, and when it ended without a verdict on the target', async () => {
+    const h = inOutage();
+    h.admit('erp', t(30));
+    const failedProbe = h.probeInFlight('erp')!;
+    h.failed('erp', t(31), 'still down', ['m']);
+    await failedProbe;
+    expect(h.probeInFlight('erp')).toBeUndefined();
+    expect(h.admit('erp', t(32))).toEqual({ kind: 'none', until: t(61) });
+    h.admit('erp', t(61));
+    const silent = h.probeInFlight('erp')!;
+    h.probeEnded('erp');
+    await silent;
+    expect(h.probeInFlight('erp')).toBeUndefined();
+    expect(h.snapshot()).toHaveLength(1);
+  });
+});
