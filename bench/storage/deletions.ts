@@ -11,7 +11,7 @@ import os from 'node:os';
 import { JobActionType, type Job } from '../../src/model/job';
 import type { Mapping } from '../../src/model/mapping';
 import { createQueueMessage } from '../../src/model/queue-message';
-import { mapLimited } from '../../src/process/batch/map-limited';
+import { mapLimited } from '../../src/platform/map-limited';
 import { DeletionStore } from '../../src/process/deletion-store';
 import { startAzurite } from '../../src/storage/azurite';
 import { openTableStorage } from '../../src/storage/table-client-factory';

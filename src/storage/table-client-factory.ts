@@ -3,7 +3,7 @@ import { TableClient, type TableServiceClientOptions } from '@azure/data-tables'
 import type { Settings } from '../platform/settings';
 import { SETTING_NAMES } from '../platform/settings';
 import { ConfigError } from '../platform/errors';
-import { AzureTableStore, type ManyLookups } from './azure-table-store';
+import { AzureTableStore, type ManyLookups, PARTITIONS_IN_FLIGHT } from './azure-table-store';
 import { AZURITE_ACCOUNT_NAME, AZURITE_DEFAULT_TABLE_PORT, azuriteConnectionString, isAzuriteListening, startAzurite, type AzuriteProcess } from './azurite';
 import type { TableStorage, TableStore } from './table-store';
 
@@ -20,6 +20,16 @@ export interface OpenTableStorageOptions {
 
 type ClientFactory = (table: string) => TableClient;
 
+/** How the stores use the service, which differs between Azure and Azurite (azure-table-store.ts). */
+interface StoreTuning {
+  readonly lookups: ManyLookups;
+  readonly partitionsInFlight: number;
+}
+/** Point reads and partitions side by side: every request is a round trip. */
+const AZURE_TUNING: StoreTuning = { lookups: 'point', partitionsInFlight: PARTITIONS_IN_FLIGHT };
+/** Queries of 14 row keys and one transaction at a time: Azurite's one process does all the work. */
+const AZURITE_TUNING: StoreTuning = { lookups: 'query', partitionsInFlight: 1 };
+
 /** {@link TableStorage} handing out {@link AzureTableStore}s; stops its own Azurite on close. */
 class ClientTableStorage implements TableStorage {
   private readonly tables = new Map<string, Promise<TableStore>>();
@@ -28,15 +38,14 @@ class ClientTableStorage implements TableStorage {
     readonly description: string,
     private readonly makeClient: ClientFactory,
     private readonly azurite?: AzuriteProcess,
-    /** How the stores look many rows up: `query` on Azurite, `point` on Azure (azure-table-store.ts). */
-    private readonly lookups: ManyLookups = 'point',
+    private readonly tuning: StoreTuning = AZURE_TUNING,
   ) {}
 
   table(name: string): Promise<TableStore> {
     let pending = this.tables.get(name);
     if (!pending) {
       pending = (async () => {
-        const store = new AzureTableStore(this.makeClient(name), {}, this.lookups);
+        const store = new AzureTableStore(this.makeClient(name), {}, this.tuning.lookups, this.tuning.partitionsInFlight);
         await store.createIfMissing();
         return store;
       })();
@@ -74,7 +83,7 @@ function fromConnectionString(
     }
   };
   makeClient('probe'); // fail at open, not at first use, when the string is malformed
-  return new ClientTableStorage(description, makeClient, azurite, isEmulator(connectionString) ? 'query' : 'point');
+  return new ClientTableStorage(description, makeClient, azurite, isEmulator(connectionString) ? AZURITE_TUNING : AZURE_TUNING);
 }
 
 /** Whether a connection string names the storage emulator (Azurite): its well-known account, or the development shortcut. */

@@ -48,8 +48,9 @@ export interface TableStore {
   /**
    * Submits actions as transactions of at most {@link MAX_TRANSACTION_ACTIONS} and at most
    * 4 MiB of request payload (`transaction-plan.ts`) per partition, in the given order within
-   * each partition. Each transaction is all-or-nothing; the batch as a
-   * whole is not (a failure leaves earlier transactions applied). Deleting a missing entity fails.
+   * each partition; different partitions' transactions may run at the same time. Each transaction
+   * is all-or-nothing; the batch as a whole is not (a failure leaves other transactions applied,
+   * and rejects once the transactions in flight have settled). Deleting a missing entity fails.
    */
   submitBatch(actions: TableBatchAction[]): Promise<void>;
   /** Every entity of the table, ordered by partition key, then row key. */

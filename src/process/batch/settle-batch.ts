@@ -3,7 +3,7 @@ import { errorMessage } from '../../platform/errors';
 import type { ProcessingDependencies } from '../processing-dependencies';
 import type { ProcessResult } from '../process-result';
 import type { BatchSettlement, ReceivedItem } from '../received-item';
-import { mapLimited } from './map-limited';
+import { mapLimited } from '../../platform/map-limited';
 import type { SettlePlan } from './settle-plan';
 
 /** Settlements in flight at once where the bus has no batch call (Service Bus). */

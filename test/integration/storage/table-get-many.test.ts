@@ -87,15 +87,16 @@ describe('TableStore.getMany by point reads, many calls at once', () => {
   });
 });
 
-describe('openTableStorage: lookups by what the connection string names', () => {
-  it('queries on Azurite, reads points elsewhere', async () => {
+describe('openTableStorage: lookups and transactions by what the connection string names', () => {
+  it('queries on Azurite, one transaction at a time; reads points elsewhere', async () => {
     expect(isEmulator(azurite.connectionString)).toBe(true);
     expect(isEmulator('UseDevelopmentStorage=true')).toBe(true);
     expect(isEmulator('DefaultEndpointsProtocol=https;AccountName=contosodata;AccountKey=a2V5;EndpointSuffix=core.windows.net')).toBe(false);
     expect(isEmulator('DefaultEndpointsProtocol=https;AccountName=devstoreaccount10;AccountKey=a2V5;EndpointSuffix=core.windows.net')).toBe(false);
     const storage = await openTableStorage({ storageConnectionString: azurite.connectionString, dataDir: '/nonexistent' });
     try {
-      expect(((await storage.table('lookupmode')) as AzureTableStore).lookups).toBe('query');
+      const store = (await storage.table('lookupmode')) as AzureTableStore;
+      expect({ lookups: store.lookups, partitionsInFlight: store.partitionsInFlight }).toEqual({ lookups: 'query', partitionsInFlight: 1 });
     } finally {
       await storage.close();
     }
