@@ -90,9 +90,15 @@ export class TargetHealth {
     return this.probes.get(connection)?.reported;
   }
 
-  /** The probe of `connection` is over, whether or not it reported a result (it may have failed on its own data). */
-  probeEnded(connection: string): void {
-    this.probes.get(connection)?.report();
+  /**
+   * The probe of `connection` is over, whether or not it reported a result (it may have failed on
+   * its own data). With `probe` ({@link probeInFlight} when it was admitted), only if that probe is
+   * still the one in flight: a probe that outlived its interval must not end its successor's wait.
+   */
+  probeEnded(connection: string, probe?: Promise<void>): void {
+    const entry = this.probes.get(connection);
+    if (!entry || (probe !== undefined && entry.reported !== probe)) return;
+    entry.report();
     this.probes.delete(connection);
   }
 

@@ -52,10 +52,11 @@ async function applyGroup(group: readonly Work[], deps: ProcessingDependencies):
   if (admission.kind === 'probe') {
     // The probe is the message with the fewest attempts: a poison message must not be the one that keeps probing.
     pending.sort((a, b) => a.attempt - b.attempt);
+    const probe = health.probeInFlight(job.target);
     try {
       verdicts.push(...(await applyAdmitted(pending.splice(0, 1), deps)));
     } finally {
-      health.probeEnded(job.target);
+      health.probeEnded(job.target, probe);
     }
     // The probe ended the outage: the rest of its group goes now, not a probe interval later.
     admission = health.admit(job.target, deps.clock.now());

@@ -84,3 +84,22 @@ describe('TargetHealth and the probe in flight', () => {
     expect(h.snapshot()).toHaveLength(1);
   });
 });
+
+describe('TargetHealth and a probe that outlives its interval', () => {
+  it('does not let the old probe end its successor', async () => {
+    const t = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s));
+    const h = new TargetHealth({ threshold: 1, minMessages: 1, probeEveryMs: 30_000 });
+    h.failed('erp', t(0), 'down', ['m']);
+    h.admit('erp', t(30));
+    const first = h.probeInFlight('erp')!;
+    // Still running at the next probe time: a second probe is admitted.
+    expect(h.admit('erp', t(60))).toEqual({ kind: 'probe' });
+    const second = h.probeInFlight('erp')!;
+    expect(second).not.toBe(first);
+    await first; // the first one's waiters were let go when its successor was admitted
+    h.probeEnded('erp', first);
+    expect(h.probeInFlight('erp')).toBe(second);
+    h.probeEnded('erp', second);
+    expect(h.probeInFlight('erp')).toBeUndefined();
+  });
+});
