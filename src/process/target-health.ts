@@ -30,6 +30,14 @@ export interface TargetHealthOptions {
    * came after them (a contact before its account).
    */
   probeWaitMs?: number;
+  /**
+   * Longest time a message waits in its queue per deferral, ms. Default 300 000. A message is
+   * deferred until the next probe while the outage is young, then for as long as the outage has
+   * lasted, up to this: each waiting message comes back about log2(outage / probe interval) times
+   * until the cap, not once per probe interval (a backlog of 100k cycling every 30 s through
+   * receive, copy and complete keeps a host busy and costs broker operations for nothing).
+   */
+  maxDeferMs?: number;
 }
 
 export interface OutageState {
@@ -52,6 +60,8 @@ export type HealthChange = 'outageStarted' | 'outageEnded' | undefined;
 export class TargetHealth {
   private readonly failuresInRow = new Map<string, { groups: number; messages: Set<string> }>();
   private readonly outages = new Map<string, { since: Date; nextProbeAt: Date; error: string; failures: number }>();
+  /** Per connection, the latest time a deferred message of it is due: until then it is recovering. */
+  private readonly deferredUntil = new Map<string, Date>();
   /** The probe admitted per connection that has not reported yet, and how its waiters learn that it did. */
   private readonly probes = new Map<string, { reported: Promise<void>; report: () => void }>();
 
@@ -67,6 +77,38 @@ export class TargetHealth {
 
   get probeWaitMs(): number {
     return this.options.probeWaitMs ?? 10_000;
+  }
+
+  get maxDeferMs(): number {
+    return this.options.maxDeferMs ?? 300_000;
+  }
+
+  /**
+   * Until when a message of `connection` that may not go to the target now waits: the next probe
+   * time, or later the older the outage is (see {@link TargetHealthOptions.maxDeferMs}). Noted, so
+   * that {@link recoveringUntil} knows when the last deferred message is back.
+   */
+  deferUntil(connection: string, now: Date): Date {
+    const outage = this.outages.get(connection);
+    const age = outage ? now.getTime() - outage.since.getTime() : 0;
+    const nextProbe = outage?.nextProbeAt.getTime() ?? now.getTime() + this.probeEveryMs;
+    const until = new Date(Math.max(nextProbe, now.getTime() + Math.min(age, this.maxDeferMs)));
+    const latest = this.deferredUntil.get(connection);
+    if (!latest || latest.getTime() < until.getTime()) this.deferredUntil.set(connection, until);
+    return until;
+  }
+
+  /**
+   * After an outage, until when messages this instance deferred during it are still to come back
+   * (undefined once they all are, or when none was deferred). A record that misses its parent in
+   * this time waits for it without using up its retries: the parent may be one of those messages.
+   */
+  recoveringUntil(connection: string, now: Date): Date | undefined {
+    if (this.outages.has(connection)) return undefined;
+    const until = this.deferredUntil.get(connection);
+    if (until && until.getTime() > now.getTime()) return until;
+    this.deferredUntil.delete(connection);
+    return undefined;
   }
 
   /** Whether a group for `connection` may go to the target now: all of it, one probe message, or none until a time. */

@@ -1,7 +1,7 @@
 import type { ItemOutcome } from '../../../connectors/base/target-batch';
 import { isItemError } from '../../../connectors/base/target-batch';
 import { safeErrorText } from '../../bus/message-properties';
-import { errorMessage, PermanentError } from '../../platform/errors';
+import { errorKind, errorMessage, PermanentError } from '../../platform/errors';
 import { METRIC_NAMES } from '../../telemetry/metrics';
 import { JobActionType } from '../../model/job';
 import type { JsonValue, QueueMessage } from '../../model/queue-message';
@@ -63,7 +63,7 @@ async function applyGroup(group: readonly Work[], deps: ProcessingDependencies):
     if (admission.kind === 'all') return [...verdicts, ...(await applyAdmitted(pending, deps))];
   }
   // In outage: the rest wait, no attempt counted.
-  const until = admission.kind === 'none' ? admission.until : new Date(deps.clock.now().getTime() + health.probeEveryMs);
+  const until = health.deferUntil(job.target, deps.clock.now());
   for (const w of pending) verdicts.push({ kind: 'deferred', work: w, until, connection: job.target });
   return verdicts;
 }
@@ -104,11 +104,15 @@ async function applyAdmitted(group: readonly Work[], deps: ProcessingDependencie
     noteHealth(deps, job.target, undefined);
     if (outcomes.length !== group.length) throw new Error(`target "${job.target}" answered ${outcomes.length} outcomes for ${group.length} messages`);
     const applied: Array<{ work: Work; outcome: Extract<ItemOutcome, { status: 'applied' }> }> = [];
+    const recovering = deps.targetHealth?.recoveringUntil(job.target, deps.clock.now());
     group.forEach((w, i) => {
       const outcome = outcomes[i];
       if (outcome.status === 'applied') applied.push({ work: w, outcome });
       else if (outcome.status === 'outdated') verdicts.push({ kind: 'ignored', work: w, reason: `the target holds a newer version (${outcome.targetVersion})` });
-      else verdicts.push(failed(w, outcome.error));
+      else if (recovering && errorKind(outcome.error) === 'transitive') {
+        // Its parent may be among the messages deferred during the outage: wait for them, no attempt counted.
+        verdicts.push({ kind: 'deferred', work: w, until: recovering, connection: job.target, cause: outcome.error });
+      } else verdicts.push(failed(w, outcome.error));
     });
     let kept = applied;
     if (guarded && applied.length > 0) kept = await undoDeleted(applied, deps, verdicts);

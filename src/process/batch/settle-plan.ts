@@ -46,12 +46,16 @@ export function settlePlan(verdict: Verdict, queue: string, deps: ProcessingDepe
       return { index, result: { outcome: 'Ignored', disposition: 'ignored', jobName: verdict.work.job.name }, sends: [{ queue: deps.queues.ignored, message: copy }], settle: { kind: 'complete' }, fallback: {} };
     }
     case 'deferred': {
-      const { work, until, connection } = verdict;
+      const { work, until, connection, cause } = verdict;
       // The same attempt again: waiting out an outage uses up none of the message's attempts.
       const copy = copyOf(work.item.message, queue, { [ERROR_PROPERTY.attempt]: work.attempt }, now, until);
+      const error =
+        cause === undefined
+          ? `target connection "${connection}" is in outage`
+          : `target connection "${connection}" recovers from an outage; waits for the messages deferred in it (${deps.errorProperties(cause, now)[ERROR_PROPERTY.message] ?? errorMessage(cause)})`;
       return {
         index,
-        result: { outcome: 'Deferred', disposition: 'deferred', jobName: work.job.name, error: `target connection "${connection}" is in outage`, retryAt: until },
+        result: { outcome: 'Deferred', disposition: 'deferred', jobName: work.job.name, error, retryAt: until },
         sends: [{ queue, message: copy }],
         settle: { kind: 'complete' },
         fallback: {},

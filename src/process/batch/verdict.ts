@@ -10,8 +10,12 @@ export type Verdict =
   | { readonly kind: 'superseded'; readonly work: Work }
   /** Outdated: the target (or a recorded delete) is newer → `sbqignored`. */
   | { readonly kind: 'ignored'; readonly work: Work; readonly reason: string }
-  /** Not applied: its target connection is in outage; rescheduled for `until`, no attempt counted. */
-  | { readonly kind: 'deferred'; readonly work: Work; readonly until: Date; readonly connection: string }
+  /**
+   * Not applied: its target connection is in outage, or recovers from one and this record missed
+   * its parent (`cause`, while messages deferred in the outage are still to come); rescheduled for
+   * `until`, no attempt counted.
+   */
+  | { readonly kind: 'deferred'; readonly work: Work; readonly until: Date; readonly connection: string; readonly cause?: unknown }
   /** Failed; the error's kind and the attempt decide where it goes. */
   | {
       readonly kind: 'failed';

@@ -103,3 +103,36 @@ describe('TargetHealth and a probe that outlives its interval', () => {
     expect(h.probeInFlight('erp')).toBeUndefined();
   });
 });
+
+describe('TargetHealth: how long a message waits, and the recovery after an outage', () => {
+  const t = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, 0) + s * 1000);
+  function inOutageSince0(): TargetHealth {
+    const h = new TargetHealth({ threshold: 1, minMessages: 1, probeEveryMs: 30_000, maxDeferMs: 300_000 });
+    h.failed('erp', t(0), 'down', ['m']);
+    return h;
+  }
+
+  it('defers to the next probe while the outage is young, then as long as it lasted, at most maxDeferMs', () => {
+    const h = inOutageSince0();
+    expect(h.deferUntil('erp', t(10))).toEqual(t(30));
+    h.admit('erp', t(30));
+    h.failed('erp', t(31), 'down', ['m']); // next probe at 61
+    expect(h.deferUntil('erp', t(40))).toEqual(t(80));
+    expect(h.deferUntil('erp', t(200))).toEqual(t(400));
+    expect(h.deferUntil('erp', t(1_000))).toEqual(t(1_300));
+    expect(h.deferUntil('erp', t(5_000))).toEqual(t(5_300));
+  });
+
+  it('recovers until the last deferred message is due, not while in outage, nothing without deferrals', () => {
+    const h = inOutageSince0();
+    h.deferUntil('erp', t(1_000));
+    expect(h.recoveringUntil('erp', t(1_001))).toBeUndefined(); // still in outage
+    h.admit('erp', t(1_010));
+    expect(h.succeeded('erp')).toBe('outageEnded');
+    expect(h.recoveringUntil('erp', t(1_011))).toEqual(t(1_300));
+    expect(h.recoveringUntil('erp', t(1_299))).toEqual(t(1_300));
+    expect(h.recoveringUntil('erp', t(1_300))).toBeUndefined();
+    expect(h.recoveringUntil('erp', t(1_200))).toBeUndefined(); // forgotten once over
+    expect(new TargetHealth().recoveringUntil('crm', t(0))).toBeUndefined();
+  });
+});
