@@ -51,6 +51,12 @@ export interface OutageState {
   readonly failures: number;
 }
 
+/** A connection back from an outage: messages deferred during it are due until `until`. */
+export interface RecoveryState {
+  readonly connection: string;
+  readonly until: Date;
+}
+
 /** What may be applied to a connection now. */
 export type Admission = { readonly kind: 'all' } | { readonly kind: 'probe' } | { readonly kind: 'none'; readonly until: Date };
 
@@ -109,6 +115,15 @@ export class TargetHealth {
     if (until && until.getTime() > now.getTime()) return until;
     this.deferredUntil.delete(connection);
     return undefined;
+  }
+
+  /** The connections back from an outage whose deferred messages are still to come (status page). */
+  recoveries(now: Date): RecoveryState[] {
+    const out: RecoveryState[] = [];
+    for (const [connection, until] of this.deferredUntil) {
+      if (!this.outages.has(connection) && until.getTime() > now.getTime()) out.push({ connection, until });
+    }
+    return out;
   }
 
   /** Whether a group for `connection` may go to the target now: all of it, one probe message, or none until a time. */

@@ -1,5 +1,5 @@
 import type { MessageBus } from '../../bus/message-bus';
-import type { OutageState } from '../../process/target-health';
+import type { OutageState, RecoveryState } from '../../process/target-health';
 import type { Settings } from '../../platform/settings';
 import type { JobRunResult } from '../../detect/job-run';
 import type { JobService } from '../../detect/job-service';
@@ -29,8 +29,8 @@ export interface StatusSources {
   bus: Pick<MessageBus, 'counts' | 'peek'>;
   metrics: Metrics;
   clock: Pick<Clock, 'now'>;
-  /** Target connections in outage mode. Default: none known. */
-  targetHealth?: { snapshot(): OutageState[] };
+  /** Target connections in outage mode, and those recovering from one. Default: none known. */
+  targetHealth?: { snapshot(): OutageState[]; recoveries?(now: Date): RecoveryState[] };
   /** The last hour before this host started, from the metrics file. Default: none (only what this process tracked). */
   metricsHistory?: Pick<MetricsFileHistory, 'points'>;
 }
@@ -73,6 +73,7 @@ export async function buildStatus(sources: StatusSources, stats: StatusStats): P
       error: o.error,
       failures: o.failures,
     })),
+    targetRecoveries: (sources.targetHealth?.recoveries?.(now) ?? []).map((r) => ({ connection: r.connection, until: r.until.toISOString() })),
     queues,
     processedTotals,
     recentRuns,

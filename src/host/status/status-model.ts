@@ -14,6 +14,8 @@ export interface StatusModel {
   jobs: JobStatus[];
   /** Target connections in outage mode: their messages wait, one probe goes through per interval. */
   targetOutages: TargetOutageStatus[];
+  /** Target connections back from an outage whose deferred messages are still to come back (by `until`). */
+  targetRecoveries: TargetRecoveryStatus[];
   queues: QueueStatus[];
   /** Processed since the host started, per outcome. */
   processedTotals: Record<ProcessOutcome, number>;
@@ -35,6 +37,11 @@ export interface TargetOutageStatus {
   nextProbeAt: string;
   error: string;
   failures: number;
+}
+
+export interface TargetRecoveryStatus {
+  connection: string;
+  until: string;
 }
 
 export interface JobStatus {

@@ -5,6 +5,7 @@ import type { StatusModel } from '../../../../src/host/status/status-model';
 import { moverCommandLine } from '../../../../src/host/status/mover-report';
 import { statusRoutes } from '../../../../src/host/status/status-routes';
 import { statusScript } from '../../../../src/host/status/status-script';
+import { TargetHealth } from '../../../../src/process/target-health';
 import { busMessage, NOW, statusFixture } from './status-fixture';
 
 const input: HttpInput = { method: 'GET', params: {}, query: new URLSearchParams(), body: '', headers: {} };
@@ -47,6 +48,25 @@ describe('statusRoutes', () => {
     expect(html).toContain('<g class="outcome" data-outcome="Failed" data-count="0">');
     expect(html.match(/<script>/g)).toHaveLength(1);
     expect(html).toContain("fetch('/api/jobs/' + encodeURIComponent(job) + '/execute'");
+  });
+
+  it('shows a target in outage, then back from it while its deferred messages are still to come', async () => {
+    const f = statusFixture();
+    const health = new TargetHealth({ threshold: 1, minMessages: 1 });
+    health.failed('erp', new Date(NOW.getTime() - 600_000), 'connect <ECONNREFUSED>', ['m']);
+    health.deferUntil('erp', NOW);
+    const routes = statusRoutes({ runtime: { ...f.sources, targetHealth: health }, stats: f.stats });
+    const page = async () => String((await route(routes, 'GET', '/').handler(input)).body);
+    const model = async () => (await route(routes, 'GET', 'status').handler(input)).body as StatusModel;
+    expect((await model()).targetOutages).toMatchObject([{ connection: 'erp', error: 'connect <ECONNREFUSED>' }]);
+    expect((await model()).targetRecoveries).toEqual([]);
+    expect(await page()).toContain('<h2>Target erp is in outage</h2>');
+    expect(await page()).toContain('connect &lt;ECONNREFUSED&gt;');
+    health.succeeded('erp');
+    // Deferred at NOW in an outage 10 min old: due 5 min later.
+    expect((await model()).targetRecoveries).toEqual([{ connection: 'erp', until: '2026-06-01T10:35:30.000Z' }]);
+    expect((await model()).targetOutages).toEqual([]);
+    expect(await page()).toContain('<h2>Target erp is back from an outage</h2>');
   });
 
   it('a disabled response job says what feeds it and offers no Run now (issue 20, item 8)', async () => {
