@@ -119,11 +119,10 @@ export class TargetHealth {
 
   /** The connections back from an outage whose deferred messages are still to come (status page). */
   recoveries(now: Date): RecoveryState[] {
-    const out: RecoveryState[] = [];
-    for (const [connection, until] of this.deferredUntil) {
-      if (!this.outages.has(connection) && until.getTime() > now.getTime()) out.push({ connection, until });
-    }
-    return out;
+    return [...this.deferredUntil.keys()].flatMap((connection) => {
+      const until = this.recoveringUntil(connection, now);
+      return until ? [{ connection, until }] : [];
+    });
   }
 
   /** Whether a group for `connection` may go to the target now: all of it, one probe message, or none until a time. */

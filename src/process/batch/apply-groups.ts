@@ -7,7 +7,7 @@ import { JobActionType } from '../../model/job';
 import type { JsonValue, QueueMessage } from '../../model/queue-message';
 import { parseWatermarkType } from '../../model/watermark-value';
 import type { ProcessingDependencies } from '../processing-dependencies';
-import type { Admission } from '../target-health';
+import type { Admission, TargetHealth } from '../target-health';
 import { buildResponseMessage } from '../response-message';
 import type { Work } from './triage';
 import { failed, type Verdict } from './verdict';
@@ -46,7 +46,7 @@ async function applyGroup(group: readonly Work[], deps: ProcessingDependencies):
   }
   const health = deps.targetHealth;
   if (!health) return applyAdmitted(group, deps);
-  let admission = await admit(job.target, deps);
+  let admission = await admit(health, job.target, deps);
   if (admission.kind === 'all') return applyAdmitted(group, deps);
   const pending = [...group];
   if (admission.kind === 'probe') {
@@ -72,8 +72,7 @@ async function applyGroup(group: readonly Work[], deps: ProcessingDependencies):
  * The outage mode's admission for a group of `connection`; a group that finds a probe in flight
  * waits for its result (at most `probeWaitMs`), so that the end of an outage applies it at once.
  */
-async function admit(connection: string, deps: ProcessingDependencies): Promise<Admission> {
-  const health = deps.targetHealth!;
+async function admit(health: TargetHealth, connection: string, deps: ProcessingDependencies): Promise<Admission> {
   const admission = health.admit(connection, deps.clock.now());
   const probe = admission.kind === 'none' ? health.probeInFlight(connection) : undefined;
   if (!probe) return admission;
