@@ -101,6 +101,7 @@ var tableNames = [
   'runs'
   'runstatus'
   'appliedhashes'
+  'targetrecoveries'
   'deletions'
   'highwaterlocal'
 ]

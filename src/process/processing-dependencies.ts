@@ -8,6 +8,7 @@ import type { TargetConnector } from '../../connectors/base/target-connector';
 import type { Logger } from '../telemetry/logger';
 import type { DeletionGuard } from './deletion-store';
 import type { TargetHealth } from './target-health';
+import type { SharedRecoveries } from './shared-recoveries';
 import type { QueueNames } from '../platform/queue-topology';
 
 /** The configuration as the processor sees it (InitializationService provides it). */
@@ -52,6 +53,8 @@ export interface ProcessingDependencies {
   lockRenewalMs?: number;
   /** The outage mode of target connections (see `target-health.ts`). Default: none (every group goes to its target). */
   targetHealth?: TargetHealth;
+  /** Other instances' recoveries from target outages (see `shared-recoveries.ts`). Default: none (this instance's own only). */
+  recoveries?: SharedRecoveries;
   /** Attempts before a failing message is dead-lettered (`MaxDeliveryCountExceeded`). Default 10, the queues' `maxDeliveryCount`. */
   maxAttempts?: number;
 }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { ConnectorProvider } from '../../connectors/connector-provider';
 import { defaultConnectorRegistry } from '../../connectors/default-registry';
@@ -18,6 +19,7 @@ import { APPLIED_HASHES_TABLE, AppliedHashStore } from '../process/applied-hash-
 import { DELETIONS_TABLE, DeletionStore } from '../process/deletion-store';
 import { ProcessQueueMessageService } from '../process/process-queue-message-service';
 import { TargetHealth } from '../process/target-health';
+import { SharedRecoveries, TARGET_RECOVERIES_TABLE } from '../process/shared-recoveries';
 import { readExecuteWaitMs } from '../http/execute-wait';
 import { RUN_STATUS_TABLE, RunStatusStore } from '../http/run-status-store';
 import { RunTracker } from '../http/run-tracker';
@@ -139,8 +141,11 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       },
     });
     const targetHealth = new TargetHealth();
+    // Each runtime is one instance of the outage mode (a Functions instance, the local host's processors).
+    const recoveries = new SharedRecoveries(await storage.table(TARGET_RECOVERIES_TABLE), randomUUID(), log);
     const processor = new ProcessQueueMessageService({
       targetHealth,
+      recoveries,
       config: lookup,
       targets: connectors,
       sender,
@@ -175,6 +180,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       async close() {
         await acceptedRuns.close();
         await appliedHashes.close().catch((err) => log.warn(`applied hashes not flushed: ${String(err)}`));
+        await recoveries.flushed();
         await connectors.close();
         await metrics.flush();
         await ownedBus?.close();

@@ -64,6 +64,7 @@ async function applyGroup(group: readonly Work[], deps: ProcessingDependencies):
   }
   // In outage: the rest wait, no attempt counted.
   const until = health.deferUntil(job.target, deps.clock.now());
+  deps.recoveries?.note(job.target, until);
   for (const w of pending) verdicts.push({ kind: 'deferred', work: w, until, connection: job.target });
   return verdicts;
 }
@@ -103,7 +104,7 @@ async function applyAdmitted(group: readonly Work[], deps: ProcessingDependencie
     noteHealth(deps, job.target, undefined);
     if (outcomes.length !== group.length) throw new Error(`target "${job.target}" answered ${outcomes.length} outcomes for ${group.length} messages`);
     const applied: Array<{ work: Work; outcome: Extract<ItemOutcome, { status: 'applied' }> }> = [];
-    const recovering = deps.targetHealth?.recoveringUntil(job.target, deps.clock.now());
+    const recovering = await recoveringUntil(job.target, outcomes, deps);
     group.forEach((w, i) => {
       const outcome = outcomes[i];
       if (outcome.status === 'applied') applied.push({ work: w, outcome });
@@ -123,6 +124,20 @@ async function applyAdmitted(group: readonly Work[], deps: ProcessingDependencie
     for (const w of group) if (!decided.has(w.index)) verdicts.push(failed(w, err, true));
   }
   return verdicts;
+}
+
+/**
+ * Until when messages deferred during an outage of `connection` are still to come back, by this
+ * instance or (read only when some item misses its parent) any other.
+ */
+async function recoveringUntil(connection: string, outcomes: readonly ItemOutcome[], deps: ProcessingDependencies): Promise<Date | undefined> {
+  const health = deps.targetHealth;
+  if (!health) return undefined;
+  const now = deps.clock.now();
+  const own = health.recoveringUntil(connection, now);
+  if (own || !deps.recoveries) return own;
+  const missesParent = outcomes.some((o) => o.status === 'failed' && errorKind(o.error) === 'transitive');
+  return missesParent ? deps.recoveries.until(connection, now) : undefined;
 }
 
 /**
