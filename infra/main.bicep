@@ -141,6 +141,8 @@ var highwaterSettings = {
   HIGHWATER_DATA_DIR: '/tmp/highwater'
   // Read only when no storage is set, which Azure never is (the local Azurite's port).
   HIGHWATER_AZURITE_PORT: '10002'
+  // Read only when no storage is set, which Azure never is (where the local host keeps its tables).
+  HIGHWATER_LOCAL_TABLES: 'azurite'
   // Read by the embedded bus only, which Azure never opens (Service Bus is set above).
   HIGHWATER_LOCAL_BUS_SYNCHRONOUS: 'NORMAL'
   // Read by the local host only (where its queue processors run); the Functions app scales out by instances.

@@ -19,8 +19,10 @@ export interface HostTask {
   configDir: string;
   /** Fresh folder for the local bus (`HIGHWATER_DATA_DIR`). */
   dataDir: string;
-  /** Table storage (an Azurite of the benchmark's own, fresh per run: empty watermarks). */
-  storageConnectionString: string;
+  /** Table storage (an Azurite of the benchmark's own, fresh per run: empty watermarks); unset with `localTables`. */
+  storageConnectionString?: string;
+  /** `HIGHWATER_LOCAL_TABLES` for the host (its tables in the fresh data folder). */
+  localTables?: string;
   /** The host's stdout and stderr go here. */
   logFile: string;
   /** Passed on as `--concurrency`. */
@@ -138,7 +140,10 @@ function peakRssKb(pid: number): number | undefined {
 export function runHostOnce(task: HostTask, onProgress: (line: string) => void): Promise<HostRun> {
   const args = [...LOCAL_HOST_V8_FLAGS, ...(task.nodeFlags ?? []), '-r', REGISTER, CLI, 'start', '--once', '--config', task.configDir, '--port', '0', '--drain-timeout', '3600'];
   if (task.concurrency) args.push('--concurrency', task.concurrency);
-  const env = { ...process.env, HIGHWATER_DATA_DIR: task.dataDir, AzureWebJobsStorage: task.storageConnectionString };
+  const env: NodeJS.ProcessEnv = { ...process.env, HIGHWATER_DATA_DIR: task.dataDir };
+  delete env.AzureWebJobsStorage;
+  if (task.storageConnectionString) env.AzureWebJobsStorage = task.storageConnectionString;
+  if (task.localTables) env.HIGHWATER_LOCAL_TABLES = task.localTables;
   const log = fs.createWriteStream(task.logFile);
   const started = performance.now();
   const child = spawn(process.execPath, args, { cwd: task.configDir, env, stdio: ['ignore', 'pipe', 'pipe'] });

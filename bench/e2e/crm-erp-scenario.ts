@@ -14,12 +14,12 @@ import { expectedOutcomes, generateCrmErp, writeCrmErpConfig, type CrmErpSizes }
  * where messages ended, then verifies the end state (crm-erp-verify.ts) and fails otherwise.
  *
  *   npm run bench -- --scenario crm-erp [--accounts 20000] [--contacts 10000] [--runs 1]
- *     [--quick] [--orphans] [--concurrency N|priority=n,…] [--keep]
+ *     [--quick] [--orphans] [--concurrency N|priority=n,…] [--keep] [--tables azurite|sqlite]
  */
 export const DEFAULT_SIZES: CrmErpSizes = { accounts: 20_000, contacts: 10_000 };
 export const QUICK_SIZES: CrmErpSizes = { accounts: 2_000, contacts: 1_000 };
 const REPO = path.resolve(__dirname, '../..');
-const VALUE_FLAGS = ['scenario', 'accounts', 'contacts', 'runs', 'concurrency', 'profile'];
+const VALUE_FLAGS = ['scenario', 'accounts', 'contacts', 'runs', 'concurrency', 'profile', 'tables'];
 const BOOLEAN_FLAGS = ['quick', 'orphans', 'keep'];
 const RETRIES = ['retried', 'released', 'abandoned', 'deferred'];
 
@@ -32,6 +32,8 @@ export interface CrmErpOptions extends CrmErpSizes {
   concurrency?: string;
   /** Folder for CPU profiles (`--cpu-prof`) of the host and of Azurite, one pair per run. */
   profile?: string;
+  /** Where the host keeps its tables (`HIGHWATER_LOCAL_TABLES`): a fresh Azurite per run (default) or `<dataDir>/tables.db`. */
+  tables: 'azurite' | 'sqlite';
 }
 
 /** Parses the scenario's flags; throws {@link UsageError} naming the flag that is wrong. */
@@ -59,7 +61,10 @@ export function parseCrmErpArgs(argv: readonly string[]): CrmErpOptions {
   if (concurrency !== undefined && !/^([1-9]\d*|([a-z]+=[1-9]\d*)(,[a-z]+=[1-9]\d*)*)$/.test(concurrency)) {
     throw new UsageError(`--concurrency must be a positive integer or priority=n pairs (e.g. normal=32,high=16), got "${concurrency}"`);
   }
+  const tables = values.get('tables') ?? 'azurite';
+  if (tables !== 'azurite' && tables !== 'sqlite') throw new UsageError(`--tables must be azurite or sqlite, got "${tables}"`);
   return {
+    tables,
     accounts: positive('accounts', base.accounts),
     contacts: positive('contacts', base.contacts),
     runs: positive('runs', 1),
@@ -115,20 +120,27 @@ async function measureOnce(root: string, options: CrmErpOptions, run: number): P
   generateCrmErp(dir, options);
   writeCrmErpConfig(dir);
   const profile = (name: string) => (options.profile ? ['--cpu-prof', '--cpu-prof-dir', options.profile, '--cpu-prof-name', `run-${run}-${name}.cpuprofile`] : []);
-  const azurite = await startAzurite({ port: 0, nodeFlags: profile('azurite') });
-  const pid = azuritePid();
+  const azurite = options.tables === 'azurite' ? await startAzurite({ port: 0, nodeFlags: profile('azurite') }) : undefined;
+  const pid = azurite ? azuritePid() : undefined;
   const before = pid ? cpuSeconds(pid) : undefined;
   const load = loadAverage();
   try {
     const result = await runHostOnce(
-      { configDir: dir, dataDir: path.join(dir, '.data'), storageConnectionString: azurite.connectionString, logFile: path.join(dir, 'host.log'), concurrency: options.concurrency, nodeFlags: profile('host') },
+      {
+        configDir: dir,
+        dataDir: path.join(dir, '.data'),
+        ...(azurite ? { storageConnectionString: azurite.connectionString } : { localTables: 'sqlite' }),
+        logFile: path.join(dir, 'host.log'),
+        concurrency: options.concurrency,
+        nodeFlags: profile('host'),
+      },
       (line) => console.error(`  ${line}`),
     );
     const after = pid ? cpuSeconds(pid) : undefined;
-    const azuriteCpuSeconds = before && after ? after.user + after.system - before.user - before.system : undefined;
+    const azuriteCpuSeconds = before && after ? after.user + after.system - before.user - before.system : azurite ? undefined : 0;
     return { run: result, azuriteCpuSeconds, load: `${load} → ${loadAverage()}`, problems: verifyCrmErp(dir, options, result), dir };
   } finally {
-    await azurite.stop();
+    await azurite?.stop();
   }
 }
 
@@ -171,7 +183,7 @@ export async function runCrmErpScenario(argv: readonly string[]): Promise<void> 
   console.log(`node ${process.version}, ${os.cpus().length} cores, load ${loadAverage()}`);
   console.log(`crm-erp: ${fmt(options.accounts)} accounts, ${fmt(options.contacts)} contacts → ${fmt(expected.messages)} messages ` +
     `(${fmt(expected.detected)} detected + ${fmt(expected.responses)} responses)${options.orphans ? ', with orphan contacts' : ''}, ${options.runs} run(s)` +
-    `${options.concurrency ? `, --concurrency ${options.concurrency}` : ''}\n`);
+    `${options.concurrency ? `, --concurrency ${options.concurrency}` : ''}, tables in ${options.tables === 'sqlite' ? 'SQLite (HIGHWATER_LOCAL_TABLES=sqlite)' : 'Azurite'}\n`);
   primeCompileCache();
   if (options.profile) fs.mkdirSync(options.profile, { recursive: true });
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'highwater-bench-crm-erp-'));

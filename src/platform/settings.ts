@@ -25,6 +25,12 @@ export interface Settings {
    */
   azuritePort?: string;
   /**
+   * Where the local host keeps its tables when no storage is set (`HIGHWATER_LOCAL_TABLES`, as
+   * given, checked when storage opens): `azurite` (default: a local Azurite, as the Functions host
+   * would use) or `sqlite` (`<dataDir>/tables.db`, no server process; see docs/benchmarks.md).
+   */
+  localTables?: string;
+  /**
    * How durable the local bus's sends are (`HIGHWATER_LOCAL_BUS_SYNCHRONOUS`, as given, checked
    * when the bus opens): `NORMAL` (default) survives a crash of the process, `FULL` a power loss
    * too (a send waits for an fdatasync of the bus's WAL). Unused with Service Bus.
@@ -50,6 +56,7 @@ export const SETTING_NAMES = {
   serviceBusNamespace: 'ServiceBusConnection__fullyQualifiedNamespace',
   dataDir: 'HIGHWATER_DATA_DIR',
   azuritePort: 'HIGHWATER_AZURITE_PORT',
+  localTables: 'HIGHWATER_LOCAL_TABLES',
   localBusSynchronous: 'HIGHWATER_LOCAL_BUS_SYNCHRONOUS',
   localProcessing: 'HIGHWATER_LOCAL_PROCESSING',
   timeZone: 'HIGHWATER_TIMEZONE',
@@ -91,6 +98,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env, cwd: string =
     serviceBusNamespace: nonEmpty(env[SETTING_NAMES.serviceBusNamespace]),
     dataDir: path.resolve(cwd, nonEmpty(env[SETTING_NAMES.dataDir]) ?? '.data'),
     azuritePort: nonEmpty(env[SETTING_NAMES.azuritePort]),
+    localTables: nonEmpty(env[SETTING_NAMES.localTables]),
     localBusSynchronous: nonEmpty(env[SETTING_NAMES.localBusSynchronous]),
     localProcessing: nonEmpty(env[SETTING_NAMES.localProcessing]),
     timeZone: nonEmpty(env[SETTING_NAMES.timeZone]) ?? 'UTC',

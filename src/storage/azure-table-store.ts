@@ -1,5 +1,6 @@
 import type { TableClient, TransactionAction } from '@azure/data-tables';
 import { assertTableKey } from './table-key';
+import { actionsByPartition, assertKeys, SYSTEM_PROPERTIES } from './row-checks';
 import { isNotFound, toStorageError } from './table-errors';
 import { planTransactions, type TransactionLimits } from './transaction-plan';
 import { ConcurrencyLimit } from '../platform/concurrency-limit';
@@ -11,9 +12,6 @@ import {
   type TableRow,
   type TableStore,
 } from './table-store';
-
-/** Properties the service adds to every entity; not part of a row's own properties. */
-const SYSTEM_PROPERTIES = new Set(['partitionKey', 'rowKey', 'etag', 'timestamp', 'odata.metadata', 'odata.etag']);
 
 function odataString(value: unknown): string | undefined {
   // Int64 and Guid arrive as { value: '…', type: 'Int64' } when type conversion is on.
@@ -51,11 +49,6 @@ function toEntity(row: TableRow): Record<string, unknown> & { partitionKey: stri
     if (value !== null) entity[name] = value;
   }
   return entity;
-}
-
-function assertKeys(partitionKey: string, rowKey: string): void {
-  assertTableKey('partition key', partitionKey);
-  assertTableKey('row key', rowKey);
 }
 
 function escapeOData(text: string): string {
@@ -181,14 +174,7 @@ export class AzureTableStore implements TableStore {
   }
 
   async submitBatch(actions: TableBatchAction[]): Promise<void> {
-    const byPartition = new Map<string, TableBatchAction[]>();
-    for (const action of actions) {
-      const partitionKey = action.kind === 'upsert' ? action.row.partitionKey : action.partitionKey;
-      assertKeys(partitionKey, action.kind === 'upsert' ? action.row.rowKey : action.rowKey);
-      const list = byPartition.get(partitionKey) ?? [];
-      list.push(action);
-      byPartition.set(partitionKey, list);
-    }
+    const byPartition = actionsByPartition(actions);
     // Partitions side by side: each transaction is a round trip to the service, and a flush of
     // applied hashes or recorded deletes spans a job's 16 partitions.
     await mapLimited([...byPartition.values()], this.partitionsInFlight, async (list) => {

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { TableClient, type TableServiceClientOptions } from '@azure/data-tables';
 import type { Settings } from '../platform/settings';
@@ -6,6 +7,7 @@ import { ConfigError } from '../platform/errors';
 import { AzureTableStore, type ManyLookups, PARTITIONS_IN_FLIGHT } from './azure-table-store';
 import { AZURITE_ACCOUNT_NAME, AZURITE_DEFAULT_TABLE_PORT, azuriteConnectionString, isAzuriteListening, startAzurite, type AzuriteProcess } from './azurite';
 import type { TableStorage, TableStore } from './table-store';
+import { LOCAL_TABLES_FILE, SqliteTableStorage } from './sqlite-table-storage';
 
 export interface OpenTableStorageOptions {
   /** Port of the local Azurite to reuse, or to start one on, when no storage is configured. Default 10002. */
@@ -106,6 +108,13 @@ function describeConnectionString(connectionString: string): string {
 export const LOCAL_INSTANCE_TABLE = 'highwaterlocal';
 const INSTANCE_KEYS = { partitionKey: 'instance', rowKey: 'dataDir' } as const;
 
+/** Where the local tables are kept: `HIGHWATER_LOCAL_TABLES`. @throws ConfigError naming the setting and the value. */
+export function parseLocalTables(value: string | undefined): 'azurite' | 'sqlite' {
+  if (value === undefined || value.toLowerCase() === 'azurite') return 'azurite';
+  if (value.toLowerCase() === 'sqlite') return 'sqlite';
+  throw new ConfigError(`${SETTING_NAMES.localTables}: expected azurite or sqlite, got ${JSON.stringify(value)}`);
+}
+
 /** `HIGHWATER_AZURITE_PORT` as a port number. @throws ConfigError naming the setting and the value. */
 export function parseAzuritePort(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -168,13 +177,15 @@ async function openLocalAzurite(dataDir: string, settingPort: string | undefined
  * 1. `storageConnectionString` (`AzureWebJobsStorage`): that account (Azure or any Azurite);
  * 2. else `tablesEndpoint` (`HIGHWATER_TABLES_ENDPOINT`): that account with
  *    `DefaultAzureCredential` (managed identity in Azure, developer login locally);
- * 3. else the local Azurite on `localPort` (else `azuritePort`, `HIGHWATER_AZURITE_PORT`, else
+ * 3. else, with `localTables` (`HIGHWATER_LOCAL_TABLES`) `sqlite`, the SQLite file
+ *    `<dataDir>/tables.db`;
+ * 4. else the local Azurite on `localPort` (else `azuritePort`, `HIGHWATER_AZURITE_PORT`, else
  *    10002): one already answering is reused unless a Highwater started it for another data
  *    folder (ConfigError); otherwise one is started as a child process with persistent data in
  *    `<dataDir>/azurite`, records that folder, and is stopped by `close()`.
  */
 export async function openTableStorage(
-  settings: Pick<Settings, 'storageConnectionString' | 'tablesEndpoint' | 'dataDir'> & Partial<Pick<Settings, 'azuritePort'>>,
+  settings: Pick<Settings, 'storageConnectionString' | 'tablesEndpoint' | 'dataDir'> & Partial<Pick<Settings, 'azuritePort' | 'localTables'>>,
   options: OpenTableStorageOptions = {},
 ): Promise<TableStorage> {
   if (settings.storageConnectionString) {
@@ -190,6 +201,15 @@ export async function openTableStorage(
       `Table Storage at ${endpoint} (identity)`,
       (table) => new TableClient(endpoint, table, credential, clientOptions(insecure, options)),
     );
+  }
+  if (parseLocalTables(settings.localTables) === 'sqlite') {
+    const fresh = !fs.existsSync(path.join(settings.dataDir, LOCAL_TABLES_FILE));
+    const storage = SqliteTableStorage.open(settings.dataDir);
+    if (fresh && fs.existsSync(path.join(settings.dataDir, 'azurite'))) {
+      // Nothing is migrated: watermarks start empty, so every job reads its source from the start.
+      options.log?.(`${storage.description} are new: the tables in ${path.join(settings.dataDir, 'azurite')} (Azurite) are not read; every job starts without a watermark`);
+    }
+    return storage;
   }
   return openLocalAzurite(settings.dataDir, settings.azuritePort, options);
 }
