@@ -6,6 +6,7 @@ import { registerRunCommand } from './commands/run';
 import { registerRunsCommand } from './commands/runs';
 import { registerStartCommands } from './commands/start';
 import { registerDemoCommands } from './commands/demo';
+import { registerTablesCommands } from './commands/tables';
 
 /**
  * Every subcommand group registers itself here (one file per group under `commands/`).
@@ -19,4 +20,5 @@ export function registerCommands(program: Command): void {
   registerRunsCommand(program);
   registerStartCommands(program);
   registerDemoCommands(program);
+  registerTablesCommands(program);
 }

@@ -207,7 +207,7 @@ export async function openTableStorage(
     const storage = SqliteTableStorage.open(settings.dataDir);
     if (fresh && fs.existsSync(path.join(settings.dataDir, 'azurite'))) {
       // Nothing is migrated: watermarks start empty, so every job reads its source from the start.
-      options.log?.(`${storage.description} are new: the tables in ${path.join(settings.dataDir, 'azurite')} (Azurite) are not read; every job starts without a watermark`);
+      options.log?.(`${storage.description} are new: the tables in ${path.join(settings.dataDir, 'azurite')} (Azurite) are not read; every job starts without a watermark (to keep them: stop, delete ${path.join(settings.dataDir, LOCAL_TABLES_FILE)}, run \`highwater tables copy --to sqlite\`)`);
     }
     return storage;
   }

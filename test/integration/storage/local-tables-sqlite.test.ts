@@ -48,7 +48,7 @@ describe('local tables in SQLite', () => {
     await storage.close();
     (await openTableStorage({ dataDir, localTables: 'sqlite' }, { log: (line) => notices.push(line) })).close();
     expect(notices).toEqual([
-      `SQLite tables in ${path.join(dataDir, LOCAL_TABLES_FILE)} are new: the tables in ${path.join(dataDir, 'azurite')} (Azurite) are not read; every job starts without a watermark`,
+      `SQLite tables in ${path.join(dataDir, LOCAL_TABLES_FILE)} are new: the tables in ${path.join(dataDir, 'azurite')} (Azurite) are not read; every job starts without a watermark (to keep them: stop, delete ${path.join(dataDir, LOCAL_TABLES_FILE)}, run \`highwater tables copy --to sqlite\`)`,
     ]);
   });
 

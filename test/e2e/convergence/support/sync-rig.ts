@@ -40,6 +40,12 @@ export const SCHEDULE = '* * * * * *';
 export const SCHEDULE_PERIOD_MS = 1000;
 
 /**
+ * `HIGHWATER_E2E_LOCAL_TABLES=sqlite` runs every rig (hosts, movers and the harness's own reads)
+ * on the local SQLite tables instead of an Azurite, for evidence on that adapter (docs/reliability.md).
+ */
+const LOCAL_TABLES = process.env.HIGHWATER_E2E_LOCAL_TABLES === 'sqlite' ? 'sqlite' : undefined;
+
+/**
  * One synced system in a temp folder: the source (SQLite file or PostgreSQL schema), the SQLite
  * target, the configuration, an in-memory Azurite (in this process, so it outlives killed hosts)
  * and the local bus file. Hosts and movers run as child processes on it.
@@ -55,12 +61,12 @@ export class SyncRig {
     readonly dir: string,
     readonly db: SourceDb,
     readonly settings: Settings,
-    private readonly azurite: TestAzurite,
+    private readonly azurite: TestAzurite | undefined,
   ) {}
 
   static async create(options: SyncRigOptions): Promise<SyncRig> {
     const dir = mkdtempSync(path.join(os.tmpdir(), `hw-${options.label}-`));
-    const azurite = await startTestAzurite();
+    const azurite = LOCAL_TABLES ? undefined : await startTestAzurite();
     try {
       const schema = `hw_${options.label.replace(/\W/g, '_')}_${process.pid}`;
       const url = process.env[PG_URL_SETTING];
@@ -76,10 +82,11 @@ export class SyncRig {
         schedule: SCHEDULE,
         transitiveRetries: options.transitiveRetries ?? 2,
       });
-      const settings: Settings = { ...readSettings({}), storageConnectionString: azurite.connectionString, dataDir: path.join(dir, 'data'), getChangesSchedule: SCHEDULE };
+      const tables = azurite ? { storageConnectionString: azurite.connectionString } : { storageConnectionString: undefined, localTables: LOCAL_TABLES };
+      const settings: Settings = { ...readSettings({}), ...tables, dataDir: path.join(dir, 'data'), getChangesSchedule: SCHEDULE };
       return new SyncRig(dir, db, settings, azurite);
     } catch (err) {
-      await azurite.stop();
+      await azurite?.stop();
       rmSync(dir, { recursive: true, force: true });
       throw err;
     }
@@ -91,7 +98,7 @@ export class SyncRig {
 
   private childEnv(extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
     return {
-      AzureWebJobsStorage: this.settings.storageConnectionString,
+      ...(this.settings.storageConnectionString ? { AzureWebJobsStorage: this.settings.storageConnectionString } : { HIGHWATER_LOCAL_TABLES: this.settings.localTables }),
       HIGHWATER_DATA_DIR: this.settings.dataDir,
       GetChangesSchedule: SCHEDULE,
       [SEND_LOG_ENV]: this.sendLog,
@@ -239,7 +246,7 @@ export class SyncRig {
     await this.bus?.close().catch(() => undefined);
     await this.storage?.close().catch(() => undefined);
     await this.db.close().catch(() => undefined);
-    await this.azurite.stop();
+    await this.azurite?.stop();
     if (!keep) rmSync(this.dir, { recursive: true, force: true });
   }
 }
