@@ -16,7 +16,7 @@ describe('local host on the demo', () => {
   let dir: string;
   let host: LocalHost;
 
-  const start = (beforeStart?: Parameters<typeof startLocalHost>[0]['beforeStart'], processing?: ProcessingMode) =>
+  const start = (beforeStart?: Parameters<typeof startLocalHost>[0]['beforeStart'], processing?: ProcessingMode, tables?: 'sqlite') =>
     startLocalHost({
       configDir: dir,
       port: 0,
@@ -25,7 +25,7 @@ describe('local host on the demo', () => {
       processing,
       settings: {
         ...readSettings({}),
-        storageConnectionString: azurite.connectionString,
+        ...(tables ? { storageConnectionString: undefined, localTables: tables } : { storageConnectionString: azurite.connectionString }),
         dataDir: path.join(dir, '.data'),
         getChangesSchedule: '* * * * * *',
       },
@@ -143,12 +143,18 @@ describe('local host on the demo', () => {
     }
   }, 120_000);
 
-  it.each(['inline', 'worker'] as const)('reaches the demo end state with the processors %s', async (processing) => {
+  it.each([
+    ['inline', undefined],
+    ['worker', undefined],
+    ['worker', 'sqlite'],
+  ] as const)('reaches the demo end state with the processors %s (local tables: %s)', async (processing, tables) => {
     await host.stop();
     seedDemo(dir, { reset: true });
     for (const suffix of ['', '-wal', '-shm']) rmSync(path.join(dir, '.data', 'bus.sqlite') + suffix, { force: true });
-    host = await start(async (runtime) => void (await resetJobsState(runtime)), processing);
+    host = await start(async (runtime) => void (await resetJobsState(runtime)), processing, tables);
     expect(host.processing).toBe(processing);
+    // The worker opens the same tables file: both threads write it.
+    if (tables) expect(host.runtime.storage.description).toBe(`SQLite tables in ${path.join(dir, '.data', 'tables.db')}`);
     await until(() => (host.stats.recentRuns.some((r) => r.jobName === 'crm-contacts-to-erp' && r.detected > 0) ? true : undefined));
     expect(await host.drained({ timeoutMs: 60_000 })).toBe(true);
     const db = erp();
