@@ -1,5 +1,6 @@
 import { EXECUTE_JOB_ROUTE, executeJobHandler } from '../http/execute-job-handler';
 import type { HttpRoute } from '../http/http-types';
+import type { TargetHealthView } from '../process/target-health';
 import type { Runtime } from '../runtime/runtime';
 import type { Logger } from '../telemetry/logger';
 import type { durableRoutes } from './durable-routes';
@@ -17,16 +18,18 @@ export interface HostRoutesOptions {
   durable: ReturnType<typeof durableRoutes>;
   /** More routes; earlier routes win, so these can replace the status page's. Default none. */
   extraRoutes?: (ctx: { runtime: Runtime; stats: HostStats }) => HttpRoute[];
+  /** The outage mode the status page shows: the processing thread's. Default the runtime's. */
+  targetHealth?: TargetHealthView;
 }
 
-export function hostRoutes({ runtime, stats, configDir, durable, extraRoutes }: HostRoutesOptions): HttpRoute[] {
+export function hostRoutes({ runtime, stats, configDir, durable, extraRoutes, targetHealth }: HostRoutesOptions): HttpRoute[] {
   return [
     ...durable.routes,
     { method: 'POST', route: EXECUTE_JOB_ROUTE, handler: (input) => executeJobHandler(runtime, input) },
     { method: 'GET', route: 'health', handler: async () => ({ status: 200, body: { status: 'ok', startedAt: stats.startedAt.toISOString() } }) },
     // Earlier routes win: callers' routes can replace the status page's.
     ...(extraRoutes?.({ runtime, stats }) ?? []),
-    ...statusRoutes({ runtime, stats }, { configDir }),
+    ...statusRoutes({ runtime: { ...runtime, targetHealth: targetHealth ?? runtime.targetHealth }, stats }, { configDir }),
   ];
 }
 

@@ -129,7 +129,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
   const server = httpServerComponent({
     port,
     log,
-    routes: () => hostRoutes({ runtime: runtime.value, stats, configDir, durable: durable.value, extraRoutes: options.extraRoutes }),
+    routes: () => hostRoutes({ runtime: runtime.value, stats, configDir, durable: durable.value, extraRoutes: options.extraRoutes, targetHealth: processors.targetHealth }),
   });
   const schedule = { settings, configDir, runtime, clock, log, telemetryLog: () => telemetry.value.log };
   const timers: LifecycleComponent[] = options.noSchedule ? [] : [requeueComponent(schedule), detectionScheduleComponent(schedule)];

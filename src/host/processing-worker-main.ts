@@ -32,6 +32,7 @@ class ProcessingWorkerMain {
   private results: WorkerResult[] = [];
   private reportScheduled = false;
   private readonly processors = {} as Record<Priority, QueueProcessor>;
+  private runtime?: Runtime;
 
   constructor(
     private readonly port: MessagePort,
@@ -49,6 +50,7 @@ class ProcessingWorkerMain {
     let runtime: Runtime;
     try {
       runtime = await createRuntime({ settings, configDir, log, metrics: this.metrics, bus });
+      this.runtime = runtime;
     } catch (err) {
       await bus.close().catch(() => undefined);
       throw err;
@@ -93,7 +95,8 @@ class ProcessingWorkerMain {
     const busy = Object.fromEntries(PRIORITIES.map((p) => [p, this.processors[p]?.busy ?? 0])) as Record<Priority, number>;
     const results = this.results;
     this.results = [];
-    this.post({ type: 'report', results, metrics: this.metrics.take(), busy });
+    const health = this.runtime?.targetHealth;
+    this.post({ type: 'report', results, metrics: this.metrics.take(), busy, health: { outages: health?.snapshot() ?? [], recoveries: health?.recoveries(new Date()) ?? [] } });
   }
 
   private async stop(runtime: Runtime, bus: MessageBus): Promise<void> {

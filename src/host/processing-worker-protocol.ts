@@ -4,6 +4,7 @@ import type { ProcessResult } from '../process/process-queue-message-service';
 import type { Logger } from '../telemetry/logger';
 import type { Dimensions, MetricName, Metrics, ProcessOutcome } from '../telemetry/metrics';
 import type { Priority } from '../platform/queue-topology';
+import type { OutageState, RecoveryState } from '../process/target-health';
 
 /**
  * What the local host's main thread and its processing worker (`processing-worker-main.ts`) say
@@ -36,11 +37,17 @@ export interface WorkerMetricPoint {
   dimensions?: Dimensions;
 }
 
+/** The worker's outage mode as the status page shows it (`TargetHealth.snapshot()` and `recoveries()` when reported). */
+export interface WorkerTargetHealth {
+  outages: OutageState[];
+  recoveries: RecoveryState[];
+}
+
 /** Worker → main thread. */
 export type FromWorker =
   | { type: 'ready' }
-  /** Results and metrics since the last report, and the messages in flight per priority now. */
-  | { type: 'report'; results: WorkerResult[]; metrics: WorkerMetricPoint[]; busy: Record<Priority, number> }
+  /** Results and metrics since the last report; the messages in flight per priority and the outage mode now. */
+  | { type: 'report'; results: WorkerResult[]; metrics: WorkerMetricPoint[]; busy: Record<Priority, number>; health: WorkerTargetHealth }
   | { type: 'log'; level: keyof Logger; message: string; context?: Record<string, unknown> }
   /** Starting or running failed: the worker exits after this. */
   | { type: 'failed'; error: string }

@@ -2,7 +2,8 @@ import { Worker } from 'node:worker_threads';
 import { workerEntry, workerScript } from '../platform/worker-entry';
 import type { Logger } from '../telemetry/logger';
 import type { Metrics } from '../telemetry/metrics';
-import type { FromWorker, ProcessingWorkerData, ToWorker, WorkerResult } from './processing-worker-protocol';
+import type { FromWorker, ProcessingWorkerData, ToWorker, WorkerResult, WorkerTargetHealth } from './processing-worker-protocol';
+import type { TargetHealthView } from '../process/target-health';
 import { PRIORITIES, type Priority } from '../platform/queue-topology';
 
 /** Starts of a worker that died within this time of the last one count towards {@link MAX_QUICK_FAILURES}. */
@@ -31,6 +32,7 @@ export interface ProcessingWorkerOptions {
 export class ProcessingWorker {
   private worker?: Worker;
   private busyNow: Record<Priority, number> = { high: 0, normal: 0, low: 0 };
+  private healthNow: WorkerTargetHealth = { outages: [], recoveries: [] };
   private stopping = false;
   private quickFailures = 0;
   private startedAt = 0;
@@ -50,6 +52,15 @@ export class ProcessingWorker {
   busy(priority: Priority): number {
     return this.worker ? this.busyNow[priority] : 0;
   }
+
+  /**
+   * The worker's outage mode, as last reported (a report follows every batch, so the start and
+   * end of an outage arrive with the batch that caused them): for the status page.
+   */
+  readonly targetHealth: TargetHealthView = {
+    snapshot: () => (this.worker ? this.healthNow.outages : []),
+    recoveries: (now) => (this.worker ? this.healthNow.recoveries.filter((r) => r.until.getTime() > now.getTime()) : []),
+  };
 
   private spawn(): Promise<void> {
     const { file, execArgv } = workerEntry(this.options.entry ?? workerScript(__dirname, 'processing-worker-main'));
@@ -83,11 +94,14 @@ export class ProcessingWorker {
     for (const result of report.results) this.options.onResult(result);
     for (const point of report.metrics) this.options.metrics.track(point.name, point.value, point.dimensions);
     this.busyNow = report.busy;
+    this.healthNow = report.health;
   }
 
   private died(why: string): void {
     const { log } = this.options;
     this.busyNow = { high: 0, normal: 0, low: 0 };
+    // A new worker starts a new outage mode: what the dead one knew is gone with it.
+    this.healthNow = { outages: [], recoveries: [] };
     this.quickFailures = Date.now() - this.startedAt < QUICK_FAILURE_MS ? this.quickFailures + 1 : 1;
     if (this.quickFailures >= MAX_QUICK_FAILURES) {
       this.failure = new Error(`the processing worker failed ${this.quickFailures} times in a row, processing stopped: ${why}`);

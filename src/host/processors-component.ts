@@ -1,6 +1,7 @@
 import type { Clock } from '../platform/clock';
 import { PRIORITIES, type Priority } from '../platform/queue-topology';
 import type { Settings } from '../platform/settings';
+import type { TargetHealthView } from '../process/target-health';
 import type { Runtime } from '../runtime/runtime';
 import type { Telemetry } from '../telemetry/create-telemetry';
 import type { Logger } from '../telemetry/logger';
@@ -41,6 +42,8 @@ export interface Processors extends LifecycleComponent {
   readonly views: Record<Priority, ProcessorView>;
   /** Set once the processing worker is given up on: why (never for inline processors). */
   failure(): Error | undefined;
+  /** The outage mode of the thread that processes (the status page's outage and recovery boxes). */
+  readonly targetHealth: TargetHealthView;
 }
 
 /** The processors as one component; stopping lets the messages in flight finish. */
@@ -65,6 +68,7 @@ function workerProcessors(options: ProcessorsOptions): Processors {
     name: 'the processing worker',
     views: views((p) => worker?.busy(p) ?? 0),
     failure: () => worker?.failure,
+    targetHealth: { snapshot: () => worker?.targetHealth.snapshot() ?? [], recoveries: (now) => worker?.targetHealth.recoveries(now) ?? [] },
     async start() {
       worker = await ProcessingWorker.start({
         data: { settings: options.settings, configDir: options.configDir, concurrency, pollIntervalMs: WORKER_POLL_MS },
@@ -84,6 +88,7 @@ function inlineProcessors(options: ProcessorsOptions): Processors {
     name: 'the queue processors',
     views: views((p) => inline.get(p)?.busy ?? 0),
     failure: () => undefined,
+    targetHealth: { snapshot: () => options.runtime.value.targetHealth.snapshot(), recoveries: (now) => options.runtime.value.targetHealth.recoveries(now) },
     async start() {
       const runtime = options.runtime.value;
       for (const priority of PRIORITIES) {

@@ -57,13 +57,21 @@ export interface RecoveryState {
   readonly until: Date;
 }
 
+/** What the status page reads of an outage mode (a {@link TargetHealth}, or a worker's reports of one). */
+export interface TargetHealthView {
+  /** The connections in outage now. */
+  snapshot(): OutageState[];
+  /** The connections back from an outage whose deferred messages are still to come. */
+  recoveries(now: Date): RecoveryState[];
+}
+
 /** What may be applied to a connection now. */
 export type Admission = { readonly kind: 'all' } | { readonly kind: 'probe' } | { readonly kind: 'none'; readonly until: Date };
 
 /** What a recorded result changed, for logs and metrics. */
 export type HealthChange = 'outageStarted' | 'outageEnded' | undefined;
 
-export class TargetHealth {
+export class TargetHealth implements TargetHealthView {
   private readonly failuresInRow = new Map<string, { groups: number; messages: Set<string> }>();
   private readonly outages = new Map<string, { since: Date; nextProbeAt: Date; error: string; failures: number }>();
   /** Per connection, the latest time a deferred message of it is due: until then it is recovering. */

@@ -175,4 +175,21 @@ describe('local host on the demo', () => {
     // What the processors did reached the host's stats, whichever thread they ran on.
     expect(host.stats.processedCount()).toBeGreaterThanOrEqual(DEMO_SIZES.accounts + DEMO_SIZES.contacts);
   }, 120_000);
+
+  it('shows an outage of the target on the status page when the processors run on a worker', async () => {
+    await host.stop();
+    seedDemo(dir, { reset: true });
+    for (const suffix of ['', '-wal', '-shm']) rmSync(path.join(dir, '.data', 'bus.sqlite') + suffix, { force: true });
+    // Every group of the accounts job fails as a whole: the ERP has no customers table.
+    const db = new Database(path.join(dir, 'erp.db'));
+    db.exec('ALTER TABLE customers RENAME TO customers_gone');
+    db.close();
+    host = await start(async (runtime) => void (await resetJobsState(runtime)), 'worker');
+    const outages = await until(async () => {
+      const status = (await (await fetch(`${host.url}/api/status`)).json()) as { targetOutages: Array<{ connection: string; error: string }> };
+      return status.targetOutages.length > 0 ? status.targetOutages : undefined;
+    });
+    expect(outages).toEqual([expect.objectContaining({ connection: 'erp', error: expect.stringContaining('customers') })]);
+    expect(await (await fetch(`${host.url}/`)).text()).toContain('is in outage');
+  }, 120_000);
 });

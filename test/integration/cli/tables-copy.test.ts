@@ -7,12 +7,12 @@ import { highwaterTables } from '../../../src/cli/commands/tables';
 import { LOCAL_TABLES_FILE } from '../../../src/storage/sqlite-table-storage';
 import { LOCAL_INSTANCE_TABLE, openTableStorage } from '../../../src/storage/table-client-factory';
 import { codeFacts } from '../../unit/infra/code-facts';
+import { captureCliOutput, type CliOutput } from '../bad-input/support/cli-output';
 
 /** `highwater tables copy --to sqlite|azurite`: the local tables moved between a local Azurite and `tables.db`. */
 const saved = { ...process.env };
 let dir: string;
-let out: string[];
-let err: string[];
+let output: CliOutput;
 
 async function freePort(): Promise<number> {
   const server = net.createServer();
@@ -36,14 +36,12 @@ afterAll(() => {
 });
 
 beforeEach(() => {
-  out = [];
-  err = [];
-  jest.spyOn(console, 'log').mockImplementation((line: unknown) => void out.push(String(line)));
-  jest.spyOn(console, 'error').mockImplementation((line: unknown) => void err.push(String(line)));
-  jest.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => (err.push(String(chunk)), true));
+  output = captureCliOutput();
 });
 
-afterEach(() => jest.restoreAllMocks());
+afterEach(() => output.restore());
+const out = () => output.stdout;
+const err = () => output.stderr.join('');
 
 const settings = () => ({ dataDir: dir, azuritePort: process.env.HIGHWATER_AZURITE_PORT });
 const sqliteFile = () => path.join(dir, LOCAL_TABLES_FILE);
@@ -55,9 +53,9 @@ it('copies every table of the local Azurite into an empty tables.db, and refuses
   await azurite.close();
 
   expect(await runCli(['tables', 'copy', '--to', 'sqlite'])).toBe(0);
-  expect(err.join('')).not.toContain('are new');
-  expect(out.filter((line) => /^(watermark|appliedhashes|jobs):/.test(line))).toEqual(['jobs: 0 rows', 'watermark: 1 row', 'appliedhashes: 150 rows']);
-  expect(out.at(-1)).toMatch(new RegExp(`^copied from Azurite at 127\\.0\\.0\\.1:\\d+ \\(started, data in .*\\) to SQLite tables in ${sqliteFile().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}; now set HIGHWATER_LOCAL_TABLES=sqlite$`));
+  expect(err()).not.toContain('are new');
+  expect(out().filter((line) => /^(watermark|appliedhashes|jobs):/.test(line))).toEqual(['jobs: 0 rows', 'watermark: 1 row', 'appliedhashes: 150 rows']);
+  expect(out().at(-1)).toMatch(new RegExp(`^copied from Azurite at 127\\.0\\.0\\.1:\\d+ \\(started, data in .*\\) to SQLite tables in ${sqliteFile().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}; now set HIGHWATER_LOCAL_TABLES=sqlite$`));
 
   const sqlite = await openTableStorage({ ...settings(), localTables: 'sqlite' });
   expect(await (await sqlite.table('watermark')).get('watermark', 'crm-accounts')).toEqual({
@@ -68,24 +66,23 @@ it('copies every table of the local Azurite into an empty tables.db, and refuses
   expect(await (await sqlite.table('appliedhashes')).list()).toHaveLength(150);
   await sqlite.close();
 
-  out = [];
   expect(await runCli(['tables', 'copy', '--to', 'sqlite'])).toBe(2);
-  expect(err.join('')).toContain(`SQLite tables in ${sqliteFile()}: table "watermark" already holds 1 row; tables copy writes only into empty tables`);
+  expect(err()).toContain(`SQLite tables in ${sqliteFile()}: table "watermark" already holds 1 row; tables copy writes only into empty tables`);
   expect(await runCli(['tables', 'copy', '--to', 'azurite'])).toBe(2);
-  expect(err.join('')).toMatch(/Azurite at 127\.0\.0\.1:\d+ \(started, data in .*\): table "watermark" already holds 1 row; tables copy writes only into empty tables/);
+  expect(err()).toMatch(/Azurite at 127\.0\.0\.1:\d+ \(started, data in .*\): table "watermark" already holds 1 row; tables copy writes only into empty tables/);
 }, 120_000);
 
 it('names a wrong --to and a storage setting that leaves no local tables to copy', async () => {
   expect(await runCli(['tables', 'copy', '--to', 'redis'])).toBe(2);
-  expect(err.join('')).toContain('--to must be azurite or sqlite, got "redis"');
+  expect(err()).toContain('--to must be azurite or sqlite, got "redis"');
   process.env.AzureWebJobsStorage = 'DefaultEndpointsProtocol=https;AccountName=prod;AccountKey=c2VjcmV0;EndpointSuffix=core.windows.net';
   try {
     expect(await runCli(['tables', 'copy', '--to', 'sqlite'])).toBe(2);
   } finally {
     delete process.env.AzureWebJobsStorage;
   }
-  expect(err.join('')).toContain('tables copy moves the local tables, but AzureWebJobsStorage is set: unset it to copy between the local Azurite and SQLite');
-  expect(err.join('')).not.toContain('c2VjcmV0');
+  expect(err()).toContain('tables copy moves the local tables, but AzureWebJobsStorage is set: unset it to copy between the local Azurite and SQLite');
+  expect(err()).not.toContain('c2VjcmV0');
 });
 
 it('moves every table the code declares except the local Azurite’s own record', async () => {

@@ -78,6 +78,21 @@ describe('ProcessingWorker', () => {
       Array(3).fill(['MessagesProcessed', 1, { job: 'job', queue: 'sbqnormal', outcome: 'Success' }]),
     );
     expect(worker.busy('normal')).toBe(0);
+    // What a dead worker knew of outages is gone with it (the status page shows none).
+    expect(worker.targetHealth.snapshot()).toEqual([]);
+    expect(worker.targetHealth.recoveries(new Date())).toEqual([]);
+    await worker.stop();
+  }, 30_000);
+
+  it('shows the outage mode the worker last reported, recoveries while they last', async () => {
+    const entry = path.join(__dirname, 'support/dying-worker.ts');
+    const worker = await ProcessingWorker.start({ data: data(readSettings({})), metrics: new InMemoryMetrics(), log: recordingLog().log, onResult: () => {}, entry });
+    await until(() => worker.targetHealth.snapshot().length > 0);
+    expect(worker.targetHealth.snapshot()).toEqual([
+      { connection: 'erp', since: new Date('2026-12-03T10:00:00Z'), nextProbeAt: new Date('2026-12-03T10:00:30Z'), error: 'the table does not exist', failures: 5 },
+    ]);
+    expect(worker.targetHealth.recoveries(new Date('2998-12-31T00:00:00Z'))).toEqual([{ connection: 'crm', until: new Date('2999-01-01T00:00:00Z') }]);
+    expect(worker.targetHealth.recoveries(new Date('2999-01-01T00:00:00Z'))).toEqual([]);
     await worker.stop();
   }, 30_000);
 });
