@@ -79,7 +79,9 @@ describe('LocalBus with other processes on the same file', () => {
 
   it('lets two processes receive from one queue at once: each message is completed exactly once', async () => {
     const queue = 'shared';
-    const consumers = [start({ mode: 'consume', queue, idleMs: 2000 }), start({ mode: 'consume', queue, idleMs: 2000 })];
+    // Each pauses 10 ms per batch of 5, as work would: on a busy machine one consumer alone took
+    // all 300 before the other's receive looked again (CI, 2026-12-03), which proves nothing either way.
+    const consumers = [start({ mode: 'consume', queue, idleMs: 2000, pauseMs: 10 }), start({ mode: 'consume', queue, idleMs: 2000, pauseMs: 10 })];
     await Promise.all(consumers.map((c) => c.waitFor('READY')));
     const bus = await LocalBus.open({ dataDir, queues: [queue] });
     try {
