@@ -39,7 +39,6 @@ export class SqliteTableStorage implements TableStorage {
       db = new Database(file, { timeout: BUSY_TIMEOUT_MS });
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL');
-      db.pragma('quick_check(1)');
       return new SqliteTableStorage(file, db);
     } catch (err) {
       db?.close();
