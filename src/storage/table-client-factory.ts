@@ -211,5 +211,10 @@ export async function openTableStorage(
     }
     return storage;
   }
+  const sqliteFile = path.join(settings.dataDir, LOCAL_TABLES_FILE);
+  if (fs.existsSync(sqliteFile)) {
+    // A CLI command without the host's setting would read and write other tables than the host.
+    options.log?.(`${sqliteFile} exists but ${SETTING_NAMES.localTables} is not sqlite: these are Azurite's tables, not those (delete the file if it is no longer used)`);
+  }
   return openLocalAzurite(settings.dataDir, settings.azuritePort, options);
 }

@@ -75,11 +75,15 @@ export function registerTablesCommands(program: Command, deps: StorageCommandDep
       const settings = deps.settings();
       const set = settings.storageConnectionString ? SETTING_NAMES.storage : settings.tablesEndpoint ? SETTING_NAMES.tablesEndpoint : undefined;
       if (set) throw new UsageError(`tables copy moves the local tables, but ${set} is set: unset it to copy between the local Azurite and SQLite`);
-      const open = (where: Place, notice: (line: string) => void) => deps.openStorage({ ...settings, localTables: where } satisfies Settings, notice);
-      const source = await open(from, deps.notice);
+      // Loaded on use, as the stores are: every CLI start registers this command.
+      const { LOCAL_TABLES_FILE } = await import('../../storage/sqlite-table-storage');
+      // Both stores side by side are the point here: not the warnings about one beside the other
+      // (both name the tables file), but "started Azurite …".
+      const notice = (line: string) => void (line.includes(LOCAL_TABLES_FILE) || deps.notice(line));
+      const open = (where: Place) => deps.openStorage({ ...settings, localTables: where } satisfies Settings, notice);
+      const source = await open(from);
       try {
-        // Not "the SQLite tables are new … run tables copy": that is what this is.
-        const destination = await open(to, to === 'sqlite' ? () => {} : deps.notice);
+        const destination = await open(to);
         try {
           for (const { table, rows } of await copyTables(source, destination, await highwaterTables())) deps.print(`${table}: ${rows} row${rows === 1 ? '' : 's'}`);
           deps.print(`copied from ${source.description} to ${destination.description}; now set ${SETTING_NAMES.localTables}=${to}`);

@@ -68,7 +68,12 @@ it('copies every table of the local Azurite into an empty tables.db, and refuses
 
   expect(await runCli(['tables', 'copy', '--to', 'sqlite'])).toBe(2);
   expect(err()).toContain(`SQLite tables in ${sqliteFile()}: table "watermark" already holds 1 row; tables copy writes only into empty tables`);
+  // A command on Azurite's tables beside a tables.db says which tables it uses.
+  expect(await runCli(['watermark', 'list'])).toBe(0);
+  expect(err()).toContain(`${sqliteFile()} exists but HIGHWATER_LOCAL_TABLES is not sqlite: these are Azurite's tables, not those (delete the file if it is no longer used)`);
+  output.stderr.length = 0;
   expect(await runCli(['tables', 'copy', '--to', 'azurite'])).toBe(2);
+  expect(err()).not.toContain('exists but');
   expect(err()).toMatch(/Azurite at 127\.0\.0\.1:\d+ \(started, data in .*\): table "watermark" already holds 1 row; tables copy writes only into empty tables/);
 }, 120_000);
 
