@@ -42,8 +42,8 @@ export interface Processors extends LifecycleComponent {
   readonly views: Record<Priority, ProcessorView>;
   /** Set once the processing worker is given up on: why (never for inline processors). */
   failure(): Error | undefined;
-  /** The outage mode of the thread that processes (the status page's outage and recovery boxes). */
-  readonly targetHealth: TargetHealthView;
+  /** The outage mode of the worker that processes (the status page's outage and recovery boxes); undefined inline: the runtime's. */
+  readonly targetHealth?: TargetHealthView;
 }
 
 /** The processors as one component; stopping lets the messages in flight finish. */
@@ -88,7 +88,6 @@ function inlineProcessors(options: ProcessorsOptions): Processors {
     name: 'the queue processors',
     views: views((p) => inline.get(p)?.busy ?? 0),
     failure: () => undefined,
-    targetHealth: { snapshot: () => options.runtime.value.targetHealth.snapshot(), recoveries: (now) => options.runtime.value.targetHealth.recoveries(now) },
     async start() {
       const runtime = options.runtime.value;
       for (const priority of PRIORITIES) {
