@@ -50,15 +50,20 @@ export interface MessageIdentity {
   sourceKey: string;
   changeTracker: string;
   action: string;
+  /** The job's resync token, when it was reset: a reset's resend gets ids of its own. */
+  resync?: string;
 }
 
 /**
  * The deterministic message id: the same change detected twice gets the same id, so the broker's
  * duplicate detection drops the resend. The parts are hashed as a JSON array, so no choice of
- * separator can make two different identities collide (`a|b`,`c` vs `a`,`b|c`).
+ * separator can make two different identities collide (`a|b`,`c` vs `a`,`b|c`). After a reset the
+ * job's resync token is a part too: the user asked for everything again, and within the
+ * duplicate detection window (10 minutes) the old ids would be dropped.
  */
 export function messageIdFor(identity: MessageIdentity): string {
-  const parts = JSON.stringify([identity.jobName, identity.sourceKey, identity.changeTracker, identity.action]);
+  const base = [identity.jobName, identity.sourceKey, identity.changeTracker, identity.action];
+  const parts = JSON.stringify(identity.resync === undefined ? base : [...base, identity.resync]);
   return sha256Hex(parts).slice(0, MESSAGE_ID_LENGTH);
 }
 

@@ -121,13 +121,13 @@ export class ProcessJobsForRetrievalInOrderService {
         run.resumed = true;
         if (progress.resume.changeTracker !== null) watermark.advance(progress.resume.changeTracker);
       }
-      const read = { job, watermark, run, dryRun, limit: options.limit ?? 20, progress, deadline: options.deadline, listeners: this.progressListeners };
+      const read = { job, watermark, run, dryRun, limit: options.limit ?? 20, progress, deadline: options.deadline, listeners: this.progressListeners, resync: record.resync };
       const stopped = await detectChanges(deps, read);
       if (stopped) {
         run.stoppedEarly = 'timeBudget';
         await progress?.stopped();
       } else if (!dryRun) {
-        await deps.watermarks.updateWatermarkByJobName(job.name, watermark.value, startedAt);
+        await deps.watermarks.updateWatermarkByJobName(job.name, watermark.value, startedAt, record.resync);
         run.watermarkAfter = watermark.value;
       }
     } catch (err) {

@@ -30,6 +30,8 @@ export interface ChangeRead {
   progress?: RunProgress;
   /** After a page read at or past this time the read stops (see RunJobOptions.deadline). */
   deadline?: Date;
+  /** The job's resync token (`WatermarkRecord.resync`), carried by every message sent; null for none. */
+  resync?: string | null;
   /** Told after each page of a run that sends, with the run so far; a failing one is ignored. */
   listeners: ReadonlySet<(run: Readonly<JobRunResult>) => void>;
 }
@@ -58,6 +60,7 @@ export async function detectChanges(deps: DetectionDependencies, read: ChangeRea
 
 async function readPages(deps: DetectionDependencies, read: ChangeRead, mapping: Mapping, source: SourceConnector, sender: BatchingSender | undefined): Promise<boolean> {
   const { job, watermark, run, limit, progress, deadline, listeners } = read;
+  const resync = read.resync ?? undefined;
   // Advancing to the tracker just advanced to is a no-op (and an exact string compare is far
   // cheaper than re-canonicalizing): rows of one bulk update share their change tracker.
   let advancedTo: string | undefined;
@@ -82,6 +85,7 @@ async function readPages(deps: DetectionDependencies, read: ChangeRead, mapping:
     }
     for (const message of page.messages) {
       run.detected++;
+      if (resync !== undefined) message.resync = resync;
       if (unchanged.has(message)) {
         run.timeStamps++;
       } else if (sender) {

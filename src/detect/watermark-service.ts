@@ -1,4 +1,4 @@
-import { WATERMARK_PARTITION, WATERMARK_TABLE, type WatermarkRecord, type WatermarkStore } from '../model/watermark-record';
+import { newResyncToken, WATERMARK_PARTITION, WATERMARK_TABLE, type WatermarkRecord, type WatermarkStore } from '../model/watermark-record';
 import type { EntityProperties, TableRow, TableStorage, TableStore } from '../storage/table-store';
 import { assertTableKey } from '../storage/table-key';
 import { readRunState, runStateColumns, type RunState, type RunStateStore } from './run-state';
@@ -6,9 +6,11 @@ import { readRunState, runStateColumns, type RunState, type RunStateStore } from
 /** Columns of the spec. */
 const WATERMARK_COLUMN = 'Watermark';
 const LAST_CRON_RUN_COLUMN = 'LastCronRun';
+/** Highwater's: the token of the last reset (see WatermarkRecord.resync). */
+const RESYNC_COLUMN = 'Resync';
 
 function unsaved(jobName: string): WatermarkRecord {
-  return { jobName, watermark: null, lastCronRun: null, persisted: false };
+  return { jobName, watermark: null, lastCronRun: null, persisted: false, resync: null };
 }
 
 function readDate(value: unknown): Date | null {
@@ -28,11 +30,13 @@ function toRecord(row: TableRow): WatermarkRecord {
     watermark: stored === undefined || stored === null ? null : stored instanceof Date ? stored.toISOString() : String(stored),
     lastCronRun: readDate(row.properties[LAST_CRON_RUN_COLUMN]),
     persisted: true,
+    resync: typeof row.properties[RESYNC_COLUMN] === 'string' && row.properties[RESYNC_COLUMN] !== '' ? String(row.properties[RESYNC_COLUMN]) : null,
   };
 }
 
-function toRow(jobName: string, watermark: string | null, lastCronRun: Date | null): TableRow {
+function toRow(jobName: string, watermark: string | null, lastCronRun: Date | null, resync: string | null): TableRow {
   const properties: EntityProperties = { [WATERMARK_COLUMN]: watermark, [LAST_CRON_RUN_COLUMN]: lastCronRun };
+  if (resync !== null) properties[RESYNC_COLUMN] = resync;
   return { partitionKey: WATERMARK_PARTITION, rowKey: jobName, properties };
 }
 
@@ -64,9 +68,9 @@ export class WatermarkService implements WatermarkStore, RunStateStore {
     return new Map(rows.map((row) => [row.rowKey, toRecord(row)]));
   }
 
-  async updateWatermarkByJobName(jobName: string, watermark: string | null, lastCronRun: Date | null): Promise<void> {
+  async updateWatermarkByJobName(jobName: string, watermark: string | null, lastCronRun: Date | null, resync: string | null = null): Promise<void> {
     assertTableKey('job', jobName);
-    await this.table.upsert(toRow(jobName, watermark, lastCronRun));
+    await this.table.upsert(toRow(jobName, watermark, lastCronRun, resync));
   }
 
   async getRunState(jobName: string): Promise<RunState> {
@@ -90,17 +94,19 @@ export class WatermarkService implements WatermarkStore, RunStateStore {
     const row = await this.table.get(WATERMARK_PARTITION, jobName);
     const properties = row?.properties ?? {};
     const state = { ...readRunState(properties), ...change };
-    const kept = { [WATERMARK_COLUMN]: properties[WATERMARK_COLUMN] ?? null, [LAST_CRON_RUN_COLUMN]: properties[LAST_CRON_RUN_COLUMN] ?? null };
+    const kept: EntityProperties = { [WATERMARK_COLUMN]: properties[WATERMARK_COLUMN] ?? null, [LAST_CRON_RUN_COLUMN]: properties[LAST_CRON_RUN_COLUMN] ?? null };
+    if (properties[RESYNC_COLUMN] !== undefined && properties[RESYNC_COLUMN] !== null) kept[RESYNC_COLUMN] = properties[RESYNC_COLUMN];
     await this.table.upsert({ partitionKey: WATERMARK_PARTITION, rowKey: jobName, properties: { ...kept, ...runStateColumns(state) } });
   }
 
   /**
    * Clears `Watermark` (the next run reads everything) or sets it to `to`; keeps `LastCronRun`.
-   * Also clears the run state (a resume cursor belongs to the old watermark; a reset starts over).
+   * Also clears the run state (a resume cursor belongs to the old watermark; a reset starts over),
+   * and stores a new resync token, so that what the next runs send again gets new message ids.
    * Read-then-replace: a run finishing in between may overwrite the reset (last writer wins).
    */
   async resetWatermark(jobName: string, to?: string): Promise<void> {
     const current = await this.getWatermarkByJobName(jobName);
-    await this.table.upsert(toRow(jobName, to ?? null, current.lastCronRun));
+    await this.table.upsert(toRow(jobName, to ?? null, current.lastCronRun, newResyncToken()));
   }
 }

@@ -31,6 +31,11 @@ export interface QueueMessage {
   correlationId: string;
   /** When the change was detected (ISO 8601 UTC). */
   detectedAt: string;
+  /**
+   * The job's resync token when it was reset (absent before the first reset): part of the
+   * message id, so that a resend the user asked for is not dropped by duplicate detection.
+   */
+  resync?: string;
 }
 
 const ACTIONS = new Set<string>([JobActionType.NewUpdate, JobActionType.Delete, JobActionType.InvokeAction]);
@@ -72,6 +77,7 @@ const FIELD_CHECKS: ReadonlyArray<{ field: string; ok: (value: unknown) => boole
   { field: 'actionParameters', ok: (v) => v === undefined || isPlainObject(v), expected: 'expected an object' },
   { field: 'correlationId', ok: isString, expected: 'expected a string' },
   { field: 'detectedAt', ok: isString, expected: 'expected a string' },
+  { field: 'resync', ok: (v) => v === undefined || typeof v === 'string', expected: 'expected a string' },
 ];
 
 /**

@@ -11,6 +11,7 @@ import { packageRoot } from '../package-root';
 import { parseConcurrency } from './concurrency-option';
 import type { Runtime } from '../../runtime/runtime';
 import { clearAppliedHashes, clearDeletions } from './job-state';
+import { newResyncToken } from '../../model/watermark-record';
 import { withLiveRuns } from './live-runs';
 import { PRIORITIES, type Priority } from '../../platform/queue-topology';
 import { DEFAULT_CONCURRENCY } from '../../host/processing-mode';
@@ -128,7 +129,7 @@ export async function resetJobsState(runtime: Pick<Runtime, 'init' | 'watermarks
   const names = runtime.init.config.jobs.map((job) => job.name);
   let hashes = 0;
   for (const name of names) {
-    await runtime.watermarks.updateWatermarkByJobName(name, null, null);
+    await runtime.watermarks.updateWatermarkByJobName(name, null, null, newResyncToken());
     hashes += await clearAppliedHashes(runtime.storage, name);
   }
   const deletions = await clearDeletions(runtime.storage, new Set(names));

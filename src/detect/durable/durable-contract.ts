@@ -50,6 +50,8 @@ export interface JobActivityParam {
   startWatermark?: string | null;
   /** Watermark advanced over the pages read so far. */
   watermark?: string | null;
+  /** The job's resync token as the first page read it (returned by the first page). */
+  resync?: string | null;
 }
 
 /** Activity output: one page read and sent. */
@@ -60,6 +62,8 @@ export interface JobActivityResult {
   /** Paging cookie for the next page; null when the source returned nothing. */
   cursor: string | null;
   startWatermark: string | null;
+  /** The job's resync token (WatermarkRecord.resync), read on the first page; carried by every message. */
+  resync?: string | null;
   /** Watermark advanced over this page (never persisted on the durable path). */
   watermark: string | null;
   hasMoreRecord: boolean;

@@ -99,6 +99,7 @@ const activityParamSchema = z
       cursor: z.string({ error: 'expected a string' }).nullable().optional(),
       startWatermark: watermarkSchema,
       watermark: watermarkSchema,
+      resync: watermarkSchema,
     },
     { error: 'expected an object' },
   )
@@ -108,6 +109,7 @@ const activityParamSchema = z
     if (typeof r.cursor === 'string') param.cursor = r.cursor;
     if (r.startWatermark !== undefined) param.startWatermark = r.startWatermark;
     if (r.watermark !== undefined) param.watermark = r.watermark;
+    if (r.resync !== undefined) param.resync = r.resync;
     return param;
   });
 

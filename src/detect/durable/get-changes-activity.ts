@@ -50,8 +50,10 @@ export async function runGetChangesActivity(deps: GetChangesActivityDependencies
   if (!mapping) throw new PermanentError(`job "${job.name}": unknown mapping "${job.mapping}"`);
 
   const warn = (m: string) => deps.log.warn(m, { job: job.name });
-  const startWatermark =
-    param.cursor === undefined ? (await deps.watermarks.getWatermarkByJobName(job.name)).watermark : (param.startWatermark ?? null);
+  const record = param.cursor === undefined ? await deps.watermarks.getWatermarkByJobName(job.name) : undefined;
+  const startWatermark = record ? record.watermark : (param.startWatermark ?? null);
+  // A reset's resend must get new message ids: every page's messages carry the first page's token.
+  const resync = record ? record.resync : (param.resync ?? null);
   const lowerBound = WatermarkValue.initialize(job.watermark.type, startWatermark, warn, job.name);
   const advanced = WatermarkValue.initialize(job.watermark.type, param.watermark ?? startWatermark, warn, job.name);
 
@@ -62,6 +64,7 @@ export async function runGetChangesActivity(deps: GetChangesActivityDependencies
     page: param.pageNumber,
     cursor: page?.cursor ?? param.cursor ?? null,
     startWatermark: lowerBound.value,
+    ...(resync !== null ? { resync } : {}),
     watermark: advanced.value,
     hasMoreRecord: page?.hasMore ?? false,
     detected: 0,
@@ -82,6 +85,7 @@ export async function runGetChangesActivity(deps: GetChangesActivityDependencies
   }
   for (const message of page.messages) {
     result.detected++;
+    if (resync !== null) message.resync = resync;
     if (!unchanged.has(message) && (await sendOrSkip(() => deps.sender.sendMessage(queue, message), message, job, result, deps.log))) result.sent++;
     advanced.advance(message.changeTracker);
   }

@@ -162,7 +162,7 @@ function* readPages<TTask>(
     addPage(result, page);
     if (!page.hasMoreRecord) return false;
     if (page.cursor === null) throw new Error(`page ${page.page} has more records but no cursor`);
-    param = { jobName, pageNumber: page.page + 1, cursor: page.cursor, startWatermark: page.startWatermark, watermark: page.watermark };
+    param = { jobName, pageNumber: page.page + 1, cursor: page.cursor, startWatermark: page.startWatermark, watermark: page.watermark, ...(page.resync ? { resync: page.resync } : {}) };
   }
 }
 

@@ -40,6 +40,17 @@ describe('messageIdFor', () => {
     expect(messageIdFor(again)).toBe(messageIdFor(message));
   });
 
+  it('after a reset, takes the resync token in (a resend the user asked for gets ids of its own), the same for every send with that token', () => {
+    const expected = createHash('sha256')
+      .update(JSON.stringify(['crm-accounts-to-bc', 'ACC-1|DE', '2024-05-01T10:00:00.000Z', 'NewUpdate', '2026-12-06T04:00:00.000Z~0a1b2c']))
+      .digest('hex')
+      .slice(0, 32);
+    const resent = { ...message, resync: '2026-12-06T04:00:00.000Z~0a1b2c' };
+    expect(messageIdFor(resent)).toBe(expected);
+    expect(messageIdFor(resent)).not.toBe(messageIdFor(message));
+    expect(messageIdFor({ ...resent, correlationId: 'again' })).toBe(expected);
+  });
+
   it('differs when any identity part differs, and separators cannot make parts collide', () => {
     const ids = new Set([
       messageIdFor(message),

@@ -11,7 +11,7 @@ class InMemoryWatermarkStore implements WatermarkStore {
 
   async getWatermarkByJobName(jobName: string): Promise<WatermarkRecord> {
     this.singleReads += 1;
-    return this.rows.get(jobName) ?? { jobName, watermark: null, lastCronRun: null, persisted: false };
+    return this.rows.get(jobName) ?? { jobName, watermark: null, lastCronRun: null, persisted: false, resync: null };
   }
 
   async getAllWatermarks(): Promise<Map<string, WatermarkRecord>> {
@@ -20,7 +20,7 @@ class InMemoryWatermarkStore implements WatermarkStore {
   }
 
   async updateWatermarkByJobName(jobName: string, watermark: string | null, lastCronRun: Date | null): Promise<void> {
-    this.rows.set(jobName, { jobName, watermark, lastCronRun, persisted: true });
+    this.rows.set(jobName, { jobName, watermark, lastCronRun, persisted: true, resync: null });
   }
 
   async resetWatermark(jobName: string, to?: string): Promise<void> {

@@ -14,7 +14,7 @@ function job(name: string, type: string): Job {
 }
 
 function record(jobName: string, watermark: string | null): WatermarkRecord {
-  return { jobName, watermark, lastCronRun: null, persisted: true };
+  return { jobName, watermark, lastCronRun: null, persisted: true, resync: null };
 }
 
 describe('watermarkLagSeconds', () => {

@@ -68,7 +68,7 @@ function deps(source: SourceConnector, stored: string | null = null, overrides: 
     watermarks: {
       getWatermarkByJobName: async (jobName) => {
         watermarkReads.push(jobName);
-        return { jobName, watermark: stored, lastCronRun: null, persisted: stored !== null };
+        return { jobName, watermark: stored, lastCronRun: null, persisted: stored !== null, resync: null };
       },
     },
     sources: { source: async (name) => (name === 'crm' ? source : Promise.reject(new Error(`no ${name}`))) },

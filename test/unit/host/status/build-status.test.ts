@@ -31,7 +31,7 @@ describe('buildStatus', () => {
   it('lag is how far a caught-up job is behind its source, however old its watermark (issue 20, item 8)', async () => {
     const f = statusFixture();
     // Caught up over a quiet source: the newest change is almost a year old, the last complete read 10 s.
-    f.watermarks.set('crm-accounts-to-erp', { jobName: 'crm-accounts-to-erp', watermark: '2025-06-30T12:00:00.0000000Z', lastCronRun: new Date('2026-06-01T10:30:20Z'), persisted: true });
+    f.watermarks.set('crm-accounts-to-erp', { jobName: 'crm-accounts-to-erp', watermark: '2025-06-30T12:00:00.0000000Z', lastCronRun: new Date('2026-06-01T10:30:20Z'), persisted: true, resync: null });
     const [job] = (await buildStatus(f.sources, f.stats)).jobs;
     expect([job.lagSeconds, Math.round(job.watermarkAgeSeconds! / 86_400)]).toEqual([10, 336]);
   });

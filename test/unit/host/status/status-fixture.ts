@@ -97,8 +97,8 @@ export function statusFixture() {
     job('erp-numbers-to-crm', { order: 40, enabled: false, watermark: { type: 'number', field: 'id' } }),
   ];
   const watermarks = new Map<string, WatermarkRecord>([
-    ['crm-accounts-to-erp', { jobName: 'crm-accounts-to-erp', watermark: '2026-06-01T10:25:30.0000000Z', lastCronRun: new Date('2026-06-01T10:30:20Z'), persisted: true }],
-    ['erp-numbers-to-crm', { jobName: 'erp-numbers-to-crm', watermark: '17', lastCronRun: null, persisted: true }],
+    ['crm-accounts-to-erp', { jobName: 'crm-accounts-to-erp', watermark: '2026-06-01T10:25:30.0000000Z', lastCronRun: new Date('2026-06-01T10:30:20Z'), persisted: true, resync: null }],
+    ['erp-numbers-to-crm', { jobName: 'erp-numbers-to-crm', watermark: '17', lastCronRun: null, persisted: true, resync: null }],
   ]);
   const runs: JobRunResult[] = [
     run('crm-accounts-to-erp', '2026-06-01T10:30:20Z'),
