@@ -1,4 +1,5 @@
 import { changePage, serializeRows } from '../base/change-page';
+import { SERVICE_SETTLE_SECONDS, serviceNow, timeHorizon } from '../base/time-horizon';
 import { ConnectorBase, canonicalChangeTracker } from '../base/connector-base';
 import { type RelatedValueLookup, ResolverCache } from '../base/resolvers';
 import type { RetrieveOptions, SourceConnector, SourcePage } from '../base/source-connector';
@@ -29,8 +30,10 @@ const INITIAL = new Set(['0001-01-01T00:00:00.0000000Z', '0001-01-01']);
 /**
  * Detects changes in one OData entity set by a watermark property.
  *
- * A run first reads the property's current maximum as its upper bound, then asks for records
- * with `lower < watermark <= upper` (and the job filter), `$orderby` watermark then key,
+ * A run first reads the property's current maximum as its upper bound and the service's time (its
+ * `Date` header) for the settled horizon (time-horizon.ts), then asks for records with
+ * `lower < watermark <= upper` and `watermark < horizon` (and the job filter), so a change stamped
+ * in a second that is not over yet is left to the next run, `$orderby` watermark then key,
  * `$select` of the mapped fields, and follows the service's `@odata.nextLink` pages, asking for
  * `job.pageSize` records a page (`Prefer: odata.maxpagesize`). Records changed during the run
  * move beyond the bound and are read next run. Paging relies on the service's skip tokens: a
@@ -77,6 +80,10 @@ export class OdataSource extends ConnectorBase implements SourceConnector, Relat
       if (max?.[field] === null || max?.[field] === undefined) return;
       upper = type ? WatermarkValue.canonicalize(type, max[field]) : String(max[field]);
       const conditions = [`${field} le ${type ? watermarkLiteral(type, upper) : literal(upper, field)}`];
+      const now = serviceNow(top.headers.get('date'), this.options.clock.now());
+      const horizon = timeHorizon(type, now, job.settleSeconds ?? SERVICE_SETTLE_SECONDS);
+      // Only when the newest change may be unsettled: a settled maximum needs no second bound.
+      if (horizon !== undefined && horizon <= upper) conditions.push(`${field} lt ${watermarkLiteral(type, horizon)}`);
       const current = watermark.value;
       if (current !== null && !INITIAL.has(current)) {
         const lower = type ? lookbackLowerBound(type, current, job.lookbackSeconds) : current;

@@ -32,12 +32,14 @@ export function lookbackLowerBound(type: WatermarkType | undefined, canonical: s
 /** Where a run stands: its upper bound and the last (watermark, key) read, in driver form. */
 export interface RunPosition {
   upper: unknown;
+  /** Exclusive upper bound: the settled horizon (settled-horizon.ts), for time stamps; driver form. */
+  before?: unknown;
   after?: { watermark: unknown; keys: unknown[] };
   /**
    * SQLite datetime columns only (`sqlite-datetime-window.ts`): the run's exact canonical window
    * and the column's numeric kind; the SQL bounds above are then supersets.
    */
-  exact?: { floor: string | null; ceiling: string; numeric?: 'julian' | 'unix' };
+  exact?: { floor: string | null; ceiling: string; before?: string; numeric?: 'julian' | 'unix' };
 }
 
 /** An opaque cursor for {@link RunPosition} (base64url JSON). */
@@ -49,8 +51,8 @@ export function encodeCursor(position: RunPosition): string {
 export function decodeCursor(cursor: string): RunPosition {
   const parsed = decodeOpaqueCursor(cursor);
   if (!('upper' in parsed)) throw invalidCursor();
-  const { upper, after, exact } = parsed as { upper: unknown; after?: { watermark: unknown; keys: unknown }; exact?: RunPosition['exact'] };
+  const { upper, before, after, exact } = parsed as { upper: unknown; before?: unknown; after?: { watermark: unknown; keys: unknown }; exact?: RunPosition['exact'] };
   if (after !== undefined && (typeof after !== 'object' || after === null || !Array.isArray(after.keys))) throw invalidCursor();
   if (exact !== undefined && (typeof exact !== 'object' || exact === null || typeof exact.ceiling !== 'string')) throw invalidCursor();
-  return { upper, ...(after ? { after: { watermark: after.watermark, keys: after.keys as unknown[] } } : {}), ...(exact ? { exact } : {}) };
+  return { upper, ...(before !== undefined ? { before } : {}), ...(after ? { after: { watermark: after.watermark, keys: after.keys as unknown[] } } : {}), ...(exact ? { exact } : {}) };
 }

@@ -65,7 +65,7 @@ export const sqliteConnectorFactory: ConnectorFactory = {
   type: 'sqlite',
   validateSettings: validateSqliteSettings,
   settingsSchema: sqliteSettingsSchema,
-  createSource: (ctx) => new (load.source())(openSqlite(ctx), contextClock(ctx)),
+  createSource: (ctx) => new (load.source())(openSqlite(ctx), contextClock(ctx), ctx.warn),
   createTarget: (ctx) =>
     new (load.target())(openSqlite(ctx), { connectionName: ctx.connection.name, versionField: (ctx.connection.settings as Partial<SqliteSettings>).versionField }),
 };
@@ -75,7 +75,7 @@ export const postgresConnectorFactory: ConnectorFactory = {
   type: 'postgres',
   validateSettings: validatePostgresSettings,
   settingsSchema: postgresSettingsSchema,
-  createSource: (ctx) => new (load.source())(openPostgres(ctx), contextClock(ctx)),
+  createSource: (ctx) => new (load.source())(openPostgres(ctx), contextClock(ctx), ctx.warn),
   createTarget: (ctx) =>
     new (load.target())(openPostgres(ctx), { connectionName: ctx.connection.name, versionField: (ctx.connection.settings as PostgresSettings).versionField }),
 };

@@ -59,6 +59,8 @@ export interface ChangeQuery {
   softDelete?: FilterCondition;
   /** Inclusive upper bound: the column's maximum captured before reading (driver form). */
   upper: unknown;
+  /** Exclusive upper bound: the source's settled horizon (driver form); undefined → none. */
+  before?: unknown;
   /** Exclusive lower bound for the first page (driver form); undefined → none. */
   lower?: unknown;
   /** Keyset position: continue strictly after this (watermark, keys) tuple (driver form). */
@@ -78,6 +80,7 @@ export function buildChangeQuery(dialect: SqlDialect, q: ChangeQuery): { sql: st
     ? `CASE WHEN ${renderCondition(q.softDelete, params, `${q.what}: softDelete`)} THEN 1 ELSE 0 END`
     : '0';
   const where = [`${q.watermark} <= ${params.addRaw(q.upper)}`];
+  if (q.before !== undefined) where.push(`${q.watermark} < ${params.addRaw(q.before)}`);
   if (q.after) {
     const tuple = [params.addRaw(q.after.watermark), ...q.after.keys.map((k) => params.addRaw(k))];
     where.push(`(${[q.watermark, ...q.keys].join(', ')}) > (${tuple.join(', ')})`);

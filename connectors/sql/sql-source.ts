@@ -10,6 +10,7 @@ import { decodeCursor, encodeCursor, lookbackLowerBound, type RunPosition } from
 import { quoteEntity, quoteIdentifier, type SqlDatabase, SqlParams, type SqlRow } from './dialect';
 import { buildChangeQuery, buildUpperBoundQuery, DELETED_FLAG } from './sql-query';
 import { inSqliteWindow, openSqliteDatetimeWindow } from './sqlite-datetime-window';
+import { DEFAULT_SETTLE_SECONDS, numberSnapshot, type SettledHorizon, settledHorizon } from './settled-horizon';
 
 /** The datetime type's default watermark: nothing read yet, so no lower bound. */
 const INITIAL_DATETIME = '0001-01-01T00:00:00.0000000Z';
@@ -17,19 +18,25 @@ const INITIAL_DATETIME = '0001-01-01T00:00:00.0000000Z';
 /**
  * Detects changes in one SQL table (the mapping's source entity) by its watermark column.
  *
- * A run first captures the column's maximum as its upper bound, then reads rows with
- * `lower < watermark <= upper` ordered by (watermark, key), keyset-paged by that pair. Rows that
- * change while the run reads get a watermark beyond the bound and are read by the next run, so
- * none is skipped; equal watermarks across a page boundary are continued by key, so none is read
- * twice. `job.lookbackSeconds` moves the lower bound back to re-read late commits. A tombstone
- * table is just a job with action `Delete`; `job.softDelete` turns matching rows into `Delete`
- * messages. Rows whose watermark column is NULL are never detected.
+ * A run first captures the column's maximum as its upper bound and, for time stamps, the
+ * source's settled horizon (settled-horizon.ts), then reads rows with
+ * `lower < watermark <= upper` and `watermark < horizon`, ordered by (watermark, key),
+ * keyset-paged by that pair. Rows that change while the run reads get a watermark beyond the
+ * bounds and are read by the next run; rows at or after the horizon (their second is not over,
+ * a transaction that stamped them is still open) are left to the next run too, so the watermark
+ * never passes a row that can still appear. Equal watermarks across a page boundary are
+ * continued by key, so none is read twice. `job.lookbackSeconds` moves the lower bound back
+ * (clock skew of application-set stamps, late replicas). A tombstone table is just a job with
+ * action `Delete`; `job.softDelete` turns matching rows into `Delete` messages. Rows whose
+ * watermark column is NULL are never detected.
  */
 export class SqlSource extends ConnectorBase implements SourceConnector, RelatedValueLookup {
   constructor(
     private readonly db: SqlDatabase,
-    /** Time of detection (`detectedAt`). */
-    private readonly clock: Pick<Clock, 'now'>,
+    /** Time of detection (`detectedAt`) and the pauses of a PostgreSQL counter's snapshot. */
+    private readonly clock: Pick<Clock, 'now' | 'sleep'>,
+    /** Where a horizon held back by an open transaction, or an unsettled counter, is told. Default: nowhere. */
+    private readonly warn: (message: string) => void = () => undefined,
   ) {
     super();
   }
@@ -46,6 +53,7 @@ export class SqlSource extends ConnectorBase implements SourceConnector, Related
     let position: RunPosition;
     let lower: unknown;
     const columnWhat = `${what}: watermark field "${job.watermark.field}"`;
+    const settle = job.settleSeconds ?? DEFAULT_SETTLE_SECONDS;
     if (options.cursor) {
       position = decodeCursor(options.cursor);
     } else if (dialect.kind === 'sqlite' && type === 'datetime') {
@@ -54,16 +62,32 @@ export class SqlSource extends ConnectorBase implements SourceConnector, Related
       const floor = current === null || current === INITIAL_DATETIME ? null : lookbackLowerBound(type, current, job.lookbackSeconds);
       const window = await openSqliteDatetimeWindow(this.db, entity, column, floor, columnWhat);
       if (!window) return;
-      position = { upper: window.upper, exact: { floor: window.floor, ceiling: window.ceiling, ...(window.numeric ? { numeric: window.numeric } : {}) } };
+      const horizon = await this.horizon(type, settle, job.name);
+      position = { upper: window.upper, exact: { floor: window.floor, ceiling: window.ceiling, before: horizon.before, ...(window.numeric ? { numeric: window.numeric } : {}) } };
       lower = window.lower;
     } else {
-      const [bound] = await this.db.query(buildUpperBoundQuery(entity, column), [], `read the maximum of ${column} in ${entity}`);
-      if (bound?.upper === null || bound?.upper === undefined) return;
-      position = { upper: bound.upper };
+      let upper: unknown;
+      if (dialect.kind === 'postgres' && type === 'number') {
+        const snapshot = await numberSnapshot(this.db, entity, column, this.clock);
+        if (snapshot.unsettled) {
+          this.warn(`job "${job.name}": other transactions kept writing while the maximum of ${column} in ${entity} was read; a number they hold could lie below it, so this run reads nothing and the next one tries again`);
+          return;
+        }
+        upper = snapshot.upper;
+      } else {
+        const [bound] = await this.db.query(buildUpperBoundQuery(entity, column), [], `read the maximum of ${column} in ${entity}`);
+        upper = bound?.upper;
+      }
+      if (upper === null || upper === undefined) return;
+      position = { upper };
+      if (type === 'datetime' || type === 'date') {
+        const horizon = await this.horizon(type, settle, job.name);
+        position.before = dialect.watermarkParameter(type, horizon.before, upper, columnWhat);
+      }
       const current = watermark.value;
       if (current !== null) {
         lower = type
-          ? dialect.watermarkParameter(type, lookbackLowerBound(type, current, job.lookbackSeconds), bound.upper, columnWhat)
+          ? dialect.watermarkParameter(type, lookbackLowerBound(type, current, job.lookbackSeconds), upper, columnWhat)
           : current;
       }
     }
@@ -97,7 +121,7 @@ export class SqlSource extends ConnectorBase implements SourceConnector, Related
     for (;;) {
       const { sql, params } = buildChangeQuery(dialect, {
         entity, watermark: column, keys, filter: job.filter, softDelete: job.softDelete,
-        upper: position.upper, lower, after: position.after, limit: pageSize, what,
+        upper: position.upper, before: position.before, lower, after: position.after, limit: pageSize, what,
       });
       const rows = await this.db.query(sql, params, `read changes from ${entity}`);
       if (rows.length === 0) return;
@@ -108,6 +132,19 @@ export class SqlSource extends ConnectorBase implements SourceConnector, Related
       yield changePage(changes, { cursor: encodeCursor(position), hasMore });
       if (!hasMore) return;
     }
+  }
+
+  /** The source's settled horizon; an open transaction holding it back is told, as are hidden sessions. */
+  private async horizon(type: 'datetime' | 'date', settleSeconds: number, jobName: string): Promise<SettledHorizon> {
+    const horizon = await settledHorizon(this.db, type, settleSeconds);
+    if (horizon.heldBy) {
+      const { since, pid, application } = horizon.heldBy;
+      this.warn(`job "${jobName}": reads changes stamped before ${since} only: a transaction open since then (pid ${pid}${application ? `, application "${application}"` : ''}) may still commit rows stamped at that time`);
+    }
+    if (horizon.hiddenSessions) {
+      this.warn(`job "${jobName}": ${horizon.hiddenSessions} session(s) of other users cannot be seen (grant pg_read_all_stats to the connection's user): rows their open transactions commit late could be missed`);
+    }
+    return horizon;
   }
 
   async lookupRelated(entity: string, matchField: string, returnField: string, value: unknown): Promise<unknown> {

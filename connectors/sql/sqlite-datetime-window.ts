@@ -86,10 +86,10 @@ async function exactTextMaximum(db: SqlDatabase, entity: string, column: string,
 
 /**
  * The canonical time of a stored value, or null when it lies outside the window (the SQL bounds
- * are supersets).
+ * are supersets) or at or after the settled horizon `before`.
  * @throws ConfigError naming the column and the value when SQLite would not read it as a time.
  */
-export function inSqliteWindow(window: Pick<SqliteDatetimeWindow, 'floor' | 'ceiling' | 'numeric'>, raw: unknown, what: string): string | null {
+export function inSqliteWindow(window: Pick<SqliteDatetimeWindow, 'floor' | 'ceiling' | 'numeric'> & { before?: string }, raw: unknown, what: string): string | null {
   let canonical: string;
   if (typeof raw === 'number' && window.numeric) {
     if (numericTimeKind(raw, what) !== window.numeric) {
@@ -100,5 +100,7 @@ export function inSqliteWindow(window: Pick<SqliteDatetimeWindow, 'floor' | 'cei
   else if (typeof raw === 'string' && !window.numeric) canonical = sqliteTextToCanonical(raw, what);
   else throw new ConfigError(`${what}: the column holds both numbers and text (found ${JSON.stringify(raw)}); a SQLite datetime watermark column must hold one or the other`);
   if (window.floor !== null && canonical <= window.floor) return null;
+  // At or after the settled horizon: its second is not over yet, the next run reads it.
+  if (window.before !== undefined && canonical >= window.before) return null;
   return canonical > window.ceiling ? null : canonical;
 }

@@ -69,7 +69,11 @@ export const jobSchema = documented(
       pageSize: documented(z.number().int().positive().default(500), 'Rows read per source page. Default 500.'),
       lookbackSeconds: documented(
         z.number().int().min(0).default(0),
-        'Re-read changes this many seconds behind the watermark (absorbs late commits). Default 0.',
+        "Re-read changes this many seconds behind the watermark (stamps set by an application whose clock runs behind the source's, late replicas). Not needed for correctness: a run never reads past the source's settled horizon. Default 0.",
+      ),
+      settleSeconds: documented(
+        z.number().min(0).max(3600).optional(),
+        "Settle margin: changes stamped less than this many seconds before the source's clock (on PostgreSQL also those at or after the start of its oldest open transaction) are left to the next run, so a stamp taken shortly before its commit is never passed by the watermark. Default 1 for SQL sources, 5 for OData services.",
       ),
       softDelete: documented(
         filterConditionSchema.optional(),

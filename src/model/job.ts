@@ -74,8 +74,19 @@ export interface Job {
   responseJob?: string;
   /** Rows read per source page. Default 500. */
   pageSize: number;
-  /** Re-read changes this many seconds behind the watermark (absorbs late commits). Default 0. */
+  /**
+   * Re-read changes this many seconds behind the watermark: for stamps an application sets from
+   * a clock that runs behind the source's, or a replica that applies late. Not needed for
+   * correctness: a run never reads past the source's settled horizon. Default 0.
+   */
   lookbackSeconds: number;
+  /**
+   * The settle margin: changes stamped less than this many seconds before the source's clock
+   * (and, on PostgreSQL, at or after the start of its oldest open transaction) are left to the
+   * next run, so that a stamp taken shortly before its commit is not passed by the watermark.
+   * Default: 1 for SQL sources, 5 for OData services.
+   */
+  settleSeconds?: number;
   /** Rows matching this condition are sent as `Delete` messages (soft-delete column). */
   softDelete?: FilterCondition;
 }

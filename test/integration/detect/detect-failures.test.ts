@@ -35,7 +35,7 @@ describe.each(ENGINES)('detection failures on %s', (engine) => {
       if (engine === 'sqlite') expect(error).toMatch(/^sqlite connection "down": read the maximum of "modified_at" in "up": .*unable to open database file/);
       else expect(error).toMatch(/^postgres connection "down": .*ECONNREFUSED/);
       expect(runs[0]).toMatchObject({ watermarkBefore: tracker(1), watermarkAfter: tracker(1), sentByQueue: {} });
-      expect(await rig.watermark('down-job')).toEqual({ jobName: 'down-job', watermark: tracker(1), lastCronRun, persisted: true });
+      expect(await rig.watermark('down-job')).toEqual({ jobName: 'down-job', watermark: tracker(1), lastCronRun, persisted: true, resync: null });
 
       const [record] = await rig.runtime.runLog.latest('down-job');
       expect(record).toMatchObject({ jobName: 'down-job', trigger: 'scheduled', outcome: 'Failed', error, watermarkBefore: tracker(1), watermarkAfter: tracker(1) });

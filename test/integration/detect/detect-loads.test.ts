@@ -27,7 +27,7 @@ describe.each(ENGINES)('detection loads on %s', (engine) => {
       const sent = await rig.take();
       expect(summary(sent)).toEqual(rows.map((r) => [r.id, 'NewUpdate', r.modified_at.replace(/Z$/, '0000Z')]));
       expect(sent[0]).toMatchObject({ jobName: 'full-load', targetKey: { crm_id: 'F-00001' }, fields: { crm_id: 'F-00001', name: 'NAME 1', city: 'Berlin' } });
-      expect(await rig.watermark('full-load')).toEqual({ jobName: 'full-load', watermark: tracker(6), lastCronRun: run.startedAt, persisted: true });
+      expect(await rig.watermark('full-load')).toEqual({ jobName: 'full-load', watermark: tracker(6), lastCronRun: run.startedAt, persisted: true, resync: null });
 
       const [record] = await rig.runtime.runLog.latest('full-load');
       expect(record).toEqual(run);

@@ -1,3 +1,5 @@
+import { JobActionType } from '../../../src/model/job';
+import type { QueueMessage } from '../../../src/model/queue-message';
 import { createSyncFixture, type SyncFixture } from '../../support/sync-fixture';
 
 /**
@@ -57,7 +59,7 @@ describe('resync inside the duplicate detection window', () => {
     const job = f.runtime.init.getJob('crm-accounts');
     const sender = f.runtime.sender;
     const { resync } = await f.runtime.watermarks.getWatermarkByJobName('crm-accounts');
-    const message = { version: 1, jobName: job.name, action: 'NewUpdate', sourceKey: 'A-99', targetKey: { crm_id: 'A-99' }, changeTracker: '2026-01-01T11:00:00.0000000Z', fields: { crm_id: 'A-99', name: 'X' }, correlationId: 'c', detectedAt: '2026-01-01T11:00:00Z', ...(resync ? { resync } : {}) } as const;
+    const message: QueueMessage = { version: 1, jobName: job.name, action: JobActionType.NewUpdate, sourceKey: 'A-99', targetKey: { crm_id: 'A-99' }, changeTracker: '2026-01-01T11:00:00.0000000Z', fields: { crm_id: 'A-99', name: 'X' }, correlationId: 'c', detectedAt: '2026-01-01T11:00:00Z', ...(resync ? { resync } : {}) };
     await sender.addMessageOrSend({ ...message }, 'high');
     await sender.flushBatch();
     await sender.addMessageOrSend({ ...message }, 'high');

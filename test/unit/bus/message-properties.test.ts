@@ -48,7 +48,7 @@ describe('messageIdFor', () => {
     const resent = { ...message, resync: '2026-12-06T04:00:00.000Z~0a1b2c' };
     expect(messageIdFor(resent)).toBe(expected);
     expect(messageIdFor(resent)).not.toBe(messageIdFor(message));
-    expect(messageIdFor({ ...resent, correlationId: 'again' })).toBe(expected);
+    expect(messageIdFor({ ...resent, sourceKey: resent.sourceKey })).toBe(expected);
   });
 
   it('differs when any identity part differs, and separators cannot make parts collide', () => {

@@ -46,6 +46,19 @@ describe('OdataSource against SAP CAP (OData V4, in-memory SQLite)', () => {
     expect((await readRun(source, mapping, job, watermark)).messages).toEqual([]);
   });
 
+  it('leaves changes stamped in the current second (by the service\'s Date header) to the next run, so one written later in that second is not lost', async () => {
+    const second = new Date(Math.floor(Date.now() / 1000) * 1000).toISOString();
+    const older = new Date(Date.parse(second) - 10_000).toISOString();
+    await seedBooks(server, [{ ID: 1, modifiedAt: older }, { ID: 2, modifiedAt: second }]);
+    const settleJob = { ...job, settleSeconds: 1 };
+    const watermark = fresh();
+    expect(ids((await readRun(odata.source(), mapping, settleJob, watermark)).messages)).toEqual([1]);
+    await server.sql('INSERT INTO hw_Books (ID, title, stock, modifiedAt) VALUES (3, ?, 3, ?)', ['Late', second]);
+    await new Promise((resolve) => setTimeout(resolve, 2100));
+    expect(ids((await readRun(odata.source(), mapping, settleJob, watermark)).messages)).toEqual([2, 3]);
+    expect((await readRun(odata.source(), mapping, settleJob, watermark)).messages).toEqual([]);
+  });
+
   it('asks for $select of the mapped fields, $filter between the bounds and $orderby watermark then key', async () => {
     await seedBooks(server, [1, 2].map((ID) => ({ ID, modifiedAt: at(ID) })));
     const viaProxy = openOdata(`${proxy.origin}/odata/v4/catalog/`);

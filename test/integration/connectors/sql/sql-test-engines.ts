@@ -17,7 +17,7 @@ import type { WatermarkValue } from '../../../../src/model/watermark-value';
 
 export type EngineName = 'sqlite' | 'postgres';
 export const ENGINE_NAMES: EngineName[] = ['sqlite', 'postgres'];
-const PG_URL = process.env.HIGHWATER_TEST_PG_URL;
+export const PG_URL = process.env.HIGHWATER_TEST_PG_URL;
 
 /** `describe` for an engine, or `describe.skip` with a printed notice when it is not available here. */
 export function describeEngine(name: EngineName): jest.Describe {
