@@ -13,7 +13,10 @@ const SCHEMA = `
 /**
  * The SQLite source (WAL, so the host reads while the workload writes). Change timestamps come
  * from the workload's clock, cut to `resolutionMs` (default 100): a coarse clock, so that
- * independent transactions share timestamps too.
+ * independent transactions share timestamps too — or, with `stamps: 'database'`, from SQLite's
+ * own clock inside the writing transaction at whole seconds, as `DEFAULT CURRENT_TIMESTAMP` or
+ * `datetime('now')` write them (`2026-01-02 03:04:05`): dozens of transactions share a second,
+ * and rows keep arriving in a second a detection run has already read.
  */
 export class SqliteSourceDb implements SourceDb {
   readonly kind = 'sqlite' as const;
@@ -22,6 +25,7 @@ export class SqliteSourceDb implements SourceDb {
   constructor(
     readonly file: string,
     private readonly resolutionMs = 100,
+    private readonly stamps: 'workload' | 'database' = 'workload',
   ) {
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
@@ -29,15 +33,18 @@ export class SqliteSourceDb implements SourceDb {
     if (!this.db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'items'").get()) this.db.exec(SCHEMA);
   }
 
-  stamp(): string {
+  stamp(): string | undefined {
+    if (this.stamps === 'database') return undefined;
     return new Date(Math.floor(Date.now() / this.resolutionMs) * this.resolutionMs).toISOString();
   }
 
   async write(op: WriteOp, at: string | undefined, lateMs: number): Promise<void> {
-    const stamp = at ?? this.stamp();
     if (lateMs > 0) await sleep(lateMs);
+    const databaseClock = this.db.prepare(`SELECT strftime('%Y-%m-%d %H:%M:%S', 'now') AS s`).pluck();
+    let stamp = at ?? this.stamp();
     const item = (row: { id: string } & ItemValues) => [row.category_id, row.name, row.qty, row.note, stamp, row.id];
     this.db.transaction(() => {
+      stamp ??= databaseClock.get() as string;
       switch (op.kind) {
         case 'insertCategory':
           this.db.prepare('INSERT INTO categories (id, name, modified_at) VALUES (?, ?, ?)').run(op.id, op.name, stamp);

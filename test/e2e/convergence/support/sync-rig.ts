@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -22,8 +23,15 @@ export interface SyncRigOptions {
   source: SourceKind;
   /** Names the temp folder and the PostgreSQL schema. */
   label: string;
-  /** Seconds re-read behind the watermark. Default 5 (the workload commits up to 2 s late). */
+  /**
+   * Seconds re-read behind the watermark. Default 0: the settled horizon keeps late commits
+   * (PostgreSQL `now()`) and second-resolution stamps from being passed; only stamps an
+   * application takes from its own clock long before it commits (`sourceStamps: 'workload'` with
+   * late writes) need one.
+   */
   lookbackSeconds?: number;
+  /** SQLite only: who stamps changes (see SqliteSourceDb). Default 'database' (whole seconds, SQLite's clock). */
+  sourceStamps?: 'workload' | 'database';
   /** Rows per source page. Default 50. */
   pageSize?: number;
   /** Items job: retries before an item whose category is missing is parked. Default 2 (4 s, 9 s). */
@@ -71,13 +79,15 @@ export class SyncRig {
       const schema = `hw_${options.label.replace(/\W/g, '_')}_${process.pid}`;
       const url = process.env[PG_URL_SETTING];
       if (options.source === 'postgres' && !url) throw new Error(`${PG_URL_SETTING} is not set`);
-      const db = options.source === 'sqlite' ? new SqliteSourceDb(path.join(dir, 'source.db')) : await PostgresSourceDb.create(url as string, schema);
+      const db = options.source === 'sqlite'
+        ? new SqliteSourceDb(path.join(dir, 'source.db'), 100, options.sourceStamps ?? 'database')
+        : await PostgresSourceDb.create(url as string, schema);
       createTargetDatabase(path.join(dir, 'target.db'));
       writeSyncConfig(dir, {
         source: options.source,
         pgSchema: schema,
         pgUrlSetting: PG_URL_SETTING,
-        lookbackSeconds: options.lookbackSeconds ?? 5,
+        lookbackSeconds: options.lookbackSeconds ?? 0,
         pageSize: options.pageSize ?? 50,
         schedule: SCHEDULE,
         transitiveRetries: options.transitiveRetries ?? 2,
@@ -205,6 +215,22 @@ export class SyncRig {
         requeued += count;
       }
     }
+  }
+
+  /**
+   * What an operator does to resync a job's target: empties the target table and resets the
+   * job's watermark as `highwater watermark reset` does (a new resync token with it). The host
+   * keeps running; its next run sends everything again, inside the bus's duplicate window.
+   */
+  async resync(job: string, targetTable: string): Promise<void> {
+    const target = new Database(path.join(this.dir, 'target.db'));
+    try {
+      target.pragma('busy_timeout = 10000');
+      target.prepare(`DELETE FROM ${targetTable}`).run();
+    } finally {
+      target.close();
+    }
+    await (await this.watermarks()).resetWatermark(job);
   }
 
   /** Transitive queues holding messages. */
