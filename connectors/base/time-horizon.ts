@@ -28,3 +28,19 @@ export function timeHorizon(type: string | undefined, now: Date, settleSeconds: 
   const settled = new Date(now.getTime() - Math.max(0, settleSeconds) * 1000).toISOString();
   return type === 'date' ? settled.slice(0, 10) : `${settled.slice(0, 19)}.0000000Z`;
 }
+
+/** How far beyond the horizon the newest stamp may lie before a run says so: clock skew is seconds, not an hour. */
+const FUTURE_TOLERANCE_MS = 60 * 60 * 1000;
+
+/**
+ * A warning when the newest change is stamped more than an hour after the source's settled
+ * horizon: such rows (a wrong clock, a hand-edited stamp) wait until their time comes — before
+ * the horizon existed they moved the watermark into the future and every later change was lost.
+ * @param upper the column's maximum, canonical; @param before the horizon, canonical.
+ */
+export function futureStampWarning(jobName: string, upper: string, before: string): string | undefined {
+  const time = (canonical: string) => Date.parse(canonical.length === 10 ? `${canonical}T00:00:00Z` : `${canonical.slice(0, 19)}Z`);
+  const ahead = time(upper) - time(before);
+  if (!(ahead > FUTURE_TOLERANCE_MS)) return undefined;
+  return `job "${jobName}": the newest change is stamped ${upper}, ${Math.round(ahead / 60_000)} min after the source's clock: changes stamped in the future are read when their time comes (check the writer's clock or the stamp)`;
+}

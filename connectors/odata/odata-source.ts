@@ -1,5 +1,5 @@
 import { changePage, serializeRows } from '../base/change-page';
-import { SERVICE_SETTLE_SECONDS, serviceNow, timeHorizon } from '../base/time-horizon';
+import { futureStampWarning, SERVICE_SETTLE_SECONDS, serviceNow, timeHorizon } from '../base/time-horizon';
 import { ConnectorBase, canonicalChangeTracker } from '../base/connector-base';
 import { type RelatedValueLookup, ResolverCache } from '../base/resolvers';
 import type { RetrieveOptions, SourceConnector, SourcePage } from '../base/source-connector';
@@ -83,7 +83,11 @@ export class OdataSource extends ConnectorBase implements SourceConnector, Relat
       const now = serviceNow(top.headers.get('date'), this.options.clock.now());
       const horizon = timeHorizon(type, now, job.settleSeconds ?? SERVICE_SETTLE_SECONDS);
       // Only when the newest change may be unsettled: a settled maximum needs no second bound.
-      if (horizon !== undefined && horizon <= upper) conditions.push(`${field} lt ${watermarkLiteral(type, horizon)}`);
+      if (horizon !== undefined && horizon <= upper) {
+        conditions.push(`${field} lt ${watermarkLiteral(type, horizon)}`);
+        const future = futureStampWarning(job.name, upper, horizon);
+        if (future) this.options.delta?.warn?.(future);
+      }
       const current = watermark.value;
       if (current !== null && !INITIAL.has(current)) {
         const lower = type ? lookbackLowerBound(type, current, job.lookbackSeconds) : current;

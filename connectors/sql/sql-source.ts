@@ -5,11 +5,12 @@ import type { RetrieveOptions, SourceConnector, SourcePage } from '../base/sourc
 import type { Clock } from '../../src/platform/clock';
 import { type Job, JobActionType } from '../../src/model/job';
 import type { Mapping } from '../../src/model/mapping';
-import { parseWatermarkType, type WatermarkValue } from '../../src/model/watermark-value';
+import { parseWatermarkType, WatermarkValue } from '../../src/model/watermark-value';
 import { decodeCursor, encodeCursor, lookbackLowerBound, type RunPosition } from './change-window';
 import { quoteEntity, quoteIdentifier, type SqlDatabase, SqlParams, type SqlRow } from './dialect';
 import { buildChangeQuery, buildUpperBoundQuery, DELETED_FLAG } from './sql-query';
 import { inSqliteWindow, openSqliteDatetimeWindow } from './sqlite-datetime-window';
+import { futureStampWarning } from '../base/time-horizon';
 import { DEFAULT_SETTLE_SECONDS, numberSnapshot, type SettledHorizon, settledHorizon } from './settled-horizon';
 
 /** The datetime type's default watermark: nothing read yet, so no lower bound. */
@@ -63,6 +64,7 @@ export class SqlSource extends ConnectorBase implements SourceConnector, Related
       const window = await openSqliteDatetimeWindow(this.db, entity, column, floor, columnWhat);
       if (!window) return;
       const horizon = await this.horizon(type, settle, job.name);
+      this.warnFuture(job.name, window.ceiling, horizon.before);
       position = { upper: window.upper, exact: { floor: window.floor, ceiling: window.ceiling, before: horizon.before, ...(window.numeric ? { numeric: window.numeric } : {}) } };
       lower = window.lower;
     } else {
@@ -83,6 +85,7 @@ export class SqlSource extends ConnectorBase implements SourceConnector, Related
       if (type === 'datetime' || type === 'date') {
         const horizon = await this.horizon(type, settle, job.name);
         position.before = dialect.watermarkParameter(type, horizon.before, upper, columnWhat);
+        this.warnFuture(job.name, upper, horizon.before, type);
       }
       const current = watermark.value;
       if (current !== null) {
@@ -132,6 +135,18 @@ export class SqlSource extends ConnectorBase implements SourceConnector, Related
       yield changePage(changes, { cursor: encodeCursor(position), hasMore });
       if (!hasMore) return;
     }
+  }
+
+  /** Tells when the newest stamp lies far in the future (see futureStampWarning); a value that does not read as a time is left to the run's own checks. */
+  private warnFuture(jobName: string, upper: unknown, before: string, type?: 'datetime' | 'date'): void {
+    let canonical: string;
+    try {
+      canonical = typeof upper === 'string' && type === undefined ? upper : WatermarkValue.canonicalize(type ?? 'datetime', upper);
+    } catch {
+      return;
+    }
+    const warning = futureStampWarning(jobName, canonical, before);
+    if (warning) this.warn(warning);
   }
 
   /** The source's settled horizon; an open transaction holding it back is told, as are hidden sessions. */

@@ -1,4 +1,4 @@
-import { serviceNow, timeHorizon } from '../../../connectors/base/time-horizon';
+import { futureStampWarning, serviceNow, timeHorizon } from '../../../connectors/base/time-horizon';
 
 describe('timeHorizon', () => {
   const now = new Date('2026-03-04T05:06:07.890Z');
@@ -29,5 +29,18 @@ describe('serviceNow', () => {
   it('falls back to our clock without a readable header', () => {
     expect(serviceNow(null, ours)).toBe(ours);
     expect(serviceNow('yesterday-ish', ours)).toBe(ours);
+  });
+});
+
+describe('futureStampWarning', () => {
+  it('says so when the newest stamp lies more than an hour after the horizon', () => {
+    expect(futureStampWarning('j', '2030-01-01T00:00:00.0000000Z', '2026-03-04T05:06:07.0000000Z')).toMatch(
+      /^job "j": the newest change is stamped 2030-01-01T00:00:00.0000000Z, \d+ min after the source's clock: changes stamped in the future are read when their time comes/,
+    );
+    expect(futureStampWarning('j', '2026-03-05', '2026-03-03')).toMatch(/2880 min after/);
+  });
+  it('is quiet for clock skew and unsettled seconds', () => {
+    expect(futureStampWarning('j', '2026-03-04T05:36:07.0000000Z', '2026-03-04T05:06:07.0000000Z')).toBeUndefined();
+    expect(futureStampWarning('j', '2026-03-04T05:06:06.0000000Z', '2026-03-04T05:06:07.0000000Z')).toBeUndefined();
   });
 });

@@ -53,6 +53,15 @@ describeEngine('sqlite')('settled horizon on SQLite (second-resolution stamps)',
     expect(ids(await readRun(db.source(), mapping, { ...job, settleSeconds: 5 }, WatermarkValue.initialize('datetime', null)))).toEqual([]);
   });
 
+  it('a row stamped in the future waits for its time instead of moving the watermark past every later change', async () => {
+    await db.exec(`DROP TABLE events; CREATE TABLE events (id INTEGER PRIMARY KEY, modified TEXT NOT NULL)`);
+    await db.exec(`INSERT INTO events VALUES (1, datetime('now', '-5 seconds')), (2, '2999-01-01 00:00:00')`);
+    const watermark = WatermarkValue.initialize('datetime', null);
+    expect(ids(await readRun(db.source(), mapping, job, watermark))).toEqual(['1']);
+    await db.exec(`INSERT INTO events VALUES (3, datetime('now', '-3 seconds'))`);
+    expect(ids(await readRun(db.source(), mapping, job, watermark))).toEqual(['3']);
+  });
+
   it('date watermarks read only the days that are over', async () => {
     await db.exec(`DROP TABLE events; CREATE TABLE events (id INTEGER PRIMARY KEY, modified TEXT NOT NULL)`);
     await db.exec(`INSERT INTO events VALUES (1, date('now', '-1 days')), (2, date('now'))`);
