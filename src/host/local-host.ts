@@ -4,6 +4,7 @@ import { defaultConnectorRegistry } from '../../connectors/default-registry';
 import { loadConfigFolder } from '../config/load-config';
 import type { HttpRoute } from '../http/http-types';
 import { systemClock, type Clock } from '../platform/clock';
+import { lockDataDir } from '../platform/data-dir-lock';
 import type { Priority } from '../platform/queue-topology';
 import { readSettings, type Settings } from '../platform/settings';
 import { startGaugeSampler } from '../runtime/gauges';
@@ -89,9 +90,17 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
   const configDir = path.resolve(options.configDir);
   const port = options.port ?? 7071;
   const mode = chosenMode(options, settings);
-  // A broken config folder or a taken port is reported at once, not after Azurite has started.
-  await loadConfigFolder(configDir, { connectionTypes: (options.registry ?? defaultConnectorRegistry()).connectionTypes() });
-  await assertPortFree(port);
+  // A second host on this data folder is refused before it touches the folder's bus and tables.
+  const lock = lockDataDir(settings.dataDir);
+  try {
+    // A broken config folder or a taken port is reported at once, not after Azurite has started.
+    await loadConfigFolder(configDir, { connectionTypes: (options.registry ?? defaultConnectorRegistry()).connectionTypes() });
+    await assertPortFree(port);
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
+  const dataDirLock = resource('the data folder lock', async () => lock, async (l) => l.release());
 
   // Application Insights when its connection string is set, and always the local metrics the
   // status page charts from.
@@ -134,7 +143,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
   const schedule = { settings, configDir, runtime, clock, log, telemetryLog: () => telemetry.value.log };
   const timers: LifecycleComponent[] = options.noSchedule ? [] : [requeueComponent(schedule), detectionScheduleComponent(schedule)];
 
-  const stop = await startInOrder([telemetry, runtime, prepared, gauges, durable, processors, server, ...timers], {
+  const stop = await startInOrder([dataDirLock, telemetry, runtime, prepared, gauges, durable, processors, server, ...timers], {
     onStopError: (err) => log.warn(`stopping: ${String(err)}`),
   });
   return {
