@@ -38,14 +38,17 @@ export abstract class ConnectorBase {
    * - `actionParameters`: for `InvokeAction`, the mapped fields.
    * - `correlationId`: a fresh UUID.
    * @throws ConfigError when the mapping does not fit the row; PermanentError when a value cannot
-   *   be converted or a key is null; TransitiveError / PermanentError from resolvers (see `resolveValue`).
+   *   be converted or a key is null or empty; TransitiveError / PermanentError from resolvers (see `resolveValue`).
    */
   static async serialize(row: SourceRow, mapping: Mapping, job: Job, ctx: SerializeContext): Promise<QueueMessage> {
     const sourceKey = joinSourceKey(
       mapping.source.key.map((field) => {
         const value = row[field];
         if (value === null || value === undefined) throw new PermanentError(`mapping "${mapping.name}": source key field "${field}" is null`);
-        return toText(value);
+        const text = toText(value);
+        // An empty key part joins to the same key as a NULL one and cannot address a record: stop like NULL.
+        if (text === '') throw new PermanentError(`mapping "${mapping.name}": source key field "${field}" is empty`);
+        return text;
       }),
     );
     const fields: Record<string, JsonValue> = {};

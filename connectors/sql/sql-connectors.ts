@@ -28,7 +28,7 @@ const load = {
 };
 /* eslint-enable @typescript-eslint/no-require-imports */
 
-function openSqlite(ctx: ConnectorContext): SqliteDatabase {
+export function openSqlite(ctx: ConnectorContext): SqliteDatabase {
   const settings = ctx.connection.settings as unknown as SqliteSettings;
   return new (load.sqlite())({
     file: path.resolve(ctx.configDir, settings.file),
@@ -40,7 +40,7 @@ function openSqlite(ctx: ConnectorContext): SqliteDatabase {
   });
 }
 
-function openPostgres(ctx: ConnectorContext): PostgresDatabase {
+export function openPostgres(ctx: ConnectorContext): PostgresDatabase {
   const settings = ctx.connection.settings as PostgresSettings;
   const password = readSecret(ctx, 'password');
   const connectionString = readSecret(ctx, 'connectionString');

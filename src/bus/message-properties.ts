@@ -2,7 +2,7 @@ import { createHash, hash } from 'node:crypto';
 import { errorMessage, errorTypeName } from '../platform/errors';
 import { serializeQueueMessage, type QueueMessage } from '../model/queue-message';
 import type { ApplicationProperties, OutgoingMessage } from './message-bus';
-import { secretNamePattern, URL_PASSWORD } from '../platform/secret-vocabulary';
+import { secretNamePattern, URL_USERINFO } from '../platform/secret-vocabulary';
 
 /**
  * The broker-visible side of the message contract (ARCHITECTURE §6): message id, subject,
@@ -116,8 +116,8 @@ const SECRET_PATTERNS: ReadonlyArray<[RegExp, string]> = [
   [new RegExp(String.raw`("?\b${SECRET_NAME}"?\s*:\s*"?)(?!(?:Bearer|Basic)\s)([^"\s,;}]+)`, 'gi'), '$1***'],
   // Authorization headers.
   [/\b(Bearer|Basic)\s+[A-Za-z0-9\-._~+/]+=*/gi, '$1 ***'],
-  // Credentials in URLs: scheme://user:password@host, also with an empty user name.
-  [URL_PASSWORD, '$1***@'],
+  // Credentials in URLs: all user info (user:password, a token alone, encoded credentials).
+  [URL_USERINFO, '$1***@'],
   // Bare JWTs (three base64url segments starting with a JSON header).
   [/\beyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g, '***'],
 ];

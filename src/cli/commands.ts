@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { registerQueuesCommand } from './commands/queues';
+import { registerCheckCommand } from './commands/check';
 import { registerConfigCommands } from './commands/config';
 import { registerWatermarkCommands } from './commands/watermark';
 import { registerRunCommand } from './commands/run';
@@ -15,6 +16,7 @@ import { registerTablesCommands } from './commands/tables';
 export function registerCommands(program: Command): void {
   registerQueuesCommand(program);
   registerConfigCommands(program);
+  registerCheckCommand(program);
   registerWatermarkCommands(program);
   registerRunCommand(program);
   registerRunsCommand(program);

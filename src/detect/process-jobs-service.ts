@@ -9,7 +9,8 @@ import { JobRunLock } from './job-run-lock';
 import { detectChanges } from './read-changes';
 import { RunProgress } from './run-progress';
 import { readRunSettings, type RunSettings } from './run-settings';
-import { isRunStateStore, type RunStateStore } from './run-state';
+import { MemoryBackoff } from './memory-backoff';
+import { EMPTY_RUN_STATE, isRunStateStore, type RunState, type RunStateStore } from './run-state';
 
 export interface RunJobOptions {
   trigger?: JobRunResult['trigger'];
@@ -45,14 +46,27 @@ export class ProcessJobsForRetrievalInOrderService {
     await this.deps.config.ensureInitialized();
     const now = this.deps.clock.now();
     const due = await this.deps.dueJobs(now);
-    const states = due.length > 0 ? await this.runStates()?.getAllRunStates() : undefined;
-    const jobs = due.filter((job) => !(states?.get(job.name)?.retryAt && states.get(job.name)!.retryAt!.getTime() > now.getTime()));
+    const states = due.length > 0 ? await this.readRunStates() : undefined;
+    const jobs = due.filter((job) => !this.backoff.holds(job.name, now, states ? (states.get(job.name) ?? EMPTY_RUN_STATE) : undefined));
     const results: JobRunResult[] = [];
     for (const job of jobs) {
       if (options.deadline && this.deps.clock.now().getTime() >= options.deadline.getTime()) break;
       results.push(await this.runJob(job, { trigger: 'scheduled', ...(options.deadline ? { deadline: options.deadline } : {}) }));
     }
     return results;
+  }
+
+  /** Failure backoff of this process: holds when the run state cannot be written. */
+  private readonly backoff = new MemoryBackoff();
+
+  /** All jobs' run states; none when they cannot be read (the in-memory backoff still holds). */
+  private async readRunStates(): Promise<Map<string, RunState> | undefined> {
+    try {
+      return await this.runStates()?.getAllRunStates();
+    } catch (err) {
+      this.deps.log.warn(`run states not readable, backing off failed jobs from memory: ${errorMessage(err)}`);
+      return undefined;
+    }
   }
 
   private runStates(): RunStateStore | undefined {
@@ -139,6 +153,7 @@ export class ProcessJobsForRetrievalInOrderService {
       await this.recordFailure(job, run, progress, err);
     }
     run.endedAt = deps.clock.now();
+    if (!dryRun && run.outcome === 'Succeeded') this.backoff.clear(job.name);
     if (!dryRun) await this.finish(job, run);
     return run;
   }
@@ -154,7 +169,7 @@ export class ProcessJobsForRetrievalInOrderService {
       begun = await RunProgress.begin(store, job, mapping, trigger, this.settings(), this.deps.clock, warn);
     } catch (err) {
       // Bookkeeping is best effort: without it the run reads from the watermark, as the spec's runs do.
-      warn(`job "${job.name}": run state not readable or writable, running without resume cursor and backoff: ${errorMessage(err)}`);
+      warn(`job "${job.name}": run state not readable or writable, running without resume cursor (a failure backoff is held in memory): ${errorMessage(err)}`);
       return undefined;
     }
     if (begun.cutOff) await this.finish(job, begun.cutOff);
@@ -167,14 +182,20 @@ export class ProcessJobsForRetrievalInOrderService {
    * longer accepts that position, and the next run starts from the watermark.
    */
   private async recordFailure(job: Job, run: JobRunResult, progress: RunProgress | undefined, err: unknown): Promise<void> {
-    if (!progress) return;
-    const dropResume = progress.resume !== null && run.detected === 0 && !(err instanceof TransientError);
-    if (dropResume) this.deps.log.warn(`job "${job.name}": the saved resume position was not accepted; the next run starts from the watermark`, { job: job.name });
-    try {
-      run.retryAt = await progress.failed(dropResume);
-    } catch (stateErr) {
-      this.deps.log.warn(`could not record the failure of job "${job.name}" for its backoff: ${errorMessage(stateErr)}`);
+    if (!this.runStates()) return;
+    let stored: Date | undefined;
+    if (progress) {
+      const dropResume = progress.resume !== null && run.detected === 0 && !(err instanceof TransientError);
+      if (dropResume) this.deps.log.warn(`job "${job.name}": the saved resume position was not accepted; the next run starts from the watermark`, { job: job.name });
+      try {
+        stored = await progress.failed(dropResume);
+      } catch (stateErr) {
+        this.deps.log.warn(`could not record the failure of job "${job.name}" for its backoff: ${errorMessage(stateErr)}`);
+      }
     }
+    // Held in memory as well: a store that cannot be written must not turn the backoff off.
+    run.retryAt = this.backoff.failed(job.name, this.deps.clock.now(), this.settings(), stored, progress?.failuresBefore);
+    if (!stored) this.deps.log.warn(`job "${job.name}": backoff held in memory until ${run.retryAt.toISOString()} (run state not writable)`, { job: job.name });
   }
 
   private async finish(job: Job, run: JobRunResult): Promise<void> {

@@ -4,6 +4,7 @@ import { defaultConnectorRegistry } from '../../connectors/default-registry';
 import { loadConfigFolder } from '../config/load-config';
 import type { HttpRoute } from '../http/http-types';
 import { systemClock, type Clock } from '../platform/clock';
+import { lockDataDir } from '../platform/data-dir-lock';
 import type { Priority } from '../platform/queue-topology';
 import { readSettings, type Settings } from '../platform/settings';
 import { startGaugeSampler } from '../runtime/gauges';
@@ -17,7 +18,7 @@ import { resource, startInOrder, step, type LifecycleComponent } from './lifecyc
 import type { ProcessingMode } from './processing-mode';
 import { processorsComponent, waitUntilDrained, type ProcessorView } from './processors-component';
 import { detectionScheduleComponent, requeueComponent } from './schedule-components';
-import { assertPortFree, chosenMode } from './start-checks';
+import { assertPortFree, chosenMode, runStartCheck } from './start-checks';
 
 export { WORKER_POLL_MS, type ProcessorView } from './processors-component';
 export { DEFAULT_CONCURRENCY } from './processing-mode';
@@ -53,6 +54,11 @@ export interface LocalHostOptions {
    * to another thread), unless `worker` is asked for here, which is then an error.
    */
   processing?: ProcessingMode;
+  /**
+   * Check the configuration against its systems when starting (`highwater check`), logging what
+   * it finds as warnings. Default true.
+   */
+  checkConnections?: boolean;
 }
 
 export interface LocalHost {
@@ -90,8 +96,22 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
   const port = options.port ?? 7071;
   const mode = chosenMode(options, settings);
   // A broken config folder or a taken port is reported at once, not after Azurite has started.
-  await loadConfigFolder(configDir, { connectionTypes: (options.registry ?? defaultConnectorRegistry()).connectionTypes() });
-  await assertPortFree(port);
+  const config = await loadConfigFolder(configDir, { connectionTypes: (options.registry ?? defaultConnectorRegistry()).connectionTypes() });
+  // A second host on this data folder is refused before it touches the folder's bus and tables.
+  const lock = lockDataDir(settings.dataDir);
+  try {
+    await assertPortFree(port);
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
+  const dataDirLock = resource('the data folder lock', async () => lock, async (l) => l.release());
+  // What `highwater check` finds is logged as warnings; the host starts all the same.
+  const check = resource(
+    'the connection check',
+    async () => ({ done: options.checkConnections === false ? Promise.resolve() : runStartCheck(config, { configDir, resolveSecret: (name) => process.env[name], log }) }),
+    (started) => started.done,
+  );
 
   // Application Insights when its connection string is set, and always the local metrics the
   // status page charts from.
@@ -134,7 +154,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
   const schedule = { settings, configDir, runtime, clock, log, telemetryLog: () => telemetry.value.log };
   const timers: LifecycleComponent[] = options.noSchedule ? [] : [requeueComponent(schedule), detectionScheduleComponent(schedule)];
 
-  const stop = await startInOrder([telemetry, runtime, prepared, gauges, durable, processors, server, ...timers], {
+  const stop = await startInOrder([dataDirLock, check, telemetry, runtime, prepared, gauges, durable, processors, server, ...timers], {
     onStopError: (err) => log.warn(`stopping: ${String(err)}`),
   });
   return {

@@ -26,6 +26,8 @@ const SECRET_VALUE_PATTERNS: Array<{ pattern: RegExp; what: string }> = [
   { pattern: /(?:^|;)\s*sharedaccesssignature\s*=\s*[^;\s]/i, what: 'SharedAccessSignature=' },
   // Any user info: `https://:S3cr3t@host` (no user name) is a password all the same.
   { pattern: /^[a-z][a-z0-9+.-]*:\/\/[^\s/?#@]*:[^\s/?#@]*@/i, what: 'a password in the URL' },
+  // Any other user info: a token as the user name (`https://TOKEN@host/`), or `user%3Apass`.
+  { pattern: /^[a-z][a-z0-9+.-]*:\/\/[^\s/?#@]+@/i, what: 'user info in the URL' },
   { pattern: /[?&]sig=[^&\s]/i, what: 'a SAS signature (sig=)' },
 ];
 

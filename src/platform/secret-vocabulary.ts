@@ -67,3 +67,11 @@ export const URL_PASSWORD = /(\b[a-z][a-z0-9+.-]*:\/\/[^\s/?#@:]*:)([^\s/?#@]*)@
 export function hasUrlPassword(text: string): boolean {
   return new RegExp(URL_PASSWORD.source, 'i').test(text);
 }
+
+/**
+ * A URL's whole user info (`scheme://<user info>@host`): a user name, a token used as the user
+ * name (`https://TOKEN@host/`), `user:password`, or credentials percent-encoded (`user%3Apass`).
+ * Group 1 is the scheme with `//`. Scrubbing hides all of it: a token alone is as secret as a
+ * password, and which part is the secret cannot be told from the text.
+ */
+export const URL_USERINFO = /(\b[a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]+@/gi;

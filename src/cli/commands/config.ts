@@ -130,7 +130,9 @@ export function registerConfigCommands(program: Command, deps: ConfigCommandDeps
     .description('check the config folder against the schema (no storage needed); warns about files it names that do not exist')
     .option(...dirOption)
     .option('--json', 'print { folder, valid, counts, issues, warnings } as JSON (exit 1 when not valid)')
-    .action(async (options: { config: string; json?: boolean }) => {
+    .option('--connect', 'also open every connection and check what the config names there (as `highwater check`)')
+    .action(async (options: { config: string; json?: boolean; connect?: boolean }) => {
+      if (options.connect) return (await import('./check')).runCheck(options.config, options.json, (await import('./check')).defaultCheckDeps);
       const { report, config: loaded, error } = await validateFolder(options.config, deps.validateOptions);
       if (options.json) {
         deps.print(JSON.stringify(report, null, 2));

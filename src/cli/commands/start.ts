@@ -15,6 +15,7 @@ import { newResyncToken } from '../../model/watermark-record';
 import { withLiveRuns } from './live-runs';
 import { PRIORITIES, type Priority } from '../../platform/queue-topology';
 import { DEFAULT_CONCURRENCY } from '../../host/processing-mode';
+import { lockDataDir } from '../../platform/data-dir-lock';
 
 export interface HostCommandOptions {
   config: string;
@@ -77,6 +78,8 @@ export async function runHost(opts: HostCommandOptions): Promise<number> {
   const log = consoleLogger;
   const configDir = path.resolve(opts.config);
   const began = Date.now();
+  // Held until the host holds it: --reset must not delete the bus of another host on this folder.
+  const lock = opts.resetState ? lockDataDir(settings.dataDir) : undefined;
   if (opts.resetState && !settings.serviceBusConnectionString && !settings.serviceBusNamespace) {
     for (const suffix of ['', '-wal', '-shm']) rmSync(path.join(settings.dataDir, 'bus.sqlite') + suffix, { force: true });
   }
@@ -88,7 +91,7 @@ export async function runHost(opts: HostCommandOptions): Promise<number> {
     log,
     concurrency: opts.concurrency,
     ...(opts.resetState ? { beforeStart: async (runtime: Runtime) => log.info(await resetJobsState(runtime)) } : {}),
-  });
+  }).finally(() => lock?.release());
   log.info(`Highwater local host on ${host.url} — config ${path.relative(process.cwd(), configDir) || '.'}, tables: ${host.runtime.storage.description}, bus: ${describeBus(settings)}`);
   // Live: a job's detected and sent counts grow in the progress line while it reads.
   const live = withLiveRuns(host.stats, host.runtime.detection);

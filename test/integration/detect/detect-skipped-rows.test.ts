@@ -43,6 +43,22 @@ describe.each(ENGINES)('skipped rows on %s', (engine) => {
       expect(run.skipped).toBeUndefined();
     });
 
+    it('an empty-string source key stops the run like a NULL key: nothing after it is sent, the watermark holds', async () => {
+      const table = `skip_empty_${engine}`;
+      await createAccounts(suite.db, table);
+      const rows = accountRows('E', 1, 3, 1, 1);
+      rows[1].id = '';
+      await suite.db.insert(table, rows);
+      const rig = await suite.open({ mappings: [accountMapping('m', table)], jobs: [accountJob('empty', 'm')] });
+      const run = await rig.run('empty');
+      expect(run).toMatchObject({ outcome: 'Failed', error: 'mapping "m": source key field "id" is empty', watermarkAfter: null });
+      expect((await rig.take()).map((m) => m.sourceKey)).not.toContain('');
+      expect((await rig.watermark('empty')).watermark).toBeNull();
+      await suite.db.exec(`UPDATE "${table}" SET id = 'E-00002' WHERE id = ''`);
+      const fixed = await rig.run('empty');
+      expect(fixed).toMatchObject({ outcome: 'Succeeded', watermarkAfter: tracker(3) });
+    });
+
     it('with skipFailedRows the row is skipped and recorded, the others are sent, the watermark moves past it', async () => {
       const table = `skip_on_${engine}`;
       await citiesSource(table);

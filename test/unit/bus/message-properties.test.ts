@@ -110,11 +110,15 @@ describe('scrubSecrets', () => {
     ['token eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.abc_DEF-1 rejected', 'token *** rejected'],
     ['{"client_secret":"s3cr3t","user":"bob"}', '{"client_secret":"***","user":"bob"}'],
     ['config: { password: hunter2 }', 'config: { password: *** }'],
-    ['postgres://app:topsecret@db.local:5432/crm refused', 'postgres://app:***@db.local:5432/crm refused'],
+    ['postgres://app:topsecret@db.local:5432/crm refused', 'postgres://***@db.local:5432/crm refused'],
     ['refresh_token=r1&access_token=a2', 'refresh_token=***&access_token=***'],
     // Issue 21 item 4: a password after an empty user name, and words the validator knew but scrubbing did not.
-    ['GET https://:S3cr3t@host/odata/Accounts failed', 'GET https://:***@host/odata/Accounts failed'],
-    ['https://sync:@bc.example.com/api refused', 'https://sync:***@bc.example.com/api refused'],
+    ['GET https://:S3cr3t@host/odata/Accounts failed', 'GET https://***@host/odata/Accounts failed'],
+    ['https://sync:@bc.example.com/api refused', 'https://***@bc.example.com/api refused'],
+    // Any user info: a token as the only user info, percent-encoded credentials, a user name.
+    ['GET http://T0k3n@crm.example.com/odata/ failed', 'GET http://***@crm.example.com/odata/ failed'],
+    ['GET https://sync%3AS3cr3t@crm.example.com/ failed', 'GET https://***@crm.example.com/ failed'],
+    ['open postgres://sync@db/crm and https://a:b@x/y?mail=c@d', 'open postgres://***@db/crm and https://***@x/y?mail=c@d'],
     ['cert load failed: passphrase=hunter2; credential=abc', 'cert load failed: passphrase=***; credential=***'],
     ['{"auth": {"clientCertificatePassphrase": "hunter2"}}', '{"auth": {"clientCertificatePassphrase": "***"}}'],
   ])('scrubs %s', (input, expected) => {

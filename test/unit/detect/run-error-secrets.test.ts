@@ -38,7 +38,7 @@ describe('a failed run names no password', () => {
 
     const run = await new ProcessJobsForRetrievalInOrderService(deps).runJob(job);
 
-    const scrubbed = 'GET https://:***@crm.example.com/odata/Accounts failed: 401, passphrase=***';
+    const scrubbed = 'GET https://***@crm.example.com/odata/Accounts failed: 401, passphrase=***';
     expect([run.outcome, run.error]).toEqual(['Failed', scrubbed]);
     expect(recorded.map((r) => r.error)).toEqual([scrubbed]);
     expect(logged).toContain(`job "accounts" failed: ${scrubbed}`);

@@ -19,6 +19,8 @@ describe('readSettings: validation', () => {
     [{ QUEUE_LOW: 'bad queue' }, `app settings: QUEUE_LOW: queue name "bad queue" is invalid: use 1-260 letters, digits, '.', '-', '_' or '/', starting and ending with a letter or digit`],
     [{ QUEUE_IGNORED: 'SBQHIGH' }, 'app settings: QUEUE_IGNORED: queue "SBQHIGH" is already the queue of QUEUE_HIGH: every queue setting needs a queue of its own'],
     [{ HIGHWATER_TABLES_ENDPOINT: 'https://:S3cr3t@acct.table.core.windows.net/' }, 'app settings: HIGHWATER_TABLES_ENDPOINT: a password in the URL is not allowed; put it in an app setting and reference it in secrets instead'],
+    [{ HIGHWATER_TABLES_ENDPOINT: 'https://T0k3n@acct.table.core.windows.net/' }, 'app settings: HIGHWATER_TABLES_ENDPOINT: credentials in the URL are not allowed; put them in app settings and reference them in secrets instead'],
+    [{ HIGHWATER_TABLES_ENDPOINT: 'https://u%3AS3cr3t@acct.table.core.windows.net/' }, 'app settings: HIGHWATER_TABLES_ENDPOINT: credentials in the URL are not allowed; put them in app settings and reference them in secrets instead'],
     [{ HIGHWATER_TABLES_ENDPOINT: 'acct.table.core.windows.net' }, 'app settings: HIGHWATER_TABLES_ENDPOINT: not a valid URL (expected https://host/…)'],
     [{ HIGHWATER_TABLES_ENDPOINT: 'ftp://acct/' }, 'app settings: HIGHWATER_TABLES_ENDPOINT: must be an http(s) URL, got the scheme "ftp"'],
   ])('refuses %j', (env, message) => {

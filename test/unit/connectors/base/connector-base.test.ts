@@ -71,6 +71,9 @@ describe('ConnectorBase.serialize', () => {
     await expect(ConnectorBase.serialize({ ...row, no: null }, mapping, job, { clock, lookup: countries })).rejects.toMatchObject({
       name: 'PermanentError', message: 'mapping "customers": source key field "no" is null',
     });
+    await expect(ConnectorBase.serialize({ ...row, company: '' }, mapping, job, { clock, lookup: countries })).rejects.toMatchObject({
+      name: 'PermanentError', message: 'mapping "customers": source key field "company" is empty',
+    });
     const { name: _name, ...withoutName } = row;
     await expect(ConnectorBase.serialize(withoutName, mapping, job, { clock, lookup: countries })).rejects.toMatchObject({
       name: 'ConfigError', message: 'mapping "customers": field "name": source field "name" is not in the customer record',

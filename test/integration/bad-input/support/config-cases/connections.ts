@@ -70,6 +70,31 @@ export const CONNECTION_CASES: ConfigCase[] = [
     ],
   },
   {
+    // A token as the only user info, and percent-encoded credentials, passed and were printed and stored.
+    name: 'connection-odata-token-as-url-user-info',
+    files: {
+      'connections.yaml': connections((c) => {
+        c.type = 'odata';
+        c.settings = { serviceUrl: 'http://T0k3n@crm.example.com/odata/' };
+      }),
+    },
+    expected: [
+      'connections.yaml: connections[0].settings.serviceUrl: literal secret not allowed (the value contains user info in the URL); reference an app setting in secrets.serviceUrl instead',
+    ],
+  },
+  {
+    name: 'connection-dataverse-encoded-credentials-in-url',
+    files: {
+      'connections.yaml': connections((c) => {
+        c.type = 'dataverse';
+        c.settings = { url: 'https://sync%3Ahunter2@contoso.crm4.dynamics.com' };
+      }),
+    },
+    expected: [
+      'connections.yaml: connections[0].settings.url: literal secret not allowed (the value contains user info in the URL); reference an app setting in secrets.url instead',
+    ],
+  },
+  {
     name: 'connection-dataverse-password-in-url',
     files: {
       'connections.yaml': connections((c) => {
