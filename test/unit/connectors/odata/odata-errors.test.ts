@@ -42,6 +42,8 @@ describe('the OData error table', () => {
     ['PATCH', 400, 'Property "titel" does not exist in CatalogService.Books', undefined, 'ConfigError', 'a property does not exist on the entity'],
     ['PATCH', 400, "The property 'namez' does not exist on type 'Microsoft.Dynamics.CRM.account'. Make sure to only use property names that are defined by the type.", '0x80048d19', 'ConfigError', 'a property does not exist on the entity'],
     ['GET', 400, "Could not find a property named 'Name' on type 'Microsoft.Dynamics.CRM.account'.", '0x0', 'ConfigError', 'a property does not exist on the entity'],
+    ['GET', 404, 'Bad Request - Error in query syntax.', 'BadRequest_NotFound', 'ConfigError', 'the entity set does not exist'],
+    ['PATCH', 404, 'The Customer does not exist. Identification fields and values: No.=\'C-9\'', 'Internal_RecordNotFound', 'TransitiveError', 'a referenced record does not exist (yet)'],
     ['PATCH', 404, 'Not Found', undefined, 'TransitiveError', 'a referenced record does not exist (yet)'],
     ['PATCH', 404, 'A record with the specified key values does not exist in account entity', '0x80060891', 'TransitiveError', 'a referenced record does not exist (yet)'],
     ['DELETE', 404, 'account With Id = accountnumber:A-9 Does Not Exist', '0x80040217', 'TransitiveError', 'a referenced record does not exist (yet)'],
