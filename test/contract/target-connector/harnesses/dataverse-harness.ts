@@ -83,7 +83,7 @@ const SCRIPTS: Partial<Record<CaseId, RecordedExchange[]>> = {
     ]),
   ],
   'missing-field': [
-    batchExchange('write a property that does not exist', [patch(1, { label: 'new', qty: 10 }), patch(2, { label: 'two', qty: 2 })].map((part) => ({ ...part, body: { ...part.body, no_such_field: 'x' } })), [
+    batchExchange('write a property that does not exist', ([[1, { label: 'new', qty: 10 }], [2, { label: 'two', qty: 2 }]] as const).map(([n, item]) => ({ ...patch(n, item), body: { ...body(item), no_such_field: 'x' } })), [
       missingProperty, missingProperty,
     ]),
   ],
