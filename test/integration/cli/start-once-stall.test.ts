@@ -11,7 +11,7 @@ import { runCli } from '../../../src/cli/main';
  * names an app setting that is not set — it gives up once no message has reached its end for
  * `--stall-timeout` seconds, prints the summary and what waits (per target, with why), and exits
  * 1. Nothing is dead-lettered: the messages stay queued for the next start. In-process, on the
- * local bus and local SQLite tables (no Azurite), the processors inline.
+ * local bus and local SQLite tables (no Azurite), each data folder starting empty.
  */
 let dir: string;
 let out: string[];
@@ -25,9 +25,7 @@ beforeAll(() => {
   fs.mkdirSync(configDir);
   delete process.env.AzureWebJobsStorage;
   delete process.env.HW_ONCE_TEST_PG_PASSWORD;
-  process.env.HIGHWATER_DATA_DIR = path.join(dir, 'data');
   process.env.HIGHWATER_LOCAL_TABLES = 'sqlite';
-  process.env.HIGHWATER_LOCAL_PROCESSING = 'inline';
   const crm = new Database(path.join(dir, 'crm.db'));
   crm.exec('CREATE TABLE accounts (id TEXT PRIMARY KEY, name TEXT, modified_at TEXT NOT NULL)');
   const insert = crm.prepare('INSERT INTO accounts VALUES (?, ?, ?)');
@@ -75,7 +73,10 @@ beforeEach(() => {
 afterEach(() => jest.restoreAllMocks());
 
 describe('start --once with targets that cannot take their messages', () => {
-  it('gives up after --stall-timeout without progress, says what waits for which target and why, exits 1, dead-letters nothing', async () => {
+  // Inline, the runtime's outage mode says why; on the processing worker (the default), the worker's reports of it.
+  it.each(['inline', 'worker'])('gives up after --stall-timeout without progress, says what waits for which target and why, exits 1, dead-letters nothing (processing %s)', async (mode) => {
+    process.env.HIGHWATER_DATA_DIR = path.join(dir, `data-${mode}`);
+    process.env.HIGHWATER_LOCAL_PROCESSING = mode;
     const began = Date.now();
     const code = await runCli(['start', '--once', '--port', '0', '--stall-timeout', '3', '--config', path.join(dir, 'config')]);
     const seconds = (Date.now() - began) / 1000;
