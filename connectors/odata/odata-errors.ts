@@ -20,8 +20,8 @@ export const ODATA_ERROR_RULES: readonly ErrorRule[] = [
   // (Microsoft's OData library) "Resource not found for the segment", Business Central with its
   // code BadRequest_NotFound (a missing record there is Internal_RecordNotFound); for a property CAP says
   // `Property "x" does not exist in …`, Microsoft's library "The property 'x' does not exist on
-  // type …" or "Could not find a property named 'x' …".
-  { code: /^\w+ 404$/, message: /Invalid resource path|Resource not found for the segment|\[BadRequest_NotFound\]$/, kind: 'config', reason: 'the entity set does not exist' },
+  // type …" or "Could not find a property named 'x' …". (Any 404 on a read is the next rule's.)
+  { code: /^(?!GET )\w+ 404$/, message: /Invalid resource path|Resource not found for the segment|\[BadRequest_NotFound\]$/, kind: 'config', reason: 'the entity set does not exist' },
   { code: /^\w+ 400$/, message: /\bproperty\b[^.]*\bdoes not exist\b|Could not find a property named/i, kind: 'config', reason: 'a property does not exist on the entity' },
   { code: /^GET 404$/, kind: 'config', reason: 'the entity set or path does not exist' },
   { code: /^\w+ 404$/, kind: 'transitive', reason: 'a referenced record does not exist (yet)' },
