@@ -51,6 +51,18 @@ beforeAll(() => {
     ],
   };
   for (const kind of ['connections', 'mappings', 'jobs'] as const) fs.writeFileSync(path.join(configDir, `${kind}.yaml`), stringify({ [kind]: config[kind] }));
+  // The same job to a target that can take its messages.
+  const erp = new Database(path.join(dir, 'erp-ok.db'));
+  erp.exec('CREATE TABLE customers (crm_id TEXT PRIMARY KEY, name TEXT NOT NULL)');
+  erp.close();
+  const okDir = path.join(dir, 'config-ok');
+  fs.mkdirSync(okDir);
+  const ok = {
+    connections: [config.connections[0], { name: 'erp', type: 'sqlite', settings: { file: path.join(dir, 'erp-ok.db') } }],
+    mappings: [config.mappings[0]],
+    jobs: [config.jobs[0]],
+  };
+  for (const kind of ['connections', 'mappings', 'jobs'] as const) fs.writeFileSync(path.join(okDir, `${kind}.yaml`), stringify({ [kind]: ok[kind] }));
 });
 
 afterAll(() => {
@@ -97,5 +109,22 @@ describe('start --once with targets that cannot take their messages', () => {
       ),
     ]);
     expect(err).toContain('error: no message reached its end for 3 s (--stall-timeout): 24 message(s) wait in the work queues for the next start');
+  }, 60_000);
+
+  it('ends 0 without a waiting list when every message reached its end', async () => {
+    process.env.HIGHWATER_DATA_DIR = path.join(dir, 'data-ok');
+    process.env.HIGHWATER_LOCAL_PROCESSING = 'inline';
+    const code = await runCli(['start', '--once', '--port', '0', '--stall-timeout', '3', '--config', path.join(dir, 'config-ok')]);
+    expect(code).toBe(0);
+    const text = out.join('\n');
+    expect(text).toMatch(/^ {2}applied to the target +12$/m);
+    expect(text).not.toContain('Waiting in the work queues');
+    expect(err.filter((line) => line.startsWith('error:'))).toEqual([]);
+    const erp = new Database(path.join(dir, 'erp-ok.db'), { readonly: true });
+    try {
+      expect(erp.prepare('SELECT count(*) AS n FROM customers').get()).toEqual({ n: 12 });
+    } finally {
+      erp.close();
+    }
   }, 60_000);
 });
