@@ -5,8 +5,8 @@ import type { TargetHealthView } from '../process/target-health';
 
 /** The messages that wait in the work queues for one target connection, and why. */
 export interface WaitingGroup {
-  /** The target connection (or `unknown job "<name>"` for a message no configured job names). */
-  readonly target: string;
+  /** The target connection; undefined for messages of jobs the configuration does not have. */
+  readonly target?: string;
   readonly jobs: readonly string[];
   readonly messages: number;
   readonly why: string;
@@ -52,7 +52,7 @@ export async function waitingReport(options: WaitingReportOptions): Promise<Wait
       const page: BusMessage[] = await options.bus.peek(options.queues.work[p], { maxMessages: Math.min(PAGE, max - looked), ...(from ? { fromSequenceNumber: from } : {}) });
       for (const m of page) {
         const job = String(m.applicationProperties[MESSAGE_PROPERTY.jobName] ?? m.subject ?? 'unknown');
-        const target = options.targetOf(job) ?? `unknown job "${job}"`;
+        const target = options.targetOf(job) ?? '';
         const entry = byTarget.get(target) ?? { jobs: new Set<string>(), messages: 0 };
         entry.jobs.add(job);
         entry.messages++;
@@ -67,21 +67,24 @@ export async function waitingReport(options: WaitingReportOptions): Promise<Wait
   }
   const outages = new Map(options.health.snapshot().map((o) => [o.connection, o]));
   const groups = [...byTarget].map(([target, e]): WaitingGroup => {
-    const outage = outages.get(target);
+    const outage = target === '' ? undefined : outages.get(target);
     const why = outage
       ? `target in outage since ${outage.since.toISOString()}: ${outage.error}`
       : e.lastError
         ? `retried after: ${safeErrorText(e.lastError)}`
         : 'not tried yet';
-    return { target, jobs: [...e.jobs].sort(), messages: e.messages, why };
+    return { ...(target === '' ? {} : { target }), jobs: [...e.jobs].sort(), messages: e.messages, why };
   });
-  groups.sort((a, b) => b.messages - a.messages || a.target.localeCompare(b.target));
+  groups.sort((a, b) => b.messages - a.messages || (a.target ?? '').localeCompare(b.target ?? ''));
   return looked < total ? { total, groups, looked } : { total, groups };
 }
 
 /** The summary's lines for a report: one per target, most messages first. */
 export function formatWaiting(report: WaitingReport): string[] {
   const lines = [`Waiting in the work queues: ${report.total} message(s)${report.looked !== undefined ? ` (the first ${report.looked} broken down)` : ''}`];
-  for (const g of report.groups) lines.push(`  ${g.messages} for target "${g.target}" (job ${g.jobs.join(', ')}): ${g.why}`);
+  for (const g of report.groups) {
+    const jobs = g.jobs.map((j) => `"${j}"`).join(', ');
+    lines.push(g.target === undefined ? `  ${g.messages} of unknown job ${jobs}: ${g.why}` : `  ${g.messages} for target "${g.target}" (job ${g.jobs.join(', ')}): ${g.why}`);
+  }
   return lines;
 }

@@ -101,7 +101,7 @@ async function applyAdmitted(group: readonly Work[], deps: ProcessingDependencie
       responseMapping: job.responseJob ? mapping.responseMapping : undefined,
       versionCheck: job.skipOutdatedMessages && action === JobActionType.NewUpdate && type ? { type } : undefined,
     });
-    // Every item refused with the same kind of target-wide error (a connector that reports per item): the group's failure.
+    // Every item refused with a configuration error (a connector that reports per item, as a `$batch`): the group failed as a whole.
     const groupError = wholeGroupError(outcomes);
     if (groupError !== undefined) throw groupError;
     noteHealth(deps, job.target, undefined);
