@@ -13,6 +13,16 @@ export const ODATA_ERROR_RULES: readonly ErrorRule[] = [
   { code: /^\w+ 503$/, kind: 'transient', reason: 'the service is unavailable (retry after Retry-After)' },
   { code: /^\w+ 401$/, kind: 'config', reason: 'authentication failed: check settings.auth and its secret', hideDriverMessage: true },
   { code: /^\w+ 403$/, kind: 'config', reason: 'access denied: the identity lacks a permission' },
+  // The mapping and the service disagree: every message fails alike until someone fixes it, so
+  // the target pauses (config) instead of parking or dead-lettering each message. Told apart by
+  // the service's words, because a 404 for one record (a PATCH or lookup of a record that is not
+  // there) stays transitive: CAP answers "Invalid resource path", Dataverse and Business Central
+  // (Microsoft's OData library) "Resource not found for the segment", Business Central with its
+  // code BadRequest_NotFound (a missing record there is Internal_RecordNotFound); for a property CAP says
+  // `Property "x" does not exist in …`, Microsoft's library "The property 'x' does not exist on
+  // type …" or "Could not find a property named 'x' …". (Any 404 on a read is the next rule's.)
+  { code: /^(?!GET )\w+ 404$/, message: /Invalid resource path|Resource not found for the segment|\[BadRequest_NotFound\]$/, kind: 'config', reason: 'the entity set does not exist' },
+  { code: /^\w+ 400$/, message: /\bproperty\b[^.]*\bdoes not exist\b|Could not find a property named/i, kind: 'config', reason: 'a property does not exist on the entity' },
   { code: /^GET 404$/, kind: 'config', reason: 'the entity set or path does not exist' },
   { code: /^\w+ 404$/, kind: 'transitive', reason: 'a referenced record does not exist (yet)' },
   { code: /^\w+ 410$/, kind: 'transient', reason: 'the link is no longer valid' },

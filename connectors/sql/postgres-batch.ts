@@ -1,6 +1,6 @@
 import { bisectGroup, type ItemOutcome, type TargetBatch, versionRefuses } from '../base/target-batch';
 import { toText } from '../base/operations';
-import { ConfigError, PermanentError, TransientError } from '../../src/platform/errors';
+import { ConfigError, TransientError } from '../../src/platform/errors';
 import { JobActionType } from '../../src/model/job';
 import type { WatermarkType } from '../../src/model/watermark-value';
 import { quoteEntity, quoteIdentifier, type SqlDatabase, type SqlRow, type SqlTransaction } from './dialect';
@@ -77,7 +77,12 @@ export class PostgresBatchWriter {
   }
 }
 
-/** The first problem of an item's field names: not an identifier (ConfigError) or not a column (PermanentError). */
+/**
+ * The first problem of an item's field names: not an identifier, or not a column. Both are
+ * ConfigErrors: the mapping and the table disagree, every message of the job fails alike and
+ * adding the column (or fixing the mapping) heals them all, so its target pauses (outage mode)
+ * instead of dead-lettering each message.
+ */
 function fieldError(mappingName: string, entity: string, names: readonly string[], types: ReadonlyMap<string, string>): Error | undefined {
   for (const name of names) {
     try {
@@ -85,7 +90,7 @@ function fieldError(mappingName: string, entity: string, names: readonly string[
     } catch (error) {
       return error as Error;
     }
-    if (!types.has(name)) return new PermanentError(`${entity} has no column "${name}"`);
+    if (!types.has(name)) return new ConfigError(`mapping "${mappingName}": ${entity} has no column "${name}"`);
   }
   return undefined;
 }

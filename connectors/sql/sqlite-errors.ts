@@ -17,11 +17,15 @@ export const SQLITE_ERROR_RULES: readonly ErrorRule[] = [
   { code: 'SQLITE_MISMATCH', kind: 'permanent', reason: 'datatype mismatch' },
   { code: 'SQLITE_TOOBIG', kind: 'permanent', reason: 'a value is too big' },
   { code: 'SQLITE_RANGE', kind: 'permanent', reason: 'parameter out of range' },
+  // better-sqlite3 refuses a file in a missing directory with a TypeError before SQLite is asked:
+  // the target cannot be opened, which is no value's fault (its outage mode pauses it).
+  { code: 'TypeError', message: /Cannot open database/, kind: 'config', reason: 'the database file cannot be opened (check settings.file)' },
   { code: 'TypeError', kind: 'permanent', reason: 'a value cannot be bound' },
   { code: 'RangeError', kind: 'permanent', reason: 'wrong parameters' },
   { code: /^SQLITE_BUSY/, kind: 'transient', reason: 'the database is busy' },
   { code: /^SQLITE_LOCKED/, kind: 'transient', reason: 'the database is locked' },
-  { code: /^SQLITE_CANTOPEN/, kind: 'transient', reason: 'the database file cannot be opened' },
+  // A file that is missing (connections open with fileMustExist) or not readable: fixed by the user, not by retrying a message.
+  { code: /^SQLITE_CANTOPEN/, kind: 'config', reason: 'the database file cannot be opened (check settings.file)' },
   { code: /^SQLITE_IOERR/, kind: 'transient', reason: 'disk I/O error' },
   { code: 'SQLITE_FULL', kind: 'transient', reason: 'the disk is full' },
   { code: /^SQLITE_READONLY/, kind: 'config', reason: 'the database is read-only' },

@@ -8,6 +8,7 @@ import { lockDataDir } from '../platform/data-dir-lock';
 import type { Priority } from '../platform/queue-topology';
 import { readSettings, type Settings } from '../platform/settings';
 import { startGaugeSampler } from '../runtime/gauges';
+import type { TargetHealthView } from '../process/target-health';
 import { createRuntime, type Runtime } from '../runtime/runtime';
 import { createTelemetry } from '../telemetry/create-telemetry';
 import { consoleLogger, type Logger } from '../telemetry/logger';
@@ -69,6 +70,8 @@ export interface LocalHost {
   processors: Record<Priority, ProcessorView>;
   /** Where the processors run. */
   processing: ProcessingMode;
+  /** The outage mode of whoever processes (the worker's, or the runtime's inline): which targets wait, and why. */
+  targetHealth: TargetHealthView;
   /**
    * Resolves true when every work queue is empty and nothing is in flight (checked twice in a
    * row), false at the timeout. @throws the processing worker's failure once it is given up on.
@@ -163,6 +166,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
     stats,
     processors: processors.views,
     processing: mode,
+    targetHealth: processors.targetHealth ?? runtime.value.targetHealth,
     drained: (drainOptions) => waitUntilDrained(processors, { bus: runtime.value.bus, queues: settings.queues }, drainOptions),
     stop,
   };

@@ -14,7 +14,7 @@
  */
 
 export interface TargetHealthOptions {
-  /** Consecutive failed groups (transient or configuration errors of the whole group) before an outage. Default 5. */
+  /** Consecutive failed groups (transient errors of the whole group) before an outage; a configuration error opens it at once. Default 5. */
   threshold?: number;
   /** How often one probe message is let through during an outage, ms. Default 30 000. */
   probeEveryMs?: number;
@@ -173,8 +173,19 @@ export class TargetHealth implements TargetHealthView {
     return this.outages.delete(connection) ? 'outageEnded' : undefined;
   }
 
-  /** A group (or probe) of these records (any stable ids, e.g. job and source key) failed as a whole with a transient or configuration error. */
-  failed(connection: string, now: Date, error: string, messageIds: readonly string[] = []): HealthChange {
+  /** Whether `connection` is in outage now. */
+  inOutage(connection: string): boolean {
+    return this.outages.has(connection);
+  }
+
+  /**
+   * A group (or probe) of these records (any stable ids, e.g. job and source key) failed as a whole
+   * with a transient or configuration error. A configuration error (`kind: 'config'`: a missing
+   * table, column, entity set or property, a file that cannot be opened, a rejected credential)
+   * opens the outage at its first group: it is no message's fault, every message of the target
+   * fails alike until someone fixes it, and each retry before the outage would use up an attempt.
+   */
+  failed(connection: string, now: Date, error: string, messageIds: readonly string[] = [], kind: 'transient' | 'config' = 'transient'): HealthChange {
     const outage = this.outages.get(connection);
     this.probeEnded(connection);
     if (outage) {
@@ -187,7 +198,7 @@ export class TargetHealth implements TargetHealthView {
     const minMessages = this.options.minMessages ?? 3;
     for (const id of messageIds) if (streak.messages.size < minMessages) streak.messages.add(id);
     this.failuresInRow.set(connection, streak);
-    if (streak.groups < this.threshold || streak.messages.size < minMessages) return undefined;
+    if (kind !== 'config' && (streak.groups < this.threshold || streak.messages.size < minMessages)) return undefined;
     this.failuresInRow.delete(connection);
     this.outages.set(connection, { since: now, nextProbeAt: new Date(now.getTime() + this.probeEveryMs), error, failures: streak.groups });
     return 'outageStarted';

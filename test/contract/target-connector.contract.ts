@@ -3,6 +3,7 @@ import type { Capability, ContractContext, PreparedTarget, Scenario, TargetHarne
 import { deleteAndResponseCases } from './target-connector/delete-and-response.cases';
 import { groupAndVersionCases } from './target-connector/group-and-version.cases';
 import { itemOutcomeCases } from './target-connector/item-outcomes.cases';
+import { schemaMismatchCases } from './target-connector/schema-mismatch.cases';
 
 export type { Capability, ContractRecord, GroupFailure, PreparedTarget, Scenario, TargetHarness } from './target-connector/context';
 
@@ -20,8 +21,9 @@ export interface TargetContractOptions {
  * The target connector contract: `applyBatch` of every target gives one outcome per item in
  * order, fails a data error alone and classified (permanent, transitive), rejects a group that
  * failed as a whole, checks versions inside the write, deletes (a missing record is a success)
- * and returns response fields per item. `makeHarness` runs once per suite; each case asks it for
- * a fresh entity holding the case's records.
+ * and returns response fields per item; a missing table, entity set, column or property fails the
+ * whole group with a ConfigError (the processor pauses the target), never an item error.
+ * `makeHarness` runs once per suite; each case asks it for a fresh entity holding the case's records.
  *
  * @example
  *   runTargetConnectorContract('SqlTarget on SQLite', async () => sqlHarness('sqlite'), { unsupported: {} });
@@ -48,5 +50,6 @@ export function runTargetConnectorContract(name: string, makeHarness: () => Prom
     describe('per-item outcomes and error classification', () => itemOutcomeCases(ctx));
     describe('whole-group failure and the version condition', () => groupAndVersionCases(ctx));
     describe('deletes and response fields', () => deleteAndResponseCases(ctx));
+    describe('schema mismatches pause the target', () => schemaMismatchCases(ctx));
   });
 }

@@ -16,6 +16,8 @@ import { withLiveRuns } from './live-runs';
 import { PRIORITIES, type Priority } from '../../platform/queue-topology';
 import { DEFAULT_CONCURRENCY } from '../../host/processing-mode';
 import { lockDataDir } from '../../platform/data-dir-lock';
+import { DEFAULT_STALL_SECONDS, settledCount, waitForDrainOrStall } from '../../host/once-wait';
+import { formatWaiting, waitingReport } from '../../host/waiting-report';
 
 export interface HostCommandOptions {
   config: string;
@@ -23,6 +25,8 @@ export interface HostCommandOptions {
   port: number;
   /** Seconds `--once` waits for the queues to drain. */
   drainTimeout: number;
+  /** Seconds `--once` waits without progress (a target in outage, a missing secret) before it gives up. Default 60. */
+  stallTimeout: number;
   /** Start over: clear the watermarks of every configured job and (local bus only) the queues. */
   resetState?: boolean;
   /** Processors per work queue; the host's defaults for the priorities not given. */
@@ -46,6 +50,7 @@ export function hostOptions(command: Command): Command {
     .option('--once', 'run every enabled job once, drain the work queues, print a summary and exit')
     .option('--port <n>', 'HTTP port on 127.0.0.1 (0: any free port)', parsePort, 7071)
     .option('--drain-timeout <seconds>', 'with --once: how long to wait for the queues to drain', parsePositiveInt, 600)
+    .option('--stall-timeout <seconds>', 'with --once: give up when no message has reached its end for this long (a target down, a missing secret)', parsePositiveInt, DEFAULT_STALL_SECONDS)
     .option('--concurrency <n|priority=n,…>', `messages in flight per work queue (default ${PRIORITIES.map((p) => `${p}=${DEFAULT_CONCURRENCY[p]}`).join(',')})`, parseConcurrency);
 }
 
@@ -144,11 +149,26 @@ async function runOnce(host: LocalHost, opts: HostCommandOptions, began: number)
   const jobs = runtime.init.config.jobs.filter((j) => j.enabled).sort((a, b) => a.order - b.order || a.name.localeCompare(b.name));
   const runs: JobRunResult[] = [];
   for (const job of jobs) runs.push(await runtime.detection.runJob(job, { trigger: 'scheduled' }));
-  const drained = await host.drained({ timeoutMs: opts.drainTimeout * 1000 });
+  const end = await waitForDrainOrStall({
+    clock: runtime.clock,
+    drained: (timeoutMs) => host.drained({ timeoutMs }),
+    settled: () => settledCount(host.stats),
+    stallMs: (opts.stallTimeout ?? DEFAULT_STALL_SECONDS) * 1000,
+    timeoutMs: opts.drainTimeout * 1000,
+  });
   const depths = await queueDepths(runtime.bus, runtime.settings.queues);
   console.log('\n' + formatSummary({ runs, stats: host.stats, depths, queues: runtime.settings.queues, seconds: (Date.now() - began) / 1000 }));
-  if (!drained) console.error(`error: the work queues did not drain within ${opts.drainTimeout} s`);
-  return runs.some((r) => r.outcome === 'Failed') || !drained ? 1 : 0;
+  if (end === 'drained') return runs.some((r) => r.outcome === 'Failed') ? 1 : 0;
+  // The messages stay queued for the next start; say how many wait, for which target and why.
+  const targets = new Map(runtime.init.config.jobs.map((j) => [j.name, j.target]));
+  const report = await waitingReport({ bus: runtime.bus, queues: runtime.settings.queues, targetOf: (name) => targets.get(name), health: host.targetHealth });
+  console.log('\n' + formatWaiting(report).join('\n'));
+  console.error(
+    end === 'stalled'
+      ? `error: no message reached its end for ${opts.stallTimeout ?? DEFAULT_STALL_SECONDS} s (--stall-timeout): ${report.total} message(s) wait in the work queues for the next start`
+      : `error: the work queues did not drain within ${opts.drainTimeout} s`,
+  );
+  return 1;
 }
 
 /** The demo configuration folder shipped with the package. */

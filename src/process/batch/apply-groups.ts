@@ -101,6 +101,9 @@ async function applyAdmitted(group: readonly Work[], deps: ProcessingDependencie
       responseMapping: job.responseJob ? mapping.responseMapping : undefined,
       versionCheck: job.skipOutdatedMessages && action === JobActionType.NewUpdate && type ? { type } : undefined,
     });
+    // Every item refused with a configuration error (a connector that reports per item, as a `$batch`): the group failed as a whole.
+    const groupError = wholeGroupError(outcomes);
+    if (groupError !== undefined) throw groupError;
     noteHealth(deps, job.target, undefined);
     if (outcomes.length !== group.length) throw new Error(`target "${job.target}" answered ${outcomes.length} outcomes for ${group.length} messages`);
     const applied: Array<{ work: Work; outcome: Extract<ItemOutcome, { status: 'applied' }> }> = [];
@@ -121,9 +124,34 @@ async function applyAdmitted(group: readonly Work[], deps: ProcessingDependencie
     // The whole group failed before or at its target: every message not decided yet shares the error.
     if (!isItemError(err)) noteHealth(deps, job.target, err, group.map((w) => `${w.job.name}\u0000${w.message.sourceKey}`));
     const decided = new Set(verdicts.map((v) => (v.kind === 'failed' ? v.index : v.work.index)));
-    for (const w of group) if (!decided.has(w.index)) verdicts.push(failed(w, err, true));
+    // A configuration error paused the target (see TargetHealth.failed): its messages wait for the fix, no attempt counted.
+    const until = errorKind(err) === 'config' ? waitForFix(deps, job.target) : undefined;
+    for (const w of group) {
+      if (decided.has(w.index)) continue;
+      verdicts.push(until ? { kind: 'deferred', work: w, until, connection: job.target } : failed(w, err, true));
+    }
   }
   return verdicts;
+}
+
+/**
+ * The error of a group whose every item failed with a configuration error (a missing entity set
+ * or property answered per operation of a `$batch`): nothing was applied and nothing will be
+ * until the target or the mapping is fixed. Undefined when any item fared otherwise.
+ */
+function wholeGroupError(outcomes: readonly ItemOutcome[]): unknown {
+  if (outcomes.length === 0) return undefined;
+  for (const o of outcomes) if (o.status !== 'failed' || errorKind(o.error) !== 'config') return undefined;
+  return (outcomes[0] as { error: unknown }).error;
+}
+
+/** When a message of `connection`, in outage for a configuration error, comes back; undefined without an outage mode. */
+function waitForFix(deps: ProcessingDependencies, connection: string): Date | undefined {
+  const health = deps.targetHealth;
+  if (!health?.inOutage(connection)) return undefined;
+  const until = health.deferUntil(connection, deps.clock.now());
+  deps.recoveries?.note(connection, until);
+  return until;
 }
 
 /**
@@ -200,11 +228,14 @@ function noteHealth(deps: ProcessingDependencies, connection: string, error: unk
     return;
   }
   const text = safeErrorText(errorMessage(error));
-  if (health.failed(connection, now, text, messageIds) === 'outageStarted') {
-    deps.log.error(
-      `target connection "${connection}" failed ${health.threshold} groups in a row (${text}): its messages wait, one probe every ${Math.round(health.probeEveryMs / 1000)} s`,
-      { event: 'TargetOutageStarted', connection },
-    );
-    deps.metrics.track(METRIC_NAMES.targetOutage, 1, { connection });
-  }
+  const config = errorKind(error) === 'config';
+  if (health.failed(connection, now, text, messageIds, config ? 'config' : 'transient') !== 'outageStarted') return;
+  const probes = `one probe every ${Math.round(health.probeEveryMs / 1000)} s`;
+  deps.log.error(
+    config
+      ? `target connection "${connection}" cannot take its messages (${text}): they wait, no attempt counted, ${probes} until it is fixed`
+      : `target connection "${connection}" failed ${health.threshold} groups in a row (${text}): its messages wait, ${probes}`,
+    { event: 'TargetOutageStarted', connection },
+  );
+  deps.metrics.track(METRIC_NAMES.targetOutage, 1, { connection });
 }

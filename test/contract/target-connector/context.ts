@@ -27,7 +27,7 @@ export type Capability = 'parent' | 'required' | 'nullVersion' | 'generated';
 
 export type CaseId =
   | 'applies-in-order' | 'permanent-item-error' | 'required-missing' | 'transitive-item-error' | 'missing-key'
-  | 'group-failure' | 'version-check' | 'version-check-null' | 'deletes' | 'response-fields';
+  | 'group-failure' | 'version-check' | 'version-check-null' | 'deletes' | 'response-fields' | 'missing-entity' | 'missing-field';
 
 /** What a case asks the harness for: a fresh entity holding `seed`. */
 export interface Scenario {

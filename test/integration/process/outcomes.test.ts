@@ -110,7 +110,7 @@ describe('processing outcomes', () => {
     ]);
   });
 
-  it('retries a message whose target is down with a copy scheduled 4 s later, with error properties', async () => {
+  it('lets a message whose target table is missing wait for the fix: a copy at the next probe, its attempt kept, the target paused', async () => {
     f.crm.prepare('INSERT INTO accounts VALUES (?, ?, ?, ?, NULL)').run('A-5', 'Acme', 'x', '2026-01-01T00:00:00.000Z');
     await f.runtime.detection.execute();
     f.erp.exec('DROP TABLE contacts; DROP TABLE customers;');
@@ -118,11 +118,12 @@ describe('processing outcomes', () => {
     const { busSettler } = await import('../../../src/process/bus-settler');
     const before = Date.now();
     const result = await f.runtime.processor.execute(message, busSettler(f.runtime.bus, message));
-    expect(result.disposition).toBe('retried');
+    expect(result.disposition).toBe('deferred');
     expect(await f.runtime.bus.receive(f.settings.queues.work.high, { maxMessages: 1 })).toEqual([]);
     const [copy] = await f.runtime.bus.peek(f.settings.queues.work.high);
-    expect(copy.applicationProperties).toMatchObject({ SourceKey: 'A-5', Attempt: 2, ErrorMessage: expect.stringMatching(/customers/) });
-    expect(copy.scheduledEnqueueTime!.getTime() - before).toBeGreaterThanOrEqual(4_000);
-    expect(copy.scheduledEnqueueTime!.getTime() - before).toBeLessThan(6_000);
+    expect(copy.applicationProperties).toMatchObject({ SourceKey: 'A-5', Attempt: 1 });
+    expect(copy.scheduledEnqueueTime!.getTime() - before).toBeGreaterThanOrEqual(30_000);
+    expect(copy.scheduledEnqueueTime!.getTime() - before).toBeLessThan(32_000);
+    expect(f.runtime.targetHealth.snapshot()).toMatchObject([{ connection: 'erp', error: expect.stringMatching(/the table does not exist \(SQLITE_ERROR\): no such table: customers$/) }]);
   });
 });

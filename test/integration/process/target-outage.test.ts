@@ -1,4 +1,4 @@
-import { ConfigError } from '../../../src/platform/errors';
+import { ConfigError, TransientError } from '../../../src/platform/errors';
 import type { ReceivedMessage } from '../../../src/bus/message-bus';
 import { busSettler } from '../../../src/process/bus-settler';
 import type { ProcessResult } from '../../../src/process/process-queue-message-service';
@@ -7,7 +7,7 @@ import { FaultInjection, faultInjectingRegistry } from '../../support/fault-inje
 import { createSyncFixture, type SyncFixture } from '../../support/sync-fixture';
 
 /**
- * A broken target setting must not turn into one dead letter per message: after 5 failed groups
+ * A target that is down must not turn into one dead letter per message: after 5 failed groups
  * the connection is in outage, its messages wait (rescheduled with no attempt counted), one probe
  * goes through every 30 s, and the first success applies everything.
  */
@@ -41,7 +41,7 @@ describe('outage mode of a failing target', () => {
     let broken = true;
     faults.plan = {
       beforeTargetCall: () => {
-        if (broken) throw new ConfigError('sqlite connection "erp": the table does not exist');
+        if (broken) throw new TransientError('sqlite connection "erp": the database is busy (SQLITE_BUSY)');
       },
     };
     const first = await processBatches(10);
@@ -70,6 +70,67 @@ describe('outage mode of a failing target', () => {
     expect(f.erp.prepare('SELECT count(*) AS n FROM contacts').get()).toEqual({ n: 100 });
     expect(await f.runtime.bus.peek(f.settings.queues.work.normal, { subQueue: 'deadLetter' })).toEqual([]);
     faults.plan = {};
+  });
+});
+
+/**
+ * A schema mismatch is no message's fault: a target column that does not exist (here renamed
+ * under the running processor, a real SQLite error, no injected fault) pauses the target at its
+ * first group, every message waits with its attempt untouched, a probe that still meets the
+ * mismatch waits too, and once the column is back every message is applied; none is
+ * dead-lettered or parked.
+ */
+describe('a schema mismatch at the target', () => {
+  let f: SyncFixture;
+  const clock = new FakeClock('2026-05-01T00:00:00Z');
+  beforeAll(async () => {
+    f = await createSyncFixture({ clock });
+    await f.runtime.init.ensureInitialized();
+  });
+  afterAll(async () => {
+    await f.close();
+  });
+
+  async function processBatches(size: number): Promise<ProcessResult[]> {
+    const queue = f.settings.queues.work.normal;
+    const results: ProcessResult[] = [];
+    for (;;) {
+      const messages: ReceivedMessage[] = await f.runtime.bus.receive(queue, { maxMessages: size });
+      if (messages.length === 0) return results;
+      results.push(...(await f.runtime.processor.executeBatch(messages.map((message) => ({ message, settler: busSettler(f.runtime.bus, message) })), queue)));
+    }
+  }
+  const by = (rs: ProcessResult[], d: string) => rs.filter((r) => r.disposition === d).length;
+
+  it('pauses the target at the first group with a missing column and applies every message once the column is added', async () => {
+    f.erp.prepare("INSERT INTO customers (crm_id, name) VALUES ('A-1', 'ACME')").run();
+    const insert = f.crm.prepare('INSERT INTO contacts VALUES (?, ?, ?, ?, ?)');
+    for (let i = 1; i <= 60; i++) insert.run(`C-${i}`, 'A-1', 'Ada', 'Lovelace', `2026-01-01T00:00:00.${String(i).padStart(3, '0')}Z`);
+    await f.runtime.detection.runJob(f.runtime.init.getJob('crm-contacts'));
+    f.erp.exec('ALTER TABLE contacts RENAME COLUMN full_name TO name');
+
+    const first = await processBatches(10);
+    expect({ deferred: by(first, 'deferred'), retried: by(first, 'retried'), deadLettered: by(first, 'deadLettered') }).toEqual({ deferred: 60, retried: 0, deadLettered: 0 });
+    const [outage] = f.runtime.targetHealth.snapshot();
+    expect(outage).toMatchObject({ connection: 'erp', failures: 1 });
+    expect(outage.error).toBe('sqlite connection "erp": update "contacts": a column does not exist (SQLITE_ERROR): no such column: full_name');
+    const attempts = async () => (await f.runtime.bus.peek(f.settings.queues.work.normal, { maxMessages: 200 })).map((m) => m.applicationProperties.Attempt);
+    expect(await attempts()).toEqual(Array(60).fill(1));
+
+    // The probe 30 s later meets the same mismatch: it waits as well, no attempt counted.
+    await clock.advance(30_000);
+    const second = await processBatches(10);
+    expect({ deferred: by(second, 'deferred'), retried: by(second, 'retried') }).toEqual({ deferred: 60, retried: 0 });
+    expect(await attempts()).toEqual(Array(60).fill(1));
+
+    f.erp.exec('ALTER TABLE contacts RENAME COLUMN name TO full_name');
+    await clock.advance(30_000);
+    const third = await processBatches(10);
+    expect(by(third, 'completed')).toBe(60);
+    expect(f.runtime.targetHealth.snapshot()).toEqual([]);
+    expect(f.erp.prepare("SELECT count(*) AS n FROM contacts WHERE full_name = 'Ada Lovelace'").get()).toEqual({ n: 60 });
+    expect(await f.runtime.bus.peek(f.settings.queues.work.normal, { subQueue: 'deadLetter' })).toEqual([]);
+    expect(await f.runtime.bus.peek(f.settings.queues.transitive.normal, { maxMessages: 10 })).toEqual([]);
   });
 });
 

@@ -23,6 +23,19 @@ describe('TargetHealth (outage mode)', () => {
     expect(h.snapshot()).toEqual([]);
   });
 
+  it('opens an outage at the first group that failed with a configuration error, whatever its size', () => {
+    const h = new TargetHealth({ threshold: 5, probeEveryMs: 30_000 });
+    expect(h.inOutage('erp')).toBe(false);
+    expect(h.failed('erp', t(0), 'no such column: full_name', ['m'], 'config')).toBe('outageStarted');
+    expect(h.inOutage('erp')).toBe(true);
+    expect(h.snapshot()).toEqual([{ connection: 'erp', since: t(0), nextProbeAt: t(30), error: 'no such column: full_name', failures: 1 }]);
+    // A failed probe keeps it open (and counts), a success ends it.
+    expect(h.failed('erp', t(30), 'no such column: full_name', ['m'], 'config')).toBeUndefined();
+    expect(h.snapshot()[0].failures).toBe(2);
+    expect(h.succeeded('erp')).toBe('outageEnded');
+    expect(h.inOutage('erp')).toBe(false);
+  });
+
   it('a success between failures starts the count again', () => {
     const h = new TargetHealth({ threshold: 2, minMessages: 1 });
     h.failed('erp', t(0), 'x', ['m']);

@@ -82,6 +82,20 @@ const SCRIPTS: Partial<Record<CaseId, RecordedExchange[]>> = {
       wrote(200, 2, { label: 'after 2', qty: 20 }), wrote(200, 3, { label: 'after 3', qty: 30 }), wrote(201, 5, { label: 'after 5', qty: 50 }),
     ]),
   ],
+  // BC (Microsoft's OData library) names a wrong entity set or property as Dataverse does.
+  'missing-entity': [
+    round('find in an entity set that does not exist', [1, 2].map((n) => ({ ...find(n), url: find(n).url.replace(/^customers/, 'customers_missing') })), [
+      { status: 404, body: { error: { code: 'BadRequest_NotFound', message: "Resource not found for the segment 'customers_missing'.  CorrelationId:  7c1d0e2f-3a4b-4c5d-8e9f-0a1b2c3d4e5f." } } },
+      { status: 404, body: { error: { code: 'BadRequest_NotFound', message: "Resource not found for the segment 'customers_missing'.  CorrelationId:  8d2e1f3a-4b5c-4d6e-9f0a-1b2c3d4e5f6a." } } },
+    ]),
+  ],
+  'missing-field': [
+    round('find', [find(1), find(2)], [found(1), none]),
+    round('write a property that does not exist', [update(1, { label: 'new', qty: 10 }), post(2, { label: 'two', qty: 2 })].map((op) => ({ ...op, body: { ...op.body, no_such_field: 'x' } })), [
+      { status: 400, body: { error: { code: 'BadRequest', message: "The property 'no_such_field' does not exist on type 'Microsoft.NAV.customer'. Make sure to only use property names that are defined by the type.  CorrelationId:  9e3f2a4b-5c6d-4e7f-8a9b-2c3d4e5f6a7b." } } },
+      { status: 400, body: { error: { code: 'BadRequest', message: "The property 'no_such_field' does not exist on type 'Microsoft.NAV.customer'. Make sure to only use property names that are defined by the type.  CorrelationId:  0f4a3b5c-6d7e-4f8a-9b0c-3d4e5f6a7b8c." } } },
+    ]),
+  ],
   deletes: [
     round('find', [find(1), find(9), find(3)], [found(1), none, found(3)]),
     round('delete the found ones', [1, 3].map((n) => ({ method: 'DELETE', url: `customers(${id(n)})`, headers: { 'if-match': etag(n) } })), [{ status: 204 }, { status: 204 }]),

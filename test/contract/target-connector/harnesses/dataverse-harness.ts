@@ -35,6 +35,12 @@ const patch = (n: number, item: { label?: string; qty?: JsonValue; parent?: numb
 const created = (n: number) => noContent(`accounts(${guid(n)})`);
 const notFound = (n: number): PartAnswer => ({ status: 404, statusText: 'Not Found', body: dataverseError('0x80040217', `account With Id = accountnumber:${no(n)} Does Not Exist`) });
 const keyMissing: PartAnswer = { status: 404, statusText: 'Not Found', body: dataverseError('0x80060891', 'A record with the specified key values does not exist in account entity') };
+const missingSegment: PartAnswer = { status: 404, statusText: 'Not Found', body: dataverseError('0x8006088a', "Resource not found for the segment 'accounts_missing'.") };
+const missingProperty: PartAnswer = {
+  status: 400,
+  statusText: 'Bad Request',
+  body: dataverseError('0x80060888', "The property 'no_such_field' does not exist on type 'Microsoft.Dynamics.CRM.account'. Make sure to only use property names that are defined by the type."),
+};
 const row = (n: number, modifiedon: string): PartAnswer => ({ status: 200, statusText: 'OK', body: { '@odata.etag': `W/"80${n}"`, modifiedon, accountid: guid(n) } });
 const read = (n: number): BatchPart => ({ method: 'GET', url: `${url(n)}${queryString([['$select', 'modifiedon']])}` });
 const representation = { Prefer: 'return=representation' };
@@ -69,6 +75,17 @@ const SCRIPTS: Partial<Record<CaseId, RecordedExchange[]>> = {
       patch(3, { label: 'after 3', qty: 30 }, { 'If-Match': 'W/"803"' }),
       patch(5, { label: 'after 5', qty: 50 }, { 'If-None-Match': '*' }),
     ], [noContent(), noContent(), created(5)]),
+  ],
+  // Dataverse's words for a wrong name, as Microsoft documents them ("Troubleshoot Dataverse Web API client errors").
+  'missing-entity': [
+    batchExchange('write to an entity set that does not exist', [1, 2].map((n) => ({ method: 'PATCH', url: `${API}accounts_missing(accountnumber='${no(n)}')`, body: body({ label: n === 1 ? 'one' : 'two', qty: n }) })), [
+      missingSegment, missingSegment,
+    ]),
+  ],
+  'missing-field': [
+    batchExchange('write a property that does not exist', ([[1, { label: 'new', qty: 10 }], [2, { label: 'two', qty: 2 }]] as const).map(([n, item]) => ({ ...patch(n, item), body: { ...body(item), no_such_field: 'x' } })), [
+      missingProperty, missingProperty,
+    ]),
   ],
   deletes: [batchExchange('deletes', [1, 9, 3].map((n) => ({ method: 'DELETE', url: url(n) })), [noContent(), notFound(9), noContent()])],
   'response-fields': [

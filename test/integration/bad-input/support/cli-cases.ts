@@ -42,6 +42,7 @@ export const HIGHWATER_CASES: CliCase[] = [
   { argv: ['start', '--port', '-1'], exitCode: 2, error: invalidPort('--port <n>', '-1') },
   { argv: ['start', '--drain-timeout', '0'], exitCode: 2, error: 'error: option \'--drain-timeout <seconds>\' argument \'0\' is invalid. expected a positive integer, got "0"' },
   { argv: ['start', '--drain-timeout', '1.5'], exitCode: 2, error: 'error: option \'--drain-timeout <seconds>\' argument \'1.5\' is invalid. expected a positive integer, got "1.5"' },
+  { argv: ['start', '--stall-timeout', '0'], exitCode: 2, error: 'error: option \'--stall-timeout <seconds>\' argument \'0\' is invalid. expected a positive integer, got "0"' },
   { argv: ['start', '--onec'], exitCode: 2, error: "error: unknown option '--onec'" },
   { argv: ['start', '--concurrency', 'urgent=4'], exitCode: 2, error: 'error: option \'--concurrency <n|priority=n,…>\' argument \'urgent=4\' is invalid. unknown priority "urgent" (known: high, normal, low)' },
   { argv: ['demo', '--concurrency', '0'], exitCode: 2, error: 'error: option \'--concurrency <n|priority=n,…>\' argument \'0\' is invalid. expected a positive integer or priority=n pairs (e.g. normal=32,low=4), got "0"' },

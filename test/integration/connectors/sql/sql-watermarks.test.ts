@@ -75,8 +75,8 @@ describeEngine('sqlite')('SQLite watermark columns', () => {
   it('reports a missing database file as transient (the source is down)', async () => {
     const source = db.source(db.connection({ file: 'missing.db' }));
     await expect(readRun(source, mapping, job, WatermarkValue.initialize('datetime', null))).rejects.toMatchObject({
-      name: 'TransientError',
-      message: 'sqlite connection "sqlite-test": read the maximum of "modified" in "events": the database file cannot be opened (SQLITE_CANTOPEN): unable to open database file',
+      name: 'ConfigError',
+      message: 'sqlite connection "sqlite-test": read the maximum of "modified" in "events": the database file cannot be opened (check settings.file) (SQLITE_CANTOPEN): unable to open database file',
     });
   });
 });

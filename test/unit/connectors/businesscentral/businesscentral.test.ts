@@ -82,9 +82,10 @@ describe('Business Central connector (recorded API v2.0 exchanges)', () => {
       name: 'TransientError',
       message: 'businesscentral connection "erp": update customers(0f0f0f0f-44e3-ea11-bb43-000d3a2feca1): the record changed since it was read (ETag) (PATCH 412): Another user has already changed the record.  CorrelationId:  4e0c5f3b-5a3e-4d5c-9e6f-0a1b2c3d4e5f. [Request_EntityChanged]',
     });
+    // A property the entity does not have is the mapping's mistake, not the record's: a ConfigError pauses the target.
     await expect(target.upsert(message({ number: 'C-1004' }, { displayName: 'y', email: null, colour: 'red' }), toBc)).rejects.toMatchObject({
-      name: 'PermanentError',
-      message: expect.stringContaining("create in customers: the service rejected the request (POST 400): Could not find a property named 'colour'"),
+      name: 'ConfigError',
+      message: expect.stringContaining("create in customers: a property does not exist on the entity (POST 400): Could not find a property named 'colour'"),
     });
     bc.replay.assertDone();
   });

@@ -33,6 +33,28 @@ describe('the OData error table', () => {
     expect(err.details).toEqual({ code: `${method} ${status}`, status, serviceCode: undefined });
   });
 
+  // The services' own words (CAP answers captured from @sap/cds 9; Dataverse's as Microsoft documents them in
+  // "Troubleshoot Dataverse Web API client errors"): a schema mismatch pauses the target, a missing record stays the item's.
+  it.each([
+    ['PATCH', 404, 'Invalid resource path "CatalogService.Bookz"', undefined, 'ConfigError', 'the entity set does not exist'],
+    ['DELETE', 404, 'Invalid resource path "CatalogService.Bookz"', undefined, 'ConfigError', 'the entity set does not exist'],
+    ['PATCH', 404, "Resource not found for the segment 'Account'.", '0x8006088a', 'ConfigError', 'the entity set does not exist'],
+    ['PATCH', 400, 'Property "titel" does not exist in CatalogService.Books', undefined, 'ConfigError', 'a property does not exist on the entity'],
+    ['PATCH', 400, "The property 'namez' does not exist on type 'Microsoft.Dynamics.CRM.account'. Make sure to only use property names that are defined by the type.", '0x80048d19', 'ConfigError', 'a property does not exist on the entity'],
+    ['GET', 400, "Could not find a property named 'Name' on type 'Microsoft.Dynamics.CRM.account'.", '0x0', 'ConfigError', 'a property does not exist on the entity'],
+    ['GET', 404, 'Bad Request - Error in query syntax.', 'BadRequest_NotFound', 'ConfigError', 'the entity set or path does not exist'],
+    ['PATCH', 404, 'Bad Request - Error in query syntax.', 'BadRequest_NotFound', 'ConfigError', 'the entity set does not exist'],
+    ['PATCH', 404, 'The Customer does not exist. Identification fields and values: No.=\'C-9\'', 'Internal_RecordNotFound', 'TransitiveError', 'a referenced record does not exist (yet)'],
+    ['PATCH', 404, 'Not Found', undefined, 'TransitiveError', 'a referenced record does not exist (yet)'],
+    ['PATCH', 404, 'A record with the specified key values does not exist in account entity', '0x80060891', 'TransitiveError', 'a referenced record does not exist (yet)'],
+    ['DELETE', 404, 'account With Id = accountnumber:A-9 Does Not Exist', '0x80040217', 'TransitiveError', 'a referenced record does not exist (yet)'],
+    ['PATCH', 400, 'Element "ID" does not contain a valid UUID', undefined, 'PermanentError', 'the service rejected the request'],
+  ])('%s %i "%s" is a %s', (method, status, message, serviceCode, name, reason) => {
+    const err = classify(method, status, message, serviceCode);
+    expect(err.name).toBe(name);
+    expect(err.message).toBe(`odata connection "c": upsert Books(ID=1): ${reason} (${method} ${status}): ${message}${serviceCode ? ` [${serviceCode}]` : ''}`);
+  });
+
   it('keeps the service message out of 401 and secret values out of every message', () => {
     expect(classify('GET', 401, 'token for tenant contoso rejected').message).toBe(
       'odata connection "c": upsert Books(ID=1): authentication failed: check settings.auth and its secret (GET 401)',

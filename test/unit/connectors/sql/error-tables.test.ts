@@ -14,7 +14,7 @@ describe('SQLite error table', () => {
     ['SQLITE_MISMATCH', 'datatype mismatch', 'PermanentError'],
     ['SQLITE_BUSY', 'database is locked', 'TransientError'],
     ['SQLITE_LOCKED_SHAREDCACHE', 'locked', 'TransientError'],
-    ['SQLITE_CANTOPEN', 'unable to open database file', 'TransientError'],
+    ['SQLITE_CANTOPEN', 'unable to open database file', 'ConfigError'],
     ['SQLITE_READONLY', 'attempt to write a readonly database', 'ConfigError'],
     ['SQLITE_ERROR', 'no such table: customers', 'ConfigError'],
     ['SQLITE_ERROR', 'table t has no column named x', 'ConfigError'],
@@ -25,6 +25,13 @@ describe('SQLite error table', () => {
 
   it('treats binding errors without a code as permanent', () => {
     expect(kind(new TypeError('SQLite3 can only bind numbers, strings, bigints, buffers, and null'))).toBe('PermanentError');
+  });
+
+  it('treats a file in a missing directory as a target that cannot be opened, not a value that cannot be bound', () => {
+    // better-sqlite3's own words, thrown before SQLite is asked.
+    const err = classifyError(new TypeError('Cannot open database because the directory does not exist'), SQLITE_ERROR_RULES, { codeOf: sqliteErrorCode, operation: 'op' });
+    expect(err.name).toBe('ConfigError');
+    expect(err.message).toBe('op: the database file cannot be opened (check settings.file) (TypeError): Cannot open database because the directory does not exist');
   });
 });
 
