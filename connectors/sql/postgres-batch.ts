@@ -3,7 +3,7 @@ import { toText } from '../base/operations';
 import { ConfigError, PermanentError, TransientError } from '../../src/platform/errors';
 import { JobActionType } from '../../src/model/job';
 import type { WatermarkType } from '../../src/model/watermark-value';
-import { quoteEntity, quoteIdentifier, type SqlDatabase, type SqlRow, type SqlTransaction } from './dialect';
+import { bindCommon, quoteEntity, quoteIdentifier, type SqlDatabase, type SqlRow, type SqlTransaction } from './dialect';
 import { type BatchItem, batchItems, placeOutcomes, retryTransitive, returningOf, type SqlBatchContext } from './sql-batch';
 import { returnedFields, versionColumnOf } from './sql-records';
 import { deleteStatement, insertStatement, lockStatement, type PgBatchShape, POSITION, rowsParams, updateStatement, VERSION } from './postgres-batch-sql';
@@ -177,10 +177,9 @@ class GroupWrite {
   }
 }
 
-/** A value for a text array element: JSON objects as text, Date as ISO, bytes as they are (pg writes `\x…`). */
+/** A value for a text array element: bytes as bytes (pg writes `\x…`), other objects as JSON text, Date as ISO. */
 function bindText(value: unknown): unknown {
   if (value === undefined || value === null) return null;
-  if (value instanceof Uint8Array) return value;
-  if (typeof value === 'object') return value instanceof Date ? value.toISOString() : JSON.stringify(value);
+  if (typeof value === 'object') return bindCommon(value);
   return String(value);
 }
