@@ -8,6 +8,7 @@ import { type BatchItem, batchItems, placeOutcomes, retryTransitive, returningOf
 import { returnedFields, versionColumnOf } from './sql-records';
 import { deleteStatement, insertStatement, lockStatement, type PgBatchShape, POSITION, rowsParams, updateStatement, VERSION } from './postgres-batch-sql';
 import { PostgresColumnTypes } from './postgres-columns';
+import { exactChecks, exactnessError } from './postgres-exact';
 import { blockedDeleteOutcomes } from './blocked-delete';
 
 export type PostgresBatchDatabase = SqlDatabase & Required<Pick<SqlDatabase, 'transaction'>>;
@@ -55,8 +56,9 @@ export class PostgresBatchWriter {
     if (!deleting) for (const item of items) for (const name of Object.keys(item.record)) names.add(name);
     const types = await this.columns.of(db, entity, names);
     if (versionColumn && !types.has(versionColumn)) throw new ConfigError(`connection "${context.connectionName}": versionField "${versionColumn}" is not a column of ${entity}`);
+    const checks = exactChecks(types); // once per group: numeric columns only
     items = items.filter((item) => {
-      const error = deleting ? undefined : fieldError(mapping.name, entity, Object.keys(item.record), types);
+      const error = deleting ? undefined : fieldError(mapping.name, entity, Object.keys(item.record), types) ?? exactnessError(item.record, checks, entity);
       if (error) outcomes[item.index] = { status: 'failed', error };
       return !error;
     });
