@@ -75,6 +75,21 @@ export function toPlainJson(value: JsonValue): JsonValue {
   return tagged.tag === BYTES_TAG ? tagged.base64 : tagged.json;
 }
 
+/**
+ * A record's values as plain JSON ({@link toPlainJson}): the record itself when none is an object
+ * (no copy, one `typeof` per value), else a copy.
+ */
+export function plainRecord(record: Record<string, JsonValue>): Record<string, JsonValue> {
+  let out: Record<string, JsonValue> | undefined;
+  for (const key in record) {
+    const value = record[key];
+    if (typeof value !== 'object' || value === null) continue;
+    const plain = toPlainJson(value);
+    if (plain !== value) (out ??= { ...record })[key] = plain;
+  }
+  return out ?? record;
+}
+
 /** A decimal literal's value: sign, significant digits (no leading or trailing zeros) and the power of ten of the last one. */
 interface DecimalParts {
   negative: boolean;

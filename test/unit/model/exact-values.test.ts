@@ -1,4 +1,4 @@
-import { bytesToJson, decimalParts, fromMessageValue, integerOf, objectToJson, sameDecimal, taggedOf, toPlainJson } from '../../../src/model/exact-values';
+import { bytesToJson, decimalParts, fromMessageValue, integerOf, objectToJson, plainRecord, sameDecimal, taggedOf, toPlainJson } from '../../../src/model/exact-values';
 import { deserializeQueueMessage, serializeQueueMessage, createQueueMessage } from '../../../src/model/queue-message';
 import { JobActionType } from '../../../src/model/job';
 import { toJsonValue } from '../../../connectors/base/connector-base';
@@ -38,6 +38,14 @@ describe('exact values in a message body', () => {
     expect(taggedOf(['$binary'])).toBeUndefined();
     expect(fromMessageValue('{"$binary":"AAE="}')).toBe('{"$binary":"AAE="}'); // text is never decoded
     expect(bytesToJson(new Uint8Array(ALL_BYTES.buffer, ALL_BYTES.byteOffset + 1, 2))).toEqual({ $binary: Buffer.from([1, 2]).toString('base64') });
+  });
+
+  it('gives a JSON API (OData) plain JSON: bytes as base64 text, escaped objects as themselves; an untagged record is not copied', () => {
+    const plain = { id: 1, name: 'x', doc: { a: 1 }, list: [1] };
+    expect(plainRecord(plain)).toBe(plain);
+    const tagged = { id: 1, bin: bytesToJson(Buffer.from('hi')), doc: objectToJson({ $json: 2 }) };
+    expect(plainRecord(tagged)).toEqual({ id: 1, bin: 'aGk=', doc: { $json: 2 } });
+    expect(tagged.bin).toEqual({ $binary: 'aGk=' }); // the message itself is left as it is
   });
 
   it('reads decimal literals exactly and compares them with doubles', () => {
