@@ -120,3 +120,40 @@ for (const from of ENGINE_NAMES) {
     });
   }
 }
+
+for (const name of ENGINE_NAMES) {
+  describeEngine(name)(`a number watermark beyond 2^53 on ${name}`, () => {
+    let db: SqlTestEngine;
+    beforeAll(async () => {
+      db = await openEngine(name);
+      await db.exec(`CREATE TABLE big_ver (id ${name === 'sqlite' ? 'INTEGER' : 'int8'} PRIMARY KEY, ver ${name === 'sqlite' ? 'INTEGER' : 'int8'})`);
+    });
+    afterAll(() => db?.close());
+
+    it('advances by the exact value and, with a cursor, continues after the exact key: the next run reads only the new row', async () => {
+      await db.exec('INSERT INTO big_ver (id, ver) VALUES (9007199254740993, 9007199254740993), (9007199254740995, 9007199254740993), (1, 9007199254740994)');
+      const m: Mapping = { name: 'big', source: { entity: 'big_ver', key: ['id'] }, target: { entity: 't', key: ['id'] }, fields: [{ target: 'id', source: 'id' }] };
+      const j: Job = { ...job, name: 'big', mapping: 'big', watermark: { type: 'number', field: 'ver' }, pageSize: 1 };
+      const watermark = WatermarkValue.initialize('number', null);
+      const source = db.source();
+      const first = await readRun(source, m, j, watermark);
+      expect(first.messages.map((x) => [x.sourceKey, x.changeTracker, x.fields.id])).toEqual([
+        ['9007199254740993', '9007199254740993', '9007199254740993'],
+        ['9007199254740995', '9007199254740993', '9007199254740995'],
+        ['1', '9007199254740994', name === 'sqlite' ? 1 : '1'],
+      ]);
+      // A later page from its cursor: the keyset continues after the exact (watermark, key) pair.
+      const pages = [];
+      for await (const page of source.retrieveChanges(m, j, WatermarkValue.initialize('number', null))) pages.push(page);
+      const resumed = [];
+      for await (const page of source.retrieveChanges(m, j, WatermarkValue.initialize('number', null), { cursor: pages[0].cursor })) resumed.push(...page.messages);
+      expect(resumed.map((x) => x.sourceKey)).toEqual(['9007199254740995', '1']);
+
+      expect(watermark.value).toBe('9007199254740994');
+      await db.exec('INSERT INTO big_ver (id, ver) VALUES (2, 9007199254740995)');
+      const second = await readRun(source, m, j, watermark);
+      expect(second.messages.map((x) => x.sourceKey)).toEqual(['2']);
+      expect(watermark.value).toBe('9007199254740995');
+    });
+  });
+}
