@@ -56,7 +56,7 @@ export class PostgresBatchWriter {
     if (!deleting) for (const item of items) for (const name of Object.keys(item.record)) names.add(name);
     const types = await this.columns.of(db, entity, names);
     if (versionColumn && !types.has(versionColumn)) throw new ConfigError(`connection "${context.connectionName}": versionField "${versionColumn}" is not a column of ${entity}`);
-    const checks = exactChecks(types); // once per group: numeric columns only
+    const checks = exactChecks(types); // numeric columns only, built once per table
     items = items.filter((item) => {
       const error = deleting ? undefined : fieldError(mapping.name, entity, Object.keys(item.record), types) ?? exactnessError(item.record, checks, entity);
       if (error) outcomes[item.index] = { status: 'failed', error };

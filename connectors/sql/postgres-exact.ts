@@ -67,12 +67,19 @@ export function exactnessError(record: Record<string, JsonValue>, checks: Readon
   return undefined;
 }
 
-/** The checks of the columns in `types` that need one. */
-export function exactChecks(types: ReadonlyMap<string, string>): Map<string, Check> {
-  const checks = new Map<string, Check>();
-  for (const [column, type] of types) {
-    const check = exactCheckOf(type);
-    if (check) checks.set(column, check);
+/** Checks per column-types map (a table's, cached by `PostgresColumnTypes` until it is read again). */
+const CHECKS = new WeakMap<ReadonlyMap<string, string>, ReadonlyMap<string, Check>>();
+
+/** The checks of the columns in `types` that need one (built once per map). */
+export function exactChecks(types: ReadonlyMap<string, string>): ReadonlyMap<string, Check> {
+  let checks = CHECKS.get(types);
+  if (!checks) {
+    const built = new Map<string, Check>();
+    for (const [column, type] of types) {
+      const check = exactCheckOf(type);
+      if (check) built.set(column, check);
+    }
+    CHECKS.set(types, (checks = built));
   }
   return checks;
 }

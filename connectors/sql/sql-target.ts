@@ -12,6 +12,8 @@ import { UpsertPlans } from './upsert-plan';
 import { blockedDeleteError } from './blocked-delete';
 import { applySqliteBatch, type SqliteBatchDatabase } from './sqlite-batch';
 import { bindExactFields, columnsQuery, SqliteColumnAffinities } from './sqlite-columns';
+import { PostgresColumnTypes } from './postgres-columns';
+import { exactChecks, exactnessError } from './postgres-exact';
 import { PostgresBatchWriter, type PostgresBatchDatabase } from './postgres-batch';
 
 const NO_FIELDS: readonly string[] = [];
@@ -34,6 +36,7 @@ export class SqlTarget implements TargetConnector {
   private readonly plans: UpsertPlans;
   private postgresBatches?: PostgresBatchWriter;
   private readonly sqliteColumns = new SqliteColumnAffinities();
+  private readonly postgresColumns = new PostgresColumnTypes();
 
   constructor(
     private readonly db: SqlDatabase,
@@ -46,7 +49,7 @@ export class SqlTarget implements TargetConnector {
     const record = mergeRecord(message.targetKey, message.fields);
     const returning = context.responseMapping ? context.responseMapping.map((r) => r.from) : NO_FIELDS;
     const plan = this.plans.planFor(mapping, record, returning);
-    const bind = await this.binder(mapping, plan.entity, plan.insert.fields);
+    const bind = await this.binder(mapping, plan.entity, record, plan.insert.fields);
     // Update first: a mapping often writes only some columns of an existing record (e.g. a
     // response job writing a number back), and INSERT would fail on the columns it lacks.
     let rows: Record<string, unknown>[] = [];
@@ -60,17 +63,27 @@ export class SqlTarget implements TargetConnector {
     return this.returned(rows, returning);
   }
 
-  /** How a record's fields are bound: on SQLite exactly for the table's column affinities (`sqlite-columns.ts`). */
-  private async binder(mapping: Mapping, entity: string, names: readonly string[]): Promise<(fields: readonly string[], record: Record<string, JsonValue>) => unknown[]> {
+  /**
+   * How a record's fields are bound, exactly: on SQLite by the table's column affinities
+   * (`sqlite-columns.ts`), on PostgreSQL after the column types' checks (`postgres-exact.ts`).
+   * @throws PermanentError naming the column of a value the table cannot hold exactly.
+   */
+  private async binder(
+    mapping: Mapping, entity: string, record: Record<string, JsonValue>, names: readonly string[],
+  ): Promise<(fields: readonly string[], record: Record<string, JsonValue>) => unknown[]> {
     const { dialect } = this.db;
-    if (dialect.kind !== 'sqlite') return (fields, record) => bindFields(dialect, fields, record);
+    if (dialect.kind !== 'sqlite') {
+      const error = exactnessError(record, exactChecks(await this.postgresColumns.of(this.db, entity, names)), entity);
+      if (error) throw error;
+      return (fields, values) => bindFields(dialect, fields, values);
+    }
     let types = this.sqliteColumns.cached(mapping.target.entity, names);
     if (!types) {
       const { sql, params } = columnsQuery(mapping.target.entity);
       types = this.sqliteColumns.keep(mapping.target.entity, await this.db.query(sql, params, `read the columns of ${entity}`));
     }
     const affinities = types;
-    return (fields, record) => bindExactFields(dialect, fields, record, affinities, entity);
+    return (fields, values) => bindExactFields(dialect, fields, values, affinities, entity);
   }
 
   private returned(rows: readonly Record<string, unknown>[], returning: readonly string[]): UpsertResult {

@@ -64,28 +64,36 @@ describeEngine('postgres')('exact values refused by a PostgreSQL target', () => 
   });
   afterAll(() => db?.close());
 
+  const messages = [
+    message(1, { n: '1.005' }),
+    message(2, { i: '9223372036854775808' }),
+    message(3, { s: 1.5 }),
+    message(4, { d: DECIMAL }),
+    message(5, { n: '1234567890.12', i: '-9223372036854775808', s: '2147483647', d: '0.1', u: DECIMAL }),
+  ];
+  const entity = /"hw_test_\w+"\."r"/.source;
+  const problems = [
+    'column "n" of ENTITY: 1\\.005 cannot be stored exactly \\(more than 2 fraction digits: numeric\\(12,2\\) would round it\\)',
+    'column "i" of ENTITY: 9223372036854775808 cannot be stored exactly \\(beyond the range of bigint\\)',
+    'column "s" of ENTITY: 1\\.5 cannot be stored exactly \\(not an integer, as integer needs\\)',
+    `column "d" of ENTITY: ${DECIMAL.replace('.', '\\.')} cannot be stored exactly \\(more digits than double precision holds\\)`,
+  ];
+  const expected = [...problems.map((p) => expect.stringMatching(new RegExp(`^PermanentError: ${p.replace('ENTITY', entity)}$`))), 'applied'];
+  const rows = () => db.select('SELECT id::text AS id, n::text AS n, i::text AS i, s, d, u::text AS u FROM r ORDER BY id');
+  const kept = [{ id: '5', n: '1234567890.12', i: '-9223372036854775808', s: 2147483647, d: 0.1, u: DECIMAL }];
+
   it('in a batch: values PostgreSQL would round or refuse fail, naming the column; the others are written exactly', async () => {
-    const outcomes = await db.target().applyBatch?.({
-      job, mapping, action: JobActionType.NewUpdate,
-      messages: [
-        message(1, { n: '1.005' }),
-        message(2, { i: '9223372036854775808' }),
-        message(3, { s: 1.5 }),
-        message(4, { d: DECIMAL }),
-        message(5, { n: '1234567890.12', i: '-9223372036854775808', s: '2147483647', d: '0.1', u: DECIMAL }),
-      ],
-    });
-    const entity = /"hw_test_\w+"\."r"/.source;
-    const problems = [
-      'column "n" of ENTITY: 1\\.005 cannot be stored exactly \\(more than 2 fraction digits: numeric\\(12,2\\) would round it\\)',
-      'column "i" of ENTITY: 9223372036854775808 cannot be stored exactly \\(beyond the range of bigint\\)',
-      'column "s" of ENTITY: 1\\.5 cannot be stored exactly \\(not an integer, as integer needs\\)',
-      `column "d" of ENTITY: ${DECIMAL.replace('.', '\\.')} cannot be stored exactly \\(more digits than double precision holds\\)`,
-    ];
-    expect(outcomes?.slice(0, 4).map(described)).toEqual(problems.map((p) => expect.stringMatching(new RegExp(`^PermanentError: ${p.replace('ENTITY', entity)}$`))));
-    expect(outcomes?.[4]).toEqual({ status: 'applied' });
-    expect(await db.select('SELECT id::text AS id, n::text AS n, i::text AS i, s, d, u::text AS u FROM r ORDER BY id')).toEqual([
-      { id: '5', n: '1234567890.12', i: '-9223372036854775808', s: 2147483647, d: 0.1, u: DECIMAL },
-    ]);
+    const outcomes = await db.target().applyBatch?.({ job, mapping, action: JobActionType.NewUpdate, messages });
+    expect(outcomes?.map(described)).toEqual(expected);
+    expect(await rows()).toEqual(kept);
+  });
+
+  it('one by one: the same', async () => {
+    await db.exec('DELETE FROM r');
+    const target = db.target();
+    const results = [];
+    for (const m of messages) results.push(await target.upsert(m, mapping).then(() => ({ status: 'applied' }), (error: unknown) => ({ status: 'failed', error })));
+    expect(results.map(described)).toEqual(expected);
+    expect(await rows()).toEqual(kept);
   });
 });
