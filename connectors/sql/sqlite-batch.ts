@@ -96,19 +96,18 @@ function rowWriter(db: SqliteBatchDatabase, batch: TargetBatch, context: SqlBatc
   };
   return (tx, item) => {
     let plan;
-    let values: { update?: unknown[]; insert: unknown[] };
     try {
       plan = context.plans.planFor(mapping, item.record, returning);
     } catch (error) {
       return { status: 'failed', error }; // this item's field names: no statement ran
     }
     const types = affinities(tx, plan.insert.fields);
+    const first = plan.update ?? plan.insert;
+    let values: unknown[];
     try {
-      // Bound before any statement runs: a value SQLite would round fails this item alone.
-      values = {
-        update: plan.update && bindExactFields(dialect, plan.update.fields, item.record, types, entity),
-        insert: bindExactFields(dialect, plan.insert.fields, item.record, types, entity),
-      };
+      // Bound before any statement runs: a value SQLite would round fails this item alone. The
+      // update binds every field of the record (its other fields, then the key), as the insert does.
+      values = bindExactFields(dialect, first.fields, item.record, types, entity);
     } catch (error) {
       return { status: 'failed', error }; // a value SQLite cannot keep exactly: no statement ran
     }
@@ -117,11 +116,12 @@ function rowWriter(db: SqliteBatchDatabase, batch: TargetBatch, context: SqlBatc
       if (version !== null && versionRefuses(versionType, item.message.changeTracker, version)) return { status: 'outdated', targetVersion: version };
     }
     // Update first: a mapping may write only some columns of an existing row.
-    if (plan.update && values.update) {
-      const rows = tx.run(plan.update.sql, values.update, plan.update.operation);
+    if (plan.update) {
+      const rows = tx.run(plan.update.sql, values, plan.update.operation);
       if (rows.length > 0) return applied(rows[0], returning);
+      values = bindExactFields(dialect, plan.insert.fields, item.record, types, entity);
     }
-    const rows = tx.run(plan.insert.sql, values.insert, plan.insert.operation);
+    const rows = tx.run(plan.insert.sql, values, plan.insert.operation);
     return applied(rows[0], returning);
   };
 }

@@ -37,7 +37,9 @@ export class SqliteColumnAffinities {
   /** The cached affinities of `entity` when they cover `names`; undefined when they must be read. */
   cached(entity: string, names: readonly string[]): ReadonlyMap<string, SqliteAffinity> | undefined {
     const known = this.tables.get(entity);
-    return known && names.every((n) => known.has(n)) ? known : undefined;
+    if (!known) return undefined;
+    for (let i = 0; i < names.length; i++) if (!known.has(names[i])) return undefined;
+    return known;
   }
 
   /** Keeps the rows of {@link columnsQuery} for `entity`. */
