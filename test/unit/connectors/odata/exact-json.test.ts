@@ -9,13 +9,17 @@ describe('exact numbers in OData answers', () => {
   it('reads Edm.Int64 beyond 2^53 and long Edm.Decimal values as their exact digits; other numbers stay numbers', () => {
     const text =
       '{"@odata.context":"$metadata#T","value":[{"ID":1,"big":9223372036854775807,"min":-9223372036854775808,"near":9007199254740993,' +
-      '"safe":9007199254740991,"amount":12345678901234567890.123456789012,"price":0.1,"exp":1.5e300,"name":"a \\"9223372036854775807\\" b","g":"8c0c3b61-2ff0-f011-8544-000d3a4a1b2c"}]}';
+      '"safe":9007199254740991,"amount":12345678901234567890.123456789012,"split":1234567.1234567891,"price":0.1,"exp":1.5e300,"name":"a \\"9223372036854775807\\" b","g":"8c0c3b61-2ff0-f011-8544-000d3a4a1b2c"}]}';
     expect(rowsOf(answer(text), 'read T')).toEqual([
       {
         ID: 1, big: '9223372036854775807', min: '-9223372036854775808', near: '9007199254740993', safe: 9007199254740991,
-        amount: '12345678901234567890.123456789012', price: 0.1, exp: 1.5e300, name: 'a "9223372036854775807" b', g: '8c0c3b61-2ff0-f011-8544-000d3a4a1b2c',
+        amount: '12345678901234567890.123456789012', split: '1234567.1234567891', price: 0.1, exp: 1.5e300, name: 'a "9223372036854775807" b', g: '8c0c3b61-2ff0-f011-8544-000d3a4a1b2c',
       },
     ]);
+  });
+
+  it('reads a pretty-printed answer the same', () => {
+    expect(parseExactJson('{\n  "value": [\n    9223372036854775807,\n    1\n  ]\n}')).toEqual({ value: ['9223372036854775807', 1] });
   });
 
   it('leaves an answer without a run of 16 digits to the first parse, and strings with escapes untouched', () => {
