@@ -157,3 +157,30 @@ for (const name of ENGINE_NAMES) {
     });
   });
 }
+
+for (const name of ENGINE_NAMES) {
+  describeEngine(name)(`a body written before the exact encoding, on ${name}`, () => {
+    let db: SqlTestEngine;
+    beforeAll(async () => {
+      db = await openEngine(name);
+      await db.exec(`CREATE TABLE vals_t (${TABLES[name]})`);
+    });
+    afterAll(() => db?.close());
+
+    it('is applied as it always was: a number as that number, bytes as their base64 text, JSON as JSON', async () => {
+      // Version 1 as written before: an integer already rounded to a double, bytes as base64 text.
+      const body =
+        '{"version":1,"jobName":"values","action":"NewUpdate","sourceKey":"7","targetKey":{"id":7},"changeTracker":"1",' +
+        '"fields":{"id":7,"i8":1234567890123456768,"dec":"1.5","bin":"aGk=","ts":"2026-01-02T01:04:05.123Z","doc":{"a":1}},' +
+        '"correlationId":"c","detectedAt":"2026-01-01T00:00:00.000Z"}';
+      const outcomes = await db.target().applyBatch?.({ job, mapping, action: JobActionType.NewUpdate, messages: [deserializeQueueMessage(body)] });
+      expect(outcomes).toEqual([{ status: 'applied' }]);
+      const [row] = (await stored(db)) as Array<Record<string, unknown>>;
+      // The double as each driver writes it, as before: SQLite its exact integer, pg its shortest text.
+      const i8 = name === 'sqlite' ? '1234567890123456768' : '1234567890123456800';
+      expect(row).toMatchObject({ id: '7', i8, dec: '1.5', ts: '2026-01-02T01:04:05.123000Z', doc: { a: 1 } });
+      // The base64 text stays text (SQLite) or becomes bytea from its text (PostgreSQL), as before.
+      expect(row.bin).toBe(Buffer.from('aGk=').toString('hex'));
+    });
+  });
+}
