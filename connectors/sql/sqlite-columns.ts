@@ -54,7 +54,8 @@ export class SqliteColumnAffinities {
  * The record's values of `fields`, in order, as the driver binds them, each exactly as SQLite will
  * keep it. Text into an INTEGER, REAL or NUMERIC column is converted by SQLite itself: an integer
  * beyond 64 bits or a decimal with more digits than a double holds would be rounded there, so such a
- * value fails instead, naming the column. Other values bind as the dialect binds them.
+ * value fails instead, naming the column. A fraction into a TEXT column goes as its shortest exact
+ * text (SQLite's own conversion keeps 15 digits). Other values bind as the dialect binds them.
  * @param affinities by column; a column not in it (not in the table) binds as the dialect binds it.
  * @throws PermanentError naming the column when SQLite could not store a value exactly.
  */
@@ -74,6 +75,10 @@ export function bindExactFields(
         values[i] = numericText(value, affinity, fields[i], entity);
         continue;
       }
+    } else if (typeof value === 'number' && !Number.isInteger(value) && affinities.get(fields[i]) === 'text') {
+      // SQLite writes a REAL into a TEXT column with 15 digits (0.30000000000000004 → '0.3'): JS keeps them all.
+      values[i] = String(value);
+      continue;
     }
     values[i] = dialect.bindValue(value);
   }
