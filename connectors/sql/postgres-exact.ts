@@ -11,13 +11,22 @@ const INTEGER_RANGES: Record<string, readonly [bigint, bigint]> = {
   bigint: [-(2n ** 63n), 2n ** 63n - 1n],
 };
 const NUMERIC = /^numeric(?:\((\d+)(?:,(-?\d+))?\))?$/;
+const TIMESTAMP = /^timestamp(?:\((\d)\))? with(?:out)? time zone$/;
+const FRACTION = /\d{2}:\d{2}:\d{2}\.(\d+)/;
+
+/** Whether a date-time text has a non-zero digit after the first `digits` of its fraction of a second. */
+function fractionBeyond(text: string, digits: number): boolean {
+  const fraction = FRACTION.exec(text)?.[1];
+  return fraction !== undefined && fraction.length > digits && /[1-9]/.test(fraction.slice(digits));
+}
 
 /**
  * The exactness check of a column type as `format_type` spells it, for the types where
- * PostgreSQL would round a value silently (`numeric(p,s)` rounds to `s` fraction digits, `double
- * precision` to 17 significant digits) or refuse it without naming the column (a fraction or an
- * out-of-range value for `smallint`/`integer`/`bigint`). Other types need none: they keep what
- * they accept, and refuse the rest themselves.
+ * PostgreSQL would round a value silently (`numeric(p,s)` to `s` fraction digits, `double
+ * precision` to 17 significant digits, a timestamp to microseconds: a 7th non-zero digit, as
+ * .NET writes them, fails) or refuse it without naming the column (a fraction or an out-of-range
+ * value for `smallint`/`integer`/`bigint`). Other types need none: they keep what they accept,
+ * and refuse the rest themselves.
  */
 export function exactCheckOf(type: string): Check | undefined {
   const range = INTEGER_RANGES[type];
@@ -28,6 +37,11 @@ export function exactCheckOf(type: string): Check | undefined {
     const precision = Number(numeric[1]);
     const scale = Number(numeric[2] ?? '0');
     return (value) => numericProblem(value, precision, scale, type);
+  }
+  const timestamp = TIMESTAMP.exec(type);
+  if (timestamp) {
+    const digits = Number(timestamp[1] ?? '6');
+    return (value) => (typeof value === 'string' && fractionBeyond(value, digits) ? `more than ${digits} fraction digits of a second: ${type} would round it` : undefined);
   }
   if (type === 'double precision') return (value) => (typeof value === 'string' && decimalParts(value) && !sameDecimal(value, Number(value)) ? `more digits than ${type} holds` : undefined);
   return undefined;

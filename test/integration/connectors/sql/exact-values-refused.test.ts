@@ -60,7 +60,7 @@ describeEngine('postgres')('exact values refused by a PostgreSQL target', () => 
   let db: SqlTestEngine;
   beforeAll(async () => {
     db = await openEngine('postgres');
-    await db.exec('CREATE TABLE r (id int8 PRIMARY KEY, n numeric(12,2), i int8, s int4, d double precision, u numeric)');
+    await db.exec('CREATE TABLE r (id int8 PRIMARY KEY, n numeric(12,2), i int8, s int4, d double precision, u numeric, ts timestamptz)');
   });
   afterAll(() => db?.close());
 
@@ -69,7 +69,8 @@ describeEngine('postgres')('exact values refused by a PostgreSQL target', () => 
     message(2, { i: '9223372036854775808' }),
     message(3, { s: 1.5 }),
     message(4, { d: DECIMAL }),
-    message(5, { n: '1234567890.12', i: '-9223372036854775808', s: '2147483647', d: '0.1', u: DECIMAL }),
+    message(5, { ts: '2026-01-02T03:04:05.1234567Z' }),
+    message(6, { n: '1234567890.12', i: '-9223372036854775808', s: '2147483647', d: '0.1', u: DECIMAL, ts: '2026-01-02T03:04:05.1234560Z' }),
   ];
   const entity = /"hw_test_\w+"\."r"/.source;
   const problems = [
@@ -77,10 +78,11 @@ describeEngine('postgres')('exact values refused by a PostgreSQL target', () => 
     'column "i" of ENTITY: 9223372036854775808 cannot be stored exactly \\(beyond the range of bigint\\)',
     'column "s" of ENTITY: 1\\.5 cannot be stored exactly \\(not an integer, as integer needs\\)',
     `column "d" of ENTITY: ${DECIMAL.replace('.', '\\.')} cannot be stored exactly \\(more digits than double precision holds\\)`,
+    'column "ts" of ENTITY: 2026-01-02T03:04:05\\.1234567Z cannot be stored exactly \\(more than 6 fraction digits of a second: timestamp with time zone would round it\\)',
   ];
   const expected = [...problems.map((p) => expect.stringMatching(new RegExp(`^PermanentError: ${p.replace('ENTITY', entity)}$`))), 'applied'];
-  const rows = () => db.select('SELECT id::text AS id, n::text AS n, i::text AS i, s, d, u::text AS u FROM r ORDER BY id');
-  const kept = [{ id: '5', n: '1234567890.12', i: '-9223372036854775808', s: 2147483647, d: 0.1, u: DECIMAL }];
+  const rows = () => db.select('SELECT id::text AS id, n::text AS n, i::text AS i, s, d, u::text AS u, ts::text AS ts FROM r ORDER BY id');
+  const kept = [{ id: '6', n: '1234567890.12', i: '-9223372036854775808', s: 2147483647, d: 0.1, u: DECIMAL, ts: '2026-01-02 03:04:05.123456+00' }];
 
   it('in a batch: values PostgreSQL would round or refuse fail, naming the column; the others are written exactly', async () => {
     const outcomes = await db.target().applyBatch?.({ job, mapping, action: JobActionType.NewUpdate, messages });
