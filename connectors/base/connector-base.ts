@@ -2,6 +2,7 @@ import type { Clock } from '../../src/platform/clock';
 import { ConfigError, PermanentError } from '../../src/platform/errors';
 import { type Job, JobActionType } from '../../src/model/job';
 import type { Mapping } from '../../src/model/mapping';
+import { bytesToJson, objectToJson } from '../../src/model/exact-values';
 import { createQueueMessage, type JsonValue, type QueueMessage } from '../../src/model/queue-message';
 import { joinSourceKey } from '../../src/model/source-key';
 import { parseWatermarkType, WatermarkValue } from '../../src/model/watermark-value';
@@ -32,7 +33,8 @@ export abstract class ConnectorBase {
    * - `sourceKey`: the row's `mapping.source.key` values as text (Date → ISO), joined with `|`
    *   (`\` and `|` escaped, see `joinSourceKey`).
    * - `fields`: each field mapping's source value (or `constant`), its operations, its resolver,
-   *   as JSON (Date → ISO 8601 UTC, bigint → number when safe else text, bytes → base64).
+   *   as JSON (Date → ISO 8601 UTC, bigint → number when safe else its digits, bytes →
+   *   `{"$binary": base64}`; see `src/model/exact-values.ts`).
    * - `targetKey`: the mapped fields named by `mapping.target.key`.
    * - `changeTracker`: the canonical watermark value of the row.
    * - `actionParameters`: for `InvokeAction`, the mapped fields.
@@ -111,7 +113,7 @@ export function canonicalChangeTracker(row: SourceRow, job: Job): string {
   return type ? WatermarkValue.canonicalize(type, raw) : toText(raw);
 }
 
-/** A driver value as JSON for a message body. */
+/** A driver value as JSON for a message body (the encoding of `src/model/exact-values.ts`). */
 export function toJsonValue(value: unknown, where: string): JsonValue {
   if (value === null || value === undefined) return null;
   switch (typeof value) {
@@ -128,12 +130,12 @@ export function toJsonValue(value: unknown, where: string): JsonValue {
     if (Number.isNaN(value.getTime())) throw new PermanentError(`${where}: invalid date`);
     return value.toISOString();
   }
-  if (value instanceof Uint8Array) return Buffer.from(value).toString('base64');
+  if (value instanceof Uint8Array) return bytesToJson(value);
   if (Array.isArray(value)) return value.map((item) => toJsonValue(item, where));
   if (typeof value === 'object') {
     const out: Record<string, JsonValue> = {};
     for (const [key, item] of Object.entries(value)) out[key] = toJsonValue(item, where);
-    return out;
+    return objectToJson(out);
   }
   throw new PermanentError(`${where}: a ${typeof value} cannot be carried in a message`);
 }

@@ -8,8 +8,11 @@ const CURSOR_VERSION = 1;
  * connector can change what it keeps without old cursors being misread.
  */
 export function encodeOpaqueCursor(position: object): string {
-  return Buffer.from(JSON.stringify({ v: CURSOR_VERSION, ...position }), 'utf8').toString('base64url');
+  return Buffer.from(JSON.stringify({ v: CURSOR_VERSION, ...position }, bigintAsDigits), 'utf8').toString('base64url');
 }
+
+/** A BigInt (a SQLite integer beyond 2^53) as its digits: SQL compares them with the column's integers exactly. */
+const bigintAsDigits = (_key: string, value: unknown) => (typeof value === 'bigint' ? value.toString() : value);
 
 /**
  * The fields of a cursor made by {@link encodeOpaqueCursor}; the caller checks their shape.

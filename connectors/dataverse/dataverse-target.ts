@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { toJsonValue } from '../base/connector-base';
+import { plainRecord } from '../../src/model/exact-values';
 import type { TargetConnector, UpsertContext, UpsertResult } from '../base/target-connector';
 import { applyOneByOne } from '../base/apply-one-by-one';
 import type { ItemOutcome, TargetBatch } from '../base/target-batch';
@@ -111,7 +112,7 @@ export class DataverseTarget implements TargetConnector {
 
   /** The key is in the URL; Dataverse refuses a body that sets an alternate key's columns differently. */
   private body(message: QueueMessage, target: TargetRef): Record<string, JsonValue> {
-    const record: Record<string, JsonValue> = { ...Object.fromEntries(target.keys), ...message.fields };
+    const record = plainRecord({ ...Object.fromEntries(target.keys), ...message.fields }); // bytes as base64 (Edm.Binary)
     for (const [key] of target.keys) delete record[key];
     return withLookupBinds(record, target.set, this.options.lookups);
   }

@@ -1,4 +1,5 @@
 import { toJsonValue } from '../base/connector-base';
+import { plainRecord } from '../../src/model/exact-values';
 import { toText } from '../base/operations';
 import { isItemError, type ItemOutcome, type TargetBatch, versionRefuses } from '../base/target-batch';
 import { JobActionType } from '../../src/model/job';
@@ -172,7 +173,7 @@ export class BatchWriter {
 
   private body(item: Item, kind: WriteKind): Record<string, JsonValue> {
     if (this.options.body) return this.options.body(item.message, item.target, kind);
-    const record: Record<string, JsonValue> = { ...Object.fromEntries(item.target.keys), ...item.message.fields };
+    const record = plainRecord({ ...Object.fromEntries(item.target.keys), ...item.message.fields }); // bytes as base64 (Edm.Binary)
     if (kind === 'update') for (const key of this.options.locator.entityKey(item.target)) delete record[key];
     return record;
   }

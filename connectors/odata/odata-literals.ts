@@ -1,5 +1,6 @@
 import { ConfigError, PermanentError } from '../../src/platform/errors';
 import type { WatermarkType } from '../../src/model/watermark-value';
+import { BYTES_TAG, taggedOf } from '../../src/model/exact-values';
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const QUALIFIED = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
@@ -38,7 +39,8 @@ export function quoteString(text: string): string {
 /**
  * A value as an OData literal (for `$filter` and keys): numbers and booleans bare, `null`, and
  * strings quoted — except strings shaped like a GUID or an ISO 8601 date-time with offset, which
- * OData writes bare (`Edm.Guid`, `Edm.DateTimeOffset`). Date → date-time.
+ * OData writes bare (`Edm.Guid`, `Edm.DateTimeOffset`). Date → date-time; bytes (a Buffer or a
+ * message's `{"$binary": …}`) → `binary'<base64url>'` (`Edm.Binary`).
  * @throws PermanentError for values that have no literal (objects, arrays, NaN).
  */
 export function literal(value: unknown, what: string): string {
@@ -51,6 +53,9 @@ export function literal(value: unknown, what: string): string {
   }
   if (value instanceof Date) return value.toISOString();
   if (typeof value === 'string') return isGuid(value) || DATETIME_OFFSET.test(value) ? value : quoteString(value);
+  if (value instanceof Uint8Array) return `binary'${Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64url')}'`;
+  const tagged = taggedOf(value);
+  if (tagged?.tag === BYTES_TAG) return `binary'${Buffer.from(tagged.base64, 'base64').toString('base64url')}'`;
   throw new PermanentError(`${what}: a ${Array.isArray(value) ? 'list' : typeof value} has no OData literal`);
 }
 

@@ -1,4 +1,5 @@
 import { toJsonValue } from '../base/connector-base';
+import { plainRecord } from '../../src/model/exact-values';
 import { toText } from '../base/operations';
 import type { TargetConnector, UpsertContext, UpsertResult } from '../base/target-connector';
 import { applyOneByOne } from '../base/apply-one-by-one';
@@ -6,7 +7,7 @@ import type { ItemOutcome, TargetBatch } from '../base/target-batch';
 import { ConfigError, TransitiveError } from '../../src/platform/errors';
 import { type Job, JobActionType } from '../../src/model/job';
 import type { Mapping } from '../../src/model/mapping';
-import type { JsonValue, QueueMessage } from '../../src/model/queue-message';
+import type { QueueMessage } from '../../src/model/queue-message';
 import { type BatchFormat, BatchTransport } from './batch-transport';
 import { BatchWriter, ifMatchOf } from './batch-writer';
 import type { OdataHttpClient, OdataResponse } from './odata-http';
@@ -54,7 +55,7 @@ export class OdataTarget implements TargetConnector {
 
   async upsert(message: QueueMessage, mapping: Mapping, context: UpsertContext = {}): Promise<UpsertResult> {
     const target = this.locator.target(message, mapping);
-    const record: Record<string, JsonValue> = { ...Object.fromEntries(target.keys), ...message.fields };
+    const record = plainRecord({ ...Object.fromEntries(target.keys), ...message.fields }); // bytes as base64 (Edm.Binary)
     const returning = (context.responseMapping ?? []).map((r) => identifier(r.from, `mapping "${mapping.name}": responseMapping.from`));
     const prefer = returning.length > 0 ? { Prefer: 'return=representation' } : undefined;
     let written: OdataResponse;
@@ -93,7 +94,7 @@ export class OdataTarget implements TargetConnector {
 
   async invokeAction(message: QueueMessage, job: Job): Promise<void> {
     if (!job.actionName) throw new ConfigError(`job "${job.name}": actionName is required for InvokeAction`);
-    const parameters = { ...(message.actionParameters ?? message.fields) };
+    const parameters = plainRecord({ ...(message.actionParameters ?? message.fields) });
     const slash = job.actionName.indexOf('/');
     const setName = slash < 0 ? undefined : job.actionName.slice(0, slash);
     const action = slash < 0 ? job.actionName : job.actionName.slice(slash + 1);

@@ -4,6 +4,7 @@ import type { Mapping } from '../../src/model/mapping';
 import type { OdataResponse } from './odata-http';
 import { DELTA_LINK_FIELD } from './delta-watermark';
 import { identifier } from './odata-literals';
+import { parseExactJson } from './exact-json';
 
 /** A record as read, without `@odata.*` annotations. */
 export type OdataRow = Record<string, unknown>;
@@ -23,11 +24,25 @@ export function selectedFields(mapping: Mapping, job: Job): string[] {
   return [...fields].map((f) => identifier(f, `mapping "${mapping.name}": source field`));
 }
 
-/** The `value` array of a collection answer. @throws PermanentError when the answer has none. */
+/**
+ * The `value` array of a collection answer; numbers a double cannot hold exactly as strings of
+ * their digits (see {@link parseExactJson}).
+ * @throws PermanentError when the answer has none.
+ */
 export function rowsOf(response: OdataResponse, what: string): Array<Record<string, unknown>> {
-  const value = response.body?.value;
+  const value = (exactBody(response) ?? response.body)?.value;
   if (!Array.isArray(value)) throw new PermanentError(`${what}: the answer has no "value" array (HTTP ${response.status})`);
   return value.filter((row): row is Record<string, unknown> => typeof row === 'object' && row !== null);
+}
+
+/** The answer parsed again with exact numbers, when it has numbers beyond a double (rare); else undefined. */
+function exactBody(response: OdataResponse): Record<string, unknown> | undefined {
+  if (response.body === undefined || typeof response.text !== 'string') return undefined;
+  try {
+    return parseExactJson(response.text) as Record<string, unknown> | undefined;
+  } catch {
+    return undefined; // parsed before: cannot happen; the first parse stands
+  }
 }
 
 /** A record without instance annotations (`@odata.etag`, `@odata.context`, `…@OData.Community.Display.V1.FormattedValue`). */

@@ -1,4 +1,5 @@
 import { ConfigError } from '../../src/platform/errors';
+import { fromMessageValue } from '../../src/model/exact-values';
 import type { WatermarkType } from '../../src/model/watermark-value';
 
 /** A row as the driver returns it: column name → value. */
@@ -121,11 +122,14 @@ export class SqlParams {
   }
 }
 
-/** JSON-ish values both drivers bind as text: Date → ISO 8601, objects and arrays → JSON. */
+/**
+ * Message values as both drivers bind them: bytes (`{"$binary": …}`, see
+ * `src/model/exact-values.ts`) → Buffer, Date → ISO 8601, other objects and arrays → JSON text.
+ */
 export function bindCommon(value: unknown): unknown {
   if (value === undefined) return null;
+  if (typeof value !== 'object' || value === null || value instanceof Uint8Array) return value;
   if (value instanceof Date) return value.toISOString();
-  if (value instanceof Uint8Array) return value;
-  if (typeof value === 'object' && value !== null) return JSON.stringify(value);
-  return value;
+  const plain = fromMessageValue(value);
+  return plain instanceof Uint8Array ? plain : JSON.stringify(plain);
 }

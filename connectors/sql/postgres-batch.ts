@@ -3,11 +3,12 @@ import { toText } from '../base/operations';
 import { ConfigError, TransientError } from '../../src/platform/errors';
 import { JobActionType } from '../../src/model/job';
 import type { WatermarkType } from '../../src/model/watermark-value';
-import { quoteEntity, quoteIdentifier, type SqlDatabase, type SqlRow, type SqlTransaction } from './dialect';
+import { bindCommon, quoteEntity, quoteIdentifier, type SqlDatabase, type SqlRow, type SqlTransaction } from './dialect';
 import { type BatchItem, batchItems, placeOutcomes, retryTransitive, returningOf, type SqlBatchContext } from './sql-batch';
 import { returnedFields, versionColumnOf } from './sql-records';
 import { deleteStatement, insertStatement, lockStatement, type PgBatchShape, POSITION, rowsParams, updateStatement, VERSION } from './postgres-batch-sql';
 import { PostgresColumnTypes } from './postgres-columns';
+import { exactChecks, exactnessError } from './postgres-exact';
 import { blockedDeleteOutcomes } from './blocked-delete';
 
 export type PostgresBatchDatabase = SqlDatabase & Required<Pick<SqlDatabase, 'transaction'>>;
@@ -55,8 +56,9 @@ export class PostgresBatchWriter {
     if (!deleting) for (const item of items) for (const name of Object.keys(item.record)) names.add(name);
     const types = await this.columns.of(db, entity, names);
     if (versionColumn && !types.has(versionColumn)) throw new ConfigError(`connection "${context.connectionName}": versionField "${versionColumn}" is not a column of ${entity}`);
+    const checks = exactChecks(types); // numeric columns only, built once per table
     items = items.filter((item) => {
-      const error = deleting ? undefined : fieldError(mapping.name, entity, Object.keys(item.record), types);
+      const error = deleting ? undefined : fieldError(mapping.name, entity, Object.keys(item.record), types) ?? exactnessError(item.record, checks, entity);
       if (error) outcomes[item.index] = { status: 'failed', error };
       return !error;
     });
@@ -182,10 +184,9 @@ class GroupWrite {
   }
 }
 
-/** A value for a text array element: JSON objects as text, Date as ISO, bytes as they are (pg writes `\x…`). */
+/** A value for a text array element: bytes as bytes (pg writes `\x…`), other objects as JSON text, Date as ISO. */
 function bindText(value: unknown): unknown {
   if (value === undefined || value === null) return null;
-  if (value instanceof Uint8Array) return value;
-  if (typeof value === 'object') return value instanceof Date ? value.toISOString() : JSON.stringify(value);
+  if (typeof value === 'object') return bindCommon(value);
   return String(value);
 }

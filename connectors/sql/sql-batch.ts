@@ -2,6 +2,7 @@ import { isItemError, type ItemOutcome, type TargetBatch } from '../base/target-
 import type { JsonValue, QueueMessage } from '../../src/model/queue-message';
 import { batchRecord } from './sql-records';
 import type { UpsertPlans } from './upsert-plan';
+import type { SqliteColumnAffinities } from './sqlite-columns';
 
 /** What the batch writers need from their {@link SqlTarget}. */
 export interface SqlBatchContext {
@@ -11,6 +12,8 @@ export interface SqlBatchContext {
   readonly versionField?: string;
   /** The target's upsert statements (SQLite runs the single-message statements per row). */
   readonly plans: UpsertPlans;
+  /** SQLite: the target's column affinities, for binding values exactly (`sqlite-columns.ts`). */
+  readonly sqliteColumns?: SqliteColumnAffinities;
 }
 
 /** One message of a batch that has a complete target key, with its position in the batch. */

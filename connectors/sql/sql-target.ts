@@ -5,12 +5,15 @@ import { toText } from '../base/operations';
 import { ConfigError, PermanentError } from '../../src/platform/errors';
 import { type Job, JobActionType } from '../../src/model/job';
 import type { Mapping } from '../../src/model/mapping';
-import type { QueueMessage } from '../../src/model/queue-message';
+import type { JsonValue, QueueMessage } from '../../src/model/queue-message';
 import { quoteEntity, quoteIdentifier, type SqlDatabase, SqlParams } from './dialect';
 import { bindFields, mergeRecord, returnedFields, versionColumnOf } from './sql-records';
 import { UpsertPlans } from './upsert-plan';
 import { blockedDeleteError } from './blocked-delete';
 import { applySqliteBatch, type SqliteBatchDatabase } from './sqlite-batch';
+import { bindExactFields, columnsQuery, SqliteColumnAffinities } from './sqlite-columns';
+import { PostgresColumnTypes } from './postgres-columns';
+import { exactChecks, exactnessError } from './postgres-exact';
 import { PostgresBatchWriter, type PostgresBatchDatabase } from './postgres-batch';
 
 const NO_FIELDS: readonly string[] = [];
@@ -32,6 +35,8 @@ export interface SqlTargetOptions {
 export class SqlTarget implements TargetConnector {
   private readonly plans: UpsertPlans;
   private postgresBatches?: PostgresBatchWriter;
+  private readonly sqliteColumns = new SqliteColumnAffinities();
+  private readonly postgresColumns = new PostgresColumnTypes();
 
   constructor(
     private readonly db: SqlDatabase,
@@ -41,21 +46,44 @@ export class SqlTarget implements TargetConnector {
   }
 
   async upsert(message: QueueMessage, mapping: Mapping, context: UpsertContext = {}): Promise<UpsertResult> {
-    const { dialect } = this.db;
     const record = mergeRecord(message.targetKey, message.fields);
     const returning = context.responseMapping ? context.responseMapping.map((r) => r.from) : NO_FIELDS;
     const plan = this.plans.planFor(mapping, record, returning);
+    const bind = await this.binder(mapping, plan.entity, record, plan.insert.fields);
     // Update first: a mapping often writes only some columns of an existing record (e.g. a
     // response job writing a number back), and INSERT would fail on the columns it lacks.
     let rows: Record<string, unknown>[] = [];
-    const insert = { sql: plan.insert.sql, params: bindFields(dialect, plan.insert.fields, record), operation: plan.insert.operation };
+    const insert = { sql: plan.insert.sql, params: bind(plan.insert.fields, record), operation: plan.insert.operation };
     if (plan.update) {
-      const update = { sql: plan.update.sql, params: bindFields(dialect, plan.update.fields, record), operation: plan.update.operation };
+      const update = { sql: plan.update.sql, params: bind(plan.update.fields, record), operation: plan.update.operation };
       if (this.db.firstWithRows) return this.returned(await this.db.firstWithRows([update, insert]), returning);
       rows = await this.db.query(update.sql, update.params, update.operation);
     }
     if (rows.length === 0) rows = await this.db.query(insert.sql, insert.params, insert.operation);
     return this.returned(rows, returning);
+  }
+
+  /**
+   * How a record's fields are bound, exactly: on SQLite by the table's column affinities
+   * (`sqlite-columns.ts`), on PostgreSQL after the column types' checks (`postgres-exact.ts`).
+   * @throws PermanentError naming the column of a value the table cannot hold exactly.
+   */
+  private async binder(
+    mapping: Mapping, entity: string, record: Record<string, JsonValue>, names: readonly string[],
+  ): Promise<(fields: readonly string[], record: Record<string, JsonValue>) => unknown[]> {
+    const { dialect } = this.db;
+    if (dialect.kind !== 'sqlite') {
+      const error = exactnessError(record, exactChecks(await this.postgresColumns.of(this.db, entity, names)), entity);
+      if (error) throw error;
+      return (fields, values) => bindFields(dialect, fields, values);
+    }
+    let types = this.sqliteColumns.cached(mapping.target.entity, names);
+    if (!types) {
+      const { sql, params } = columnsQuery(mapping.target.entity);
+      types = this.sqliteColumns.keep(mapping.target.entity, await this.db.query(sql, params, `read the columns of ${entity}`));
+    }
+    const affinities = types;
+    return (fields, values) => bindExactFields(dialect, fields, values, affinities, entity);
   }
 
   private returned(rows: readonly Record<string, unknown>[], returning: readonly string[]): UpsertResult {
@@ -106,7 +134,7 @@ export class SqlTarget implements TargetConnector {
     const { db } = this;
     if (batch.messages.length === 0) return Promise.resolve([]);
     if (batch.action === JobActionType.InvokeAction) return applyOneByOne(this, batch, 8);
-    const context = { connectionName: this.options.connectionName, versionField: this.options.versionField, plans: this.plans };
+    const context = { connectionName: this.options.connectionName, versionField: this.options.versionField, plans: this.plans, sqliteColumns: this.sqliteColumns };
     if (hasSyncTransactions(db)) return applySqliteBatch(db, batch, context);
     if (db.dialect.kind === 'postgres' && hasTransactions(db)) return (this.postgresBatches ??= new PostgresBatchWriter()).apply(db, batch, context);
     return applyOneByOne(this, batch, 64);

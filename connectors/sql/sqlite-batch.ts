@@ -5,6 +5,7 @@ import { quoteEntity, quoteIdentifier, type SqlDatabase, type SqlSyncTransaction
 import { type BatchItem, batchItems, isTransitiveFailure, MAX_TRANSITIVE_PASSES, placeOutcomes, returningOf, type SqlBatchContext } from './sql-batch';
 import { bindFields, returnedFields, versionColumnOf } from './sql-records';
 import { blockedDeleteOutcomes } from './blocked-delete';
+import { bindExactFields, columnsQuery, SqliteColumnAffinities } from './sqlite-columns';
 
 export type SqliteBatchDatabase = SqlDatabase & Required<Pick<SqlDatabase, 'transactionSync'>>;
 
@@ -86,6 +87,13 @@ function rowWriter(db: SqliteBatchDatabase, batch: TargetBatch, context: SqlBatc
   }
   const returning = returningOf(batch);
   const versionType = batch.versionCheck?.type;
+  const columns = context.sqliteColumns ?? new SqliteColumnAffinities();
+  const affinities = (tx: SqlSyncTransaction, names: readonly string[]) => {
+    const cached = columns.cached(mapping.target.entity, names);
+    if (cached) return cached;
+    const { sql, params } = columnsQuery(mapping.target.entity);
+    return columns.keep(mapping.target.entity, tx.run(sql, params, `read the columns of ${entity}`));
+  };
   return (tx, item) => {
     let plan;
     try {
@@ -93,16 +101,27 @@ function rowWriter(db: SqliteBatchDatabase, batch: TargetBatch, context: SqlBatc
     } catch (error) {
       return { status: 'failed', error }; // this item's field names: no statement ran
     }
+    const types = affinities(tx, plan.insert.fields);
+    const first = plan.update ?? plan.insert;
+    let values: unknown[];
+    try {
+      // Bound before any statement runs: a value SQLite would round fails this item alone. The
+      // update binds every field of the record (its other fields, then the key), as the insert does.
+      values = bindExactFields(dialect, first.fields, item.record, types, entity);
+    } catch (error) {
+      return { status: 'failed', error }; // a value SQLite cannot keep exactly: no statement ran
+    }
     if (readVersion && versionType) {
       const version = readVersion(tx, item);
       if (version !== null && versionRefuses(versionType, item.message.changeTracker, version)) return { status: 'outdated', targetVersion: version };
     }
     // Update first: a mapping may write only some columns of an existing row.
     if (plan.update) {
-      const rows = tx.run(plan.update.sql, bindFields(dialect, plan.update.fields, item.record), plan.update.operation);
+      const rows = tx.run(plan.update.sql, values, plan.update.operation);
       if (rows.length > 0) return applied(rows[0], returning);
+      values = bindExactFields(dialect, plan.insert.fields, item.record, types, entity);
     }
-    const rows = tx.run(plan.insert.sql, bindFields(dialect, plan.insert.fields, item.record), plan.insert.operation);
+    const rows = tx.run(plan.insert.sql, values, plan.insert.operation);
     return applied(rows[0], returning);
   };
 }

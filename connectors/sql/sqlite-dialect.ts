@@ -4,7 +4,7 @@ import { bindCommon, type SqlDatabase, type SqlDialect, type SqlRow, type SqlSta
 import { formatTimestamp, inferTimestampFormat } from './sqlite-timestamps';
 import { SQLITE_ERROR_RULES, sqliteErrorCode } from './sqlite-errors';
 import { SqliteGroupCommit } from './sqlite-group-commit';
-import { execute, inImmediateTransaction } from './sqlite-transaction';
+import { exactRows, execute, inImmediateTransaction } from './sqlite-transaction';
 import { type FileSyncer, WalSync } from '../../src/sqlite/wal-sync';
 import { WalCheckpointer } from '../../src/sqlite/wal-checkpointer';
 import { errorMessage, TransientError } from '../../src/platform/errors';
@@ -114,7 +114,7 @@ export class SqliteDatabase implements SqlDatabase {
     let rows: SqlRow[];
     try {
       const statement = this.statement(sql);
-      if (statement.readonly) return statement.all(...params) as SqlRow[];
+      if (statement.readonly) return exactRows(statement.all(...params) as SqlRow[]);
       rows = this.writes ? await this.writes.run(() => execute(statement, params)) : execute(statement, params);
       this.checkpointer?.wrote(WRITE_BYTES_ESTIMATE);
     } catch (err) {
@@ -224,6 +224,8 @@ export class SqliteDatabase implements SqlDatabase {
       // better-sqlite3 builds SQLite with a 16 MB page cache per connection; a host holds several.
       db.pragma(`cache_size = -${this.options.cacheSizeKb ?? DEFAULT_CACHE_SIZE_KB}`);
       db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
+      // Integers as BigInt, so that none beyond 2^53 is rounded; exactRows turns the others back into numbers.
+      db.defaultSafeIntegers(true);
       const wal = String(db.pragma('journal_mode', { simple: true })).toLowerCase() === 'wal';
       if (wal) this.checkpointer = new WalCheckpointer(this.options.file, WAL_AUTOCHECKPOINT_PAGES);
       if (this.options.synchronous === 'NORMAL') db.pragma('synchronous = NORMAL');

@@ -1,11 +1,12 @@
 import { capabilityIt } from './capability-it';
 import { continuationCases } from './source-connector/continuation.cases';
-import type { Capability, ContractContext, PreparedSource, SourceHarness, SourceScenario } from './source-connector/context';
+import type { Capability, ContractContext, PreparedSource, PreparedValues, SourceHarness, SourceScenario } from './source-connector/context';
 import { deletesAndTimestampCases } from './source-connector/deletes-and-timestamps.cases';
 import { readingCases } from './source-connector/reading.cases';
+import { valueCases } from './source-connector/values.cases';
 import { watermarkCases } from './source-connector/watermark.cases';
 
-export type { Capability, PreparedSource, SourceFields, SourceHarness, SourceRecord, SourceScenario } from './source-connector/context';
+export type { Capability, PreparedSource, PreparedValues, SourceFields, SourceHarness, SourceRecord, SourceScenario } from './source-connector/context';
 
 export interface SourceContractOptions {
   /**
@@ -24,7 +25,7 @@ export interface SourceContractOptions {
  * order, in pages of `pageSize` with the right `rowCount` / `hasMore` / `lastChangeTracker`,
  * serialized by the mapping; a page's cursor continues the run after it; an early stop holds
  * nothing; removed records become `Delete` messages and timestamp-only changes are reported
- * where the system can tell them. `makeHarness` runs once per suite; each case asks it for a
+ * where the system can tell them; values travel exactly (64-bit integers, decimals, bytes, instants, JSON). `makeHarness` runs once per suite; each case asks it for a
  * fresh entity holding the case's records.
  *
  * @example
@@ -38,6 +39,10 @@ export function runSourceConnectorContract(name: string, makeHarness: () => Prom
     prepare: (scenario: SourceScenario): Promise<PreparedSource> => {
       if (!harness) throw new Error(`${name}: the contract harness is not ready (did beforeAll fail?)`);
       return harness.prepare(scenario);
+    },
+    prepareValues: (): Promise<PreparedValues> => {
+      if (!harness?.prepareValues) throw new Error(`${name}: the harness has no value matrix: implement prepareValues or declare exactValues unsupported`);
+      return harness.prepareValues();
     },
   };
 
@@ -53,5 +58,6 @@ export function runSourceConnectorContract(name: string, makeHarness: () => Prom
     describe('the watermark, the lookback and the job filter', () => watermarkCases(ctx));
     describe('cursors and stopping early', () => continuationCases(ctx));
     describe('deletes and timestamp-only changes', () => deletesAndTimestampCases(ctx));
+    describe('exact values', () => valueCases(ctx));
   });
 }

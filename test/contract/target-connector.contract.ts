@@ -1,11 +1,12 @@
 import { capabilityIt } from './capability-it';
-import type { Capability, ContractContext, PreparedTarget, Scenario, TargetHarness } from './target-connector/context';
+import type { Capability, ContractContext, PreparedTarget, PreparedValueTarget, Scenario, TargetHarness } from './target-connector/context';
 import { deleteAndResponseCases } from './target-connector/delete-and-response.cases';
 import { groupAndVersionCases } from './target-connector/group-and-version.cases';
 import { itemOutcomeCases } from './target-connector/item-outcomes.cases';
 import { schemaMismatchCases } from './target-connector/schema-mismatch.cases';
+import { valueCases } from './target-connector/values.cases';
 
-export type { Capability, ContractRecord, GroupFailure, PreparedTarget, Scenario, TargetHarness } from './target-connector/context';
+export type { Capability, ContractRecord, GroupFailure, PreparedTarget, PreparedValueTarget, Scenario, TargetHarness } from './target-connector/context';
 
 export interface TargetContractOptions {
   /**
@@ -20,10 +21,11 @@ export interface TargetContractOptions {
 /**
  * The target connector contract: `applyBatch` of every target gives one outcome per item in
  * order, fails a data error alone and classified (permanent, transitive), rejects a group that
- * failed as a whole, checks versions inside the write, deletes (a missing record is a success)
- * and returns response fields per item; a missing table, entity set, column or property fails the
- * whole group with a ConfigError (the processor pauses the target), never an item error.
- * `makeHarness` runs once per suite; each case asks it for a fresh entity holding the case's records.
+ * failed as a whole, checks versions inside the write, deletes (a missing record is a success),
+ * returns response fields per item, and writes values exactly or fails the item, naming the
+ * column; a missing table, entity set, column or property fails the whole group with a
+ * ConfigError (the processor pauses the target), never an item error. `makeHarness` runs once
+ * per suite; each case asks it for a fresh entity holding the case's records.
  *
  * @example
  *   runTargetConnectorContract('SqlTarget on SQLite', async () => sqlHarness('sqlite'), { unsupported: {} });
@@ -36,6 +38,10 @@ export function runTargetConnectorContract(name: string, makeHarness: () => Prom
     prepare: (scenario: Scenario): Promise<PreparedTarget> => {
       if (!harness) throw new Error(`${name}: the contract harness is not ready (did beforeAll fail?)`);
       return harness.prepare(scenario);
+    },
+    prepareValues: (): Promise<PreparedValueTarget> => {
+      if (!harness?.prepareValues) throw new Error(`${name}: the harness has no value matrix: implement prepareValues or declare exactValues unsupported`);
+      return harness.prepareValues();
     },
   };
 
@@ -51,5 +57,6 @@ export function runTargetConnectorContract(name: string, makeHarness: () => Prom
     describe('whole-group failure and the version condition', () => groupAndVersionCases(ctx));
     describe('deletes and response fields', () => deleteAndResponseCases(ctx));
     describe('schema mismatches pause the target', () => schemaMismatchCases(ctx));
+    describe('exact values', () => valueCases(ctx));
   });
 }

@@ -3,6 +3,7 @@ import { type FilterCondition, type Job, JobActionType } from '../../../src/mode
 import type { Mapping } from '../../../src/model/mapping';
 import type { JsonValue, QueueMessage } from '../../../src/model/queue-message';
 import { WatermarkValue } from '../../../src/model/watermark-value';
+import type { ValueKind } from '../value-matrix';
 
 /**
  * One record of the contract's entity, in the contract's terms; each harness maps it onto its
@@ -20,13 +21,13 @@ export interface SourceRecord {
 }
 
 /** What a case may need beyond reading changes in order; a harness declares what its system cannot express. */
-export type Capability = 'pageSize' | 'lookback' | 'deletes' | 'timeStamps';
+export type Capability = 'pageSize' | 'lookback' | 'deletes' | 'timeStamps' | 'exactValues';
 
 export type CaseId =
   | 'in-order' | 'page-size' | 'serialized' | 'empty-source'
   | 'after-watermark' | 'lookback' | 'filter'
   | 'cursor' | 'early-stop'
-  | 'deletes' | 'timestamps';
+  | 'deletes' | 'timestamps' | 'values';
 
 /** What a case asks the harness for: a fresh entity holding `seed`. */
 export interface SourceScenario {
@@ -71,9 +72,30 @@ export interface PreparedSource {
   done(): Promise<void>;
 }
 
+/**
+ * A source holding the exact-value matrix (`test/contract/value-matrix.ts`) in the system's own
+ * types: one record per 64-bit integer, keyed 1 to 4 in the matrix's order, the first with a value
+ * of every other kind too; all changed at second 1.
+ */
+export interface PreparedValues {
+  /** A new connector on the entity (each call); `done` closes what is still open. */
+  source(): SourceConnector;
+  entity: string;
+  key: string;
+  tracker: string;
+  watermarkType: 'datetime' | 'string';
+  /** The source field of each kind the system has a type for; the others are not read. */
+  columns: Partial<Record<ValueKind, string>>;
+  /** The system keeps JSON as text (SQLite): the message carries that text. Default false. */
+  jsonAsText?: boolean;
+  done(): Promise<void>;
+}
+
 /** What an adapter's runner hands to `runSourceConnectorContract`. */
 export interface SourceHarness {
   prepare(scenario: SourceScenario): Promise<PreparedSource>;
+  /** The value matrix; required unless the runner declares `exactValues` unsupported. */
+  prepareValues?(): Promise<PreparedValues>;
   close(): Promise<void>;
 }
 
@@ -82,6 +104,7 @@ export interface ContractContext {
   /** `it`, or `it.skip` with a printed reason when the system cannot express one of `uses`. */
   caseIt(uses: readonly Capability[]): (title: string, fn: () => Promise<void>) => void;
   prepare(scenario: SourceScenario): Promise<PreparedSource>;
+  prepareValues(): Promise<PreparedValues>;
 }
 
 /** Second `s` of 2026-01-01 as ISO 8601. */

@@ -3,6 +3,7 @@ import { type Job, type JobAction, JobActionType } from '../../../src/model/job'
 import type { Mapping } from '../../../src/model/mapping';
 import { createQueueMessage, type JsonValue } from '../../../src/model/queue-message';
 import { WatermarkValue } from '../../../src/model/watermark-value';
+import type { ValueKind } from '../value-matrix';
 
 /**
  * One record of the contract's entity, in the contract's terms; each harness maps it onto its
@@ -23,7 +24,7 @@ export interface ContractRecord {
 export type ContractItem = ContractRecord | { keyless: 'null' | 'missing'; label: string; qty: number };
 
 /** What a case may need beyond keys, fields and a version column; a harness declares what its system cannot express. */
-export type Capability = 'parent' | 'required' | 'nullVersion' | 'generated';
+export type Capability = 'parent' | 'required' | 'nullVersion' | 'generated' | 'exactValues';
 
 export type CaseId =
   | 'applies-in-order' | 'permanent-item-error' | 'required-missing' | 'transitive-item-error' | 'missing-key'
@@ -65,10 +66,32 @@ export interface PreparedTarget {
   done(): Promise<void>;
 }
 
+/**
+ * A fresh, empty entity with a column per kind of the value matrix (`test/contract/value-matrix.ts`)
+ * the system has a type for, keyed by a whole number `key`.
+ */
+export interface PreparedValueTarget {
+  target: BatchTarget;
+  mapping: Mapping;
+  key: string;
+  /** The column of each kind the system has a type for. */
+  columns: Partial<Record<ValueKind, string>>;
+  /**
+   * The record as stored, per kind of `columns`: integers and decimals as their exact digits (the
+   * system's own text form), bytes as lower-case hex, instants as UTC with six fraction digits, JSON parsed.
+   */
+  read(key: number): Promise<Partial<Record<ValueKind, unknown>>>;
+  /** Values a column of this entity cannot hold exactly (the case expects each to fail naming its column). */
+  inexact: ReadonlyArray<{ column: string; value: JsonValue }>;
+  done(): Promise<void>;
+}
+
 /** What an adapter's runner hands to `runTargetConnectorContract`. */
 export interface TargetHarness {
   /** A fresh entity (table, entity set, or the case's recording) with the scenario's records. */
   prepare(scenario: Scenario): Promise<PreparedTarget>;
+  /** The value matrix's entity; required unless the runner declares `exactValues` unsupported. */
+  prepareValues?(): Promise<PreparedValueTarget>;
   close(): Promise<void>;
 }
 
@@ -77,6 +100,7 @@ export interface ContractContext {
   /** `it`, or `it.skip` with a printed reason when the system cannot express one of `uses`. */
   caseIt(uses: readonly Capability[]): (title: string, fn: () => Promise<void>) => void;
   prepare(scenario: Scenario): Promise<PreparedTarget>;
+  prepareValues(): Promise<PreparedValueTarget>;
 }
 
 export const job: Job = {

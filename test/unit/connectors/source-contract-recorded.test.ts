@@ -9,12 +9,14 @@ import { dataverseSourceHarness } from '../../contract/source-connector/harnesse
 runSourceConnectorContract('Dataverse source, change tracking (recorded Web API exchanges)', async () => dataverseSourceHarness(), {
   unsupported: {
     lookback: 'change tracking has no time window: the stored delta link alone says what changed since',
+    exactValues: 'no recorded Dataverse answer with Edm.Int64 / Edm.Decimal / Edm.Binary values',
   },
 });
 
 runSourceConnectorContract('Business Central source (recorded API v2.0 exchanges)', async () => businessCentralSourceHarness(), {
   unsupported: {
     deletes: 'a watermark read of BC API pages cannot see a removed record (removals come only through delta links; none recorded)',
+    exactValues: 'no recorded Business Central answer with Edm.Int64 / Edm.Decimal / Edm.Binary values',
     timeStamps: 'a watermark property cannot tell a timestamp-only change from a business change',
   },
 });

@@ -1,7 +1,8 @@
 import type { SourceConnector } from '../../../../connectors/base/source-connector';
 import { WatermarkValue } from '../../../../src/model/watermark-value';
 import { type EngineName, openEngine, type SqlTestEngine } from '../../../integration/connectors/sql/sql-test-engines';
-import { at, type PreparedSource, type SourceHarness, type SourceRecord, type SourceScenario } from '../context';
+import { at, type PreparedSource, type PreparedValues, type SourceHarness, type SourceRecord, type SourceScenario } from '../context';
+import { BYTES_VALUE, DECIMAL_VALUE, INSTANT_TEXT, INT64_VALUES, JSON_VALUE } from '../../value-matrix';
 
 /**
  * The contract on a real database (a SQLite file, or a throw-away PostgreSQL schema): one table
@@ -13,7 +14,36 @@ export async function sqlSourceHarness(name: EngineName): Promise<SourceHarness>
   let tables = 0;
   return {
     prepare: (scenario) => prepareTable(db, `contract_source_${++tables}`, scenario),
+    prepareValues: () => prepareValues(db, `contract_values_${++tables}`),
     close: () => db.close(),
+  };
+}
+
+/** The value matrix in the engine's own types: INTEGER/int8, numeric (TEXT on SQLite: no exact decimal type), BLOB/bytea, timestamptz (TEXT), jsonb (TEXT). */
+async function prepareValues(db: SqlTestEngine, table: string): Promise<PreparedValues> {
+  const sqlite = db.name === 'sqlite';
+  await db.exec(
+    sqlite
+      ? `CREATE TABLE ${table} (id INTEGER PRIMARY KEY, i8 INTEGER, dec TEXT, bin BLOB, ts TEXT, doc TEXT, modified TEXT)`
+      : `CREATE TABLE ${table} (id integer PRIMARY KEY, i8 int8, dec numeric, bin bytea, ts timestamptz, doc jsonb, modified timestamptz)`,
+  );
+  const bytes = sqlite ? `X'${BYTES_VALUE.toString('hex')}'` : `'\\x${BYTES_VALUE.toString('hex')}'`;
+  const first = `'${DECIMAL_VALUE}', ${bytes}, '${INSTANT_TEXT}', '${JSON.stringify(JSON_VALUE)}'`;
+  const rows = INT64_VALUES.map((v, i) => `(${i + 1}, ${v}, ${i === 0 ? first : 'NULL, NULL, NULL, NULL'}, '${at(1)}')`);
+  await db.exec(`INSERT INTO ${table} (id, i8, dec, bin, ts, doc, modified) VALUES ${rows.join(', ')}`);
+  const opened: SourceConnector[] = [];
+  return {
+    source: () => {
+      const source = db.source();
+      opened.push(source);
+      return source;
+    },
+    entity: table, key: 'id', tracker: 'modified', watermarkType: 'datetime',
+    columns: { int64: 'i8', decimal: 'dec', bytes: 'bin', instant: 'ts', json: 'doc' },
+    jsonAsText: sqlite,
+    done: async () => {
+      await Promise.all(opened.map((s) => s.close()));
+    },
   };
 }
 

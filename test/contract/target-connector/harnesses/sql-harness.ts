@@ -1,7 +1,8 @@
 import type { Mapping } from '../../../../src/model/mapping';
 import type { JsonValue } from '../../../../src/model/queue-message';
 import { type EngineName, openEngine, type SqlTestEngine } from '../../../integration/connectors/sql/sql-test-engines';
-import { type ContractItem, type ContractRecord, type GroupFailure, type PreparedTarget, type Scenario, type TargetHarness, targetKeyFor } from '../context';
+import { type ContractItem, type ContractRecord, type GroupFailure, type PreparedTarget, type PreparedValueTarget, type Scenario, type TargetHarness, targetKeyFor } from '../context';
+import { DECIMAL_VALUE, instantOf } from '../../value-matrix';
 
 const keyOf = (n: number) => `K-${n}`;
 const numberOf = (key: unknown) => Number(String(key).slice(2));
@@ -16,7 +17,45 @@ export async function sqlHarness(name: EngineName): Promise<TargetHarness> {
   let tables = 0;
   return {
     prepare: (scenario) => prepareTable(db, `contract_${++tables}`, scenario),
+    prepareValues: () => prepareValues(db, `contract_values_${++tables}`),
     close: () => db.close(),
+  };
+}
+
+/**
+ * The value matrix's table: INTEGER/int8, TEXT/numeric (SQLite has no exact decimal type),
+ * BLOB/bytea, TEXT/timestamptz, TEXT/jsonb; and a column that cannot hold every value exactly
+ * (NUMERIC on SQLite: 8-byte floats; numeric(12,2) on PostgreSQL).
+ */
+async function prepareValues(db: SqlTestEngine, table: string): Promise<PreparedValueTarget> {
+  const sqlite = db.name === 'sqlite';
+  await db.exec(
+    sqlite
+      ? `CREATE TABLE ${table} (id INTEGER PRIMARY KEY, i8 INTEGER, dec TEXT, bin BLOB, ts TEXT, doc TEXT, amount NUMERIC, small INTEGER)`
+      : `CREATE TABLE ${table} (id integer PRIMARY KEY, i8 int8, dec numeric, bin bytea, ts timestamptz, doc jsonb, amount numeric(12,2), small int4)`,
+  );
+  const target = db.target();
+  const select = sqlite
+    ? `SELECT CAST(i8 AS TEXT) AS i8, dec, CASE WHEN bin IS NULL THEN NULL ELSE hex(bin) END AS bin, ts, doc FROM ${table} WHERE id = `
+    : `SELECT i8::text AS i8, dec::text AS dec, encode(bin, 'hex') AS bin, ts::text AS ts, doc::text AS doc FROM ${table} WHERE id = `;
+  return {
+    target,
+    mapping: { name: 'values', source: { entity: 'src', key: ['id'] }, target: { entity: table, key: ['id'] }, fields: [] },
+    key: 'id',
+    columns: { int64: 'i8', decimal: 'dec', bytes: 'bin', instant: 'ts', json: 'doc' },
+    read: async (key) => {
+      const [r] = await db.select(`${select}${key}`);
+      return {
+        int64: r.i8, decimal: r.dec,
+        bytes: r.bin === null ? null : String(r.bin).toLowerCase(),
+        instant: r.ts === null ? null : instantOf(r.ts),
+        json: r.doc === null ? null : JSON.parse(String(r.doc)),
+      };
+    },
+    inexact: sqlite
+      ? [{ column: 'amount', value: DECIMAL_VALUE }, { column: 'i8', value: '9223372036854775808' }]
+      : [{ column: 'amount', value: '1.005' }, { column: 'i8', value: '9223372036854775808' }, { column: 'small', value: 1.5 }],
+    done: async () => undefined,
   };
 }
 

@@ -106,7 +106,12 @@ describe('toJsonValue', () => {
     expect(toJsonValue(new Date('2026-01-01T00:00:00Z'), 'f')).toBe('2026-01-01T00:00:00.000Z');
     expect(toJsonValue(BigInt(5), 'f')).toBe(5);
     expect(toJsonValue(BigInt('9007199254740993'), 'f')).toBe('9007199254740993');
-    expect(toJsonValue(Buffer.from('hi'), 'f')).toBe('aGk=');
+    expect(toJsonValue(Buffer.from('hi'), 'f')).toEqual({ $binary: 'aGk=' });
+    expect(toJsonValue(new Uint8Array([0, 255]), 'f')).toEqual({ $binary: 'AP8=' });
+    // A source object shaped like a tag is wrapped, so that no target takes it for bytes.
+    expect(toJsonValue({ $binary: 'AAE=' }, 'f')).toEqual({ $json: { $binary: 'AAE=' } });
+    expect(toJsonValue({ $json: 1 }, 'f')).toEqual({ $json: { $json: 1 } });
+    expect(toJsonValue({ $binary: 'AAE=', other: 1 }, 'f')).toEqual({ $binary: 'AAE=', other: 1 });
     expect(toJsonValue({ a: [1, undefined, new Date(0)] }, 'f')).toEqual({ a: [1, null, '1970-01-01T00:00:00.000Z'] });
     expect(() => toJsonValue(NaN, 'field "n"')).toThrow('field "n": NaN is not a JSON number');
   });

@@ -8,6 +8,11 @@ describe('OData literals, keys and filters', () => {
       '1.5', '-3', 'true', 'null', "'O''Brien'", "'A-1'", '8c0c3b61-2ff0-f011-8544-000d3a4a1b2c', '2026-01-02T03:04:05.1234567Z', "'2026-01-02'",
     ]);
     expect(() => literal({ a: 1 }, 'field "x"')).toThrow('field "x": a object has no OData literal');
+    // Bytes (Edm.Binary): base64url, from a Buffer or from a message's {"$binary": base64}.
+    expect(literal(Buffer.from([0xfb, 0xff, 0x00]), 'w')).toBe("binary'-_8A'");
+    expect(literal({ $binary: Buffer.from([0xfb, 0xff, 0x00]).toString('base64') }, 'w')).toBe("binary'-_8A'");
+    expect(() => literal({ $json: { $binary: 'x' } }, 'field "x"')).toThrow('field "x": a object has no OData literal');
+    expect(literal('9223372036854775807', 'w')).toBe("'9223372036854775807'"); // text stays text (an Edm.String key)
     expect(watermarkLiteral('datetime', '2026-01-02T03:04:05.0000000Z')).toBe('2026-01-02T03:04:05.0000000Z');
     expect(watermarkLiteral('string', "it's")).toBe("'it''s'");
   });

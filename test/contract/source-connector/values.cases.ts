@@ -1,0 +1,59 @@
+import { type Job, JobActionType } from '../../../src/model/job';
+import type { Mapping } from '../../../src/model/mapping';
+import { deserializeQueueMessage, type QueueMessage, serializeQueueMessage } from '../../../src/model/queue-message';
+import { WatermarkValue } from '../../../src/model/watermark-value';
+import { BYTES_VALUE, DECIMAL_VALUE, INSTANT_UTC, instantOf, INT64_VALUES, JSON_VALUE, type ValueKind } from '../value-matrix';
+import type { ContractContext, PreparedValues } from './context';
+
+/** Each kind of the matrix is read exactly and travels through the JSON body as the message contract says. */
+export function valueCases(ctx: ContractContext): void {
+  ctx.caseIt(['exactValues'])('reads 64-bit integers, exact decimals, bytes, instants with microseconds and JSON exactly, through the JSON body', async () => {
+    const p = await ctx.prepareValues();
+    try {
+      const kinds = Object.keys(p.columns) as ValueKind[];
+      const received = (await readAll(p)).map((m) => deserializeQueueMessage(Buffer.from(serializeQueueMessage(m), 'utf8')));
+      expect(received.map((m) => m.sourceKey).sort()).toEqual(['1', '2', '3', '4']);
+      const byKey = [...received].sort((a, b) => a.sourceKey.localeCompare(b.sourceKey));
+      const shown = byKey.map((m) => Object.fromEntries(kinds.map((kind) => [kind, shownValue(kind, m.fields[kind], p)])));
+      const expected = INT64_VALUES.map((int64, i) =>
+        Object.fromEntries(kinds.map((kind) => [kind, kind === 'int64' ? int64 : i === 0 ? EXPECTED[kind] : null])),
+      );
+      expect(shown).toEqual(expected);
+    } finally {
+      await p.done();
+    }
+  });
+}
+
+const EXPECTED: Record<ValueKind, unknown> = {
+  int64: undefined,
+  decimal: DECIMAL_VALUE,
+  bytes: { $binary: BYTES_VALUE.toString('base64') },
+  instant: INSTANT_UTC,
+  json: JSON_VALUE,
+};
+
+/** A message value as the case compares it: instants by the instant they denote, JSON text parsed where the system keeps JSON as text. */
+function shownValue(kind: ValueKind, value: unknown, p: PreparedValues): unknown {
+  if (value === null || value === undefined) return null;
+  if (kind === 'instant') return instantOf(value);
+  if (kind === 'json' && p.jsonAsText && typeof value === 'string') return JSON.parse(value);
+  return value;
+}
+
+async function readAll(p: PreparedValues): Promise<QueueMessage[]> {
+  const mapping: Mapping = {
+    name: 'values',
+    source: { entity: p.entity, key: [p.key] },
+    target: { entity: 'values_target', key: ['ref'] },
+    fields: [{ target: 'ref', source: p.key }, ...Object.entries(p.columns).map(([kind, source]) => ({ target: kind, source }))],
+  };
+  const job: Job = {
+    name: 'values', order: 1, schedule: '0 * * * * *', enabled: true, source: 'src', target: 'tgt', mapping: 'values',
+    priority: 'normal', watermark: { type: p.watermarkType, field: p.tracker }, action: JobActionType.NewUpdate, filter: [],
+    skipOutdatedMessages: false, skipUnchanged: false, pageSize: 100, lookbackSeconds: 0,
+  };
+  const messages: QueueMessage[] = [];
+  for await (const page of p.source().retrieveChanges(mapping, job, WatermarkValue.initialize(p.watermarkType, null))) messages.push(...page.messages);
+  return messages;
+}
