@@ -1,0 +1,143 @@
+import { createHash } from 'node:crypto';
+import { canonicalJson } from '../model/fields-hash';
+import type { JsonValue } from '../model/queue-message';
+import { parseWatermarkType, WatermarkValue, type WatermarkType } from '../model/watermark-value';
+import type { Clock } from '../platform/clock';
+import type { TableBatchAction, TableRow, TableStore } from '../storage/table-store';
+import { newestRecorded, type RecordedChange } from './stale-decision';
+
+/**
+ * Table of the last change applied per job and target record: partition `<job>|<first hex digit
+ * of the row key>`, row = sha256 of the target key (canonical JSON, fields sorted).
+ */
+export const APPLIED_VERSIONS_TABLE = 'appliedversions';
+
+/** One change as the store sees it: its job, action, target record and change tracker. */
+export interface ChangeRef {
+  readonly jobName: string;
+  readonly action: string;
+  readonly targetKey: Readonly<Record<string, JsonValue>>;
+  readonly changeTracker: string;
+}
+
+/** What the processor and the dead-letter mover ask. */
+export interface AppliedVersionReader {
+  /**
+   * For each change, in order: the newest change recorded as applied to its record since — of
+   * its own job, or a delete (for an upsert) or upsert (for a delete) of a job writing the same
+   * target entity — whose change tracker is newer than the change's; undefined when none is.
+   * Compared by `type` (the job's watermark type), or, where undefined, by the type the row was
+   * recorded with. One query per partition for the whole list.
+   */
+  newerApplied(changes: ReadonlyArray<ChangeRef & { type?: WatermarkType }>): Promise<Array<RecordedChange | undefined>>;
+}
+
+/** What the processor records after an apply. */
+export interface AppliedVersionRecorder extends AppliedVersionReader {
+  /** Buffers `change` as the last applied change of its job and record (written with the next flush). */
+  recordApplied(change: ChangeRef, type: WatermarkType): void;
+}
+
+export interface AppliedVersionStoreOptions {
+  /** Pending writes are flushed at this size (one transaction per partition). Default 400. */
+  flushAt?: number;
+  /** And at least this often, in ms. Default 1,000. */
+  flushEveryMs?: number;
+  /**
+   * The jobs of the other action writing the same target entity, with the same watermark type
+   * (see `relatedJobs`), whose rows count too. Default none (a job's own rows only).
+   */
+  relatedJobs?: (jobName: string) => readonly string[];
+}
+
+/**
+ * The last applied change tracker per job and target record, for every NewUpdate and Delete job.
+ * Written like the applied hashes — after the apply, buffered, sent as batched transactions per
+ * partition, never awaited by the batch — so that the hot path gains no round trip. Read only for
+ * messages that come back (resubmitted, requeued, retry copies, redeliveries), a query per
+ * partition for a whole batch. A record lost in a crash (at most one flush interval) only means
+ * that one late message is not recognised as stale, as before this store.
+ */
+export class AppliedVersionStore implements AppliedVersionRecorder {
+  private pending = new Map<string, TableBatchAction & { kind: 'upsert' }>();
+  private readonly stopTimer: () => void;
+  private flushing: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly table: TableStore,
+    clock: Pick<Clock, 'every'>,
+    private readonly options: AppliedVersionStoreOptions = {},
+  ) {
+    this.stopTimer = clock.every(options.flushEveryMs ?? 1_000, () => void this.flush().catch(() => undefined));
+  }
+
+  recordApplied(change: ChangeRef, type: WatermarkType): void {
+    const { partitionKey, rowKey } = keysOf(change.jobName, change.targetKey);
+    const tracker = WatermarkValue.canonicalize(type, change.changeTracker);
+    // The last applied wins (not the newest): it is what the target holds.
+    this.pending.set(`${partitionKey}\n${rowKey}`, {
+      kind: 'upsert',
+      row: { partitionKey, rowKey, properties: { ChangeTracker: tracker, WatermarkType: type, Action: change.action } },
+    });
+    if (this.pending.size >= (this.options.flushAt ?? 400)) void this.flush().catch(() => undefined);
+  }
+
+  async newerApplied(changes: ReadonlyArray<ChangeRef & { type?: WatermarkType }>): Promise<Array<RecordedChange | undefined>> {
+    if (changes.length === 0) return [];
+    const lookups = changes.map((change) => {
+      const jobs = [change.jobName, ...(this.options.relatedJobs?.(change.jobName) ?? [])];
+      return jobs.map((jobName) => ({ jobName, ...keysOf(jobName, change.targetKey) }));
+    });
+    const byPartition = new Map<string, Set<string>>();
+    for (const keys of lookups) for (const { partitionKey, rowKey } of keys) byPartition.set(partitionKey, (byPartition.get(partitionKey) ?? new Set()).add(rowKey));
+    const rows = new Map<string, TableRow>();
+    const read = await Promise.all([...byPartition].map(([partition, keys]) => this.table.getMany(partition, [...keys])));
+    for (const part of read) for (const row of part.values()) rows.set(`${row.partitionKey}\n${row.rowKey}`, row);
+    return changes.map((change, i) => {
+      const recorded = lookups[i].flatMap(({ jobName, partitionKey, rowKey }) => {
+        const key = `${partitionKey}\n${rowKey}`;
+        // What this instance applied and has not written yet is newer than what is stored.
+        const row = this.pending.get(key)?.row ?? rows.get(key);
+        const found = row && recordedOf(jobName, row);
+        // Another job's upserts do not make an upsert stale (two jobs may write different columns of a record).
+        return found && (found.jobName === change.jobName || found.action !== change.action) ? [found] : [];
+      });
+      return newestRecorded(change, change.type, recorded);
+    });
+  }
+
+  /** Writes what is buffered; concurrent callers wait for the same write. */
+  flush(): Promise<void> {
+    this.flushing = this.flushing.catch(() => undefined).then(async () => {
+      if (this.pending.size === 0) return;
+      const taken = this.pending;
+      this.pending = new Map();
+      try {
+        await this.table.submitBatch([...taken.values()]);
+      } catch (err) {
+        // Back into the buffer unless a later apply of the same record came meanwhile: the next flush retries them.
+        for (const [key, action] of taken) if (!this.pending.has(key)) this.pending.set(key, action);
+        throw err;
+      }
+    });
+    return this.flushing;
+  }
+
+  async close(): Promise<void> {
+    this.stopTimer();
+    await this.flush();
+  }
+}
+
+function recordedOf(jobName: string, row: TableRow): RecordedChange | undefined {
+  const { ChangeTracker: tracker, WatermarkType: type, Action: action } = row.properties;
+  const parsed = typeof type === 'string' ? parseWatermarkType(type) : undefined;
+  if (typeof tracker !== 'string' || !parsed || typeof action !== 'string') return undefined;
+  return { jobName, action, changeTracker: tracker, type: parsed };
+}
+
+/** The table keys of a job's record. */
+export function keysOf(jobName: string, targetKey: Readonly<Record<string, JsonValue>>): { partitionKey: string; rowKey: string } {
+  const rowKey = createHash('sha256').update(canonicalJson(targetKey as Record<string, JsonValue>)).digest('hex');
+  return { partitionKey: `${jobName}|${rowKey[0]}`, rowKey };
+}
