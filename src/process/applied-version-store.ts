@@ -65,10 +65,11 @@ export class AppliedVersionStore implements AppliedVersionRecorder {
 
   constructor(
     private readonly table: TableStore,
-    clock: Pick<Clock, 'every'>,
+    /** Drives the periodic flush; none for a reader (the dead-letter mover), which writes nothing. */
+    clock: Pick<Clock, 'every'> | undefined,
     private readonly options: AppliedVersionStoreOptions = {},
   ) {
-    this.stopTimer = clock.every(options.flushEveryMs ?? 1_000, () => void this.flush().catch(() => undefined));
+    this.stopTimer = clock ? clock.every(options.flushEveryMs ?? 1_000, () => void this.flush().catch(() => undefined)) : () => undefined;
   }
 
   recordApplied(change: ChangeRef, type: WatermarkType): void {
