@@ -79,6 +79,8 @@ export interface Runtime {
   readonly sender: ServiceBusService;
   readonly runLog: RunLogStore;
   readonly appliedHashes: AppliedHashStore;
+  /** The last applied change per job and record (the stale-message guard's store). */
+  readonly appliedVersions: AppliedVersionStore;
   /** ExecuteJob runs that outlast the request's wait (`GET runs/{id}`). */
   readonly acceptedRuns: RunTracker;
   readonly clock: Clock;
@@ -179,6 +181,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       sender,
       runLog,
       appliedHashes,
+      appliedVersions,
       acceptedRuns,
       clock,
       log,
