@@ -85,6 +85,8 @@ export class AppliedVersionStore implements AppliedVersionRecorder {
 
   async newerApplied(changes: ReadonlyArray<ChangeRef & { type?: WatermarkType }>): Promise<Array<RecordedChange | undefined>> {
     if (changes.length === 0) return [];
+    // A flush in flight holds rows that are neither pending nor stored yet: read after it.
+    await this.flushing.catch(() => undefined);
     const lookups = changes.map((change) => {
       const jobs = [change.jobName, ...(this.options.relatedJobs?.(change.jobName) ?? [])];
       return jobs.map((jobName) => ({ jobName, ...keysOf(jobName, change.targetKey) }));
