@@ -14,11 +14,11 @@ const NOW = new Date('2026-05-01T12:00:00Z');
 const rules = parseRulesText('rules:\n  - { name: fixed, match: { errorMessage: CHECK }, action: Resubmit }\n', 'rules.yaml');
 
 let seq = 0;
-function message(id: string, changeTracker: string, action = JobActionType.NewUpdate): BusMessage {
+function message(id: string, changeTracker: string): BusMessage {
   seq++;
-  const body = createQueueMessage({ jobName: 'contacts', action, sourceKey: id, targetKey: { id }, changeTracker, fields: {} });
+  const body = createQueueMessage({ jobName: 'contacts', action: JobActionType.NewUpdate, sourceKey: id, targetKey: { id }, changeTracker, fields: {} });
   return {
-    body: serializeQueueMessage(body),
+    body: new Uint8Array(Buffer.from(serializeQueueMessage(body))),
     messageId: `m${seq}`,
     applicationProperties: { ErrorMessage: 'CHECK constraint failed', JobName: 'contacts', SourceKey: id, ChangeTracker: changeTracker },
     sequenceNumber: String(seq),
