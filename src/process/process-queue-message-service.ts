@@ -8,7 +8,7 @@ import { applyGroups } from './batch/apply-groups';
 import { coalesce } from './batch/coalesce';
 import { settleBatch } from './batch/settle-batch';
 import { settlePlan } from './batch/settle-plan';
-import { guardStale, recordApplied } from './batch/stale-guard';
+import { guardStale, recordApplied, watchSetAside } from './batch/stale-guard';
 import { triage } from './batch/triage';
 import type { Verdict } from './batch/verdict';
 import { startBatchLockRenewal } from './lock-renewal';
@@ -96,6 +96,7 @@ export class ProcessQueueMessageService {
     const applied = await applyGroups(kept, this.deps);
     recordApplied(applied, this.deps);
     verdicts.push(...applied);
+    await watchSetAside(verdicts, this.deps);
     return verdicts;
   }
 

@@ -70,11 +70,38 @@ export function recordApplied(verdicts: readonly Verdict[], deps: ProcessingDepe
     if (v.kind !== 'applied' || !isGuardedAction(v.work.message.action)) continue;
     const type = parseWatermarkType(v.work.job.watermark.type);
     if (!type) continue;
+    const { message, job, mapping } = v.work;
     try {
-      store.recordApplied(v.work.message, type);
+      store.recordApplied({ jobName: message.jobName, action: message.action, targetKey: message.targetKey, changeTracker: message.changeTracker, target: scopeOf(v.work) }, type);
     } catch (err) {
       // A change tracker that is no value of its type cannot be ordered: nothing to guard with.
-      deps.log.warn(`job "${v.work.job.name}": applied change not recorded for the stale-message guard: ${String(err)}`);
+      deps.log.warn(`job "${job.name}": applied change of mapping "${mapping.name}" not recorded for the stale-message guard: ${String(err)}`);
     }
   }
+}
+
+/**
+ * Watches the records whose message is set aside — retried, parked, dead-lettered, deferred,
+ * ignored: the ways a message can come back later — so that the changes applied to them from
+ * now on are recorded. Awaited before the batch is settled (one transaction, only when something
+ * is set aside); a failed write is logged, and the messages are settled all the same.
+ */
+export async function watchSetAside(verdicts: readonly Verdict[], deps: ProcessingDependencies): Promise<void> {
+  const store = deps.appliedVersions;
+  if (!store) return;
+  const aside = verdicts.flatMap((v) => {
+    const w = v.kind === 'failed' || v.kind === 'deferred' || v.kind === 'ignored' ? v.work : undefined;
+    return w && isGuardedAction(w.message.action) ? [{ target: scopeOf(w), targetKey: w.message.targetKey }] : [];
+  });
+  if (aside.length === 0) return;
+  try {
+    await store.watch(aside);
+  } catch (err) {
+    deps.log.warn(`${aside.length} record(s) set aside not watched for the stale-message guard: ${String(err)}`);
+  }
+}
+
+/** A record's scope across jobs: its target connection and entity. */
+function scopeOf(w: Work): string {
+  return `${w.job.target}\n${w.mapping.target.entity}`;
 }

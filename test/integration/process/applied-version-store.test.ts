@@ -80,6 +80,38 @@ describe('AppliedVersionStore', () => {
     await store.close();
   });
 
+  it('with a target scope, writes only the applies of watched records; a watch catches up what was applied within the window', async () => {
+    const clock = new FakeClock('2026-06-01T00:00:00Z');
+    const a = new AppliedVersionStore(table, clock, { watch: { windowMs: 10_000 } });
+    const b = new AppliedVersionStore(table, clock, { watch: { windowMs: 10_000 } });
+    await Promise.all([a.flush(), b.flush()]);
+    const scoped = (id: string, tracker: string) => ({ ...change(id, tracker), target: 'erp\ncontacts' });
+    const rows = async () => (await storage.table(APPLIED_VERSIONS_TABLE).then((t) => t.list())).filter((r) => r.partitionKey !== 'watch').length;
+    // Nothing set aside: a sync writes no row.
+    for (let i = 0; i < 50; i++) a.recordApplied(scoped(`N-${i}`, '2026-01-01T00:00:05Z'), 'datetime');
+    await a.flush();
+    expect(await rows()).toBe(0);
+    // Watched first (a message of it failed on b), then applied on a after a's refresh: written.
+    await b.watch([scoped('W-1', '')]);
+    await clock.advance(1_000);
+    await a.refreshWatches();
+    a.recordApplied(scoped('W-1', '2026-01-01T00:00:09Z'), 'datetime');
+    // Applied on a, then watched on b within the window (b's message of it failed just after): written at a's next refresh.
+    a.recordApplied(scoped('W-2', '2026-01-01T00:00:09Z'), 'datetime');
+    await b.watch([scoped('W-2', '')]);
+    // Applied on a, watched on b after the window: not written (the one gap, documented).
+    a.recordApplied(scoped('W-3', '2026-01-01T00:00:09Z'), 'datetime');
+    await clock.advance(11_000);
+    a.recordApplied(scoped('N-x', '2026-01-01T00:00:09Z'), 'datetime'); // prunes the window
+    await b.watch([scoped('W-3', '')]);
+    await a.refreshWatches();
+    await a.flush();
+    const found = await b.newerApplied(['W-1', 'W-2', 'W-3'].map((id) => ({ ...change(id, '2026-01-01T00:00:01Z'), type: 'datetime' as const })));
+    expect(found.map((f) => f?.changeTracker)).toEqual(['2026-01-01T00:00:09.0000000Z', '2026-01-01T00:00:09.0000000Z', undefined]);
+    expect(await rows()).toBe(2);
+    await Promise.all([a.close(), b.close()]);
+  });
+
   it('reads a whole batch with one query per partition, and nothing for an empty one', async () => {
     const store = new AppliedVersionStore(table, new FakeClock());
     for (let i = 0; i < 300; i++) store.recordApplied(change(`C-${i}`, '2026-01-01T00:00:05Z'), 'datetime');
