@@ -91,8 +91,10 @@ export class AppliedVersionStore implements AppliedVersionRecorder {
   }
 
   recordApplied(change: ChangeRef, type: WatermarkType): void {
-    const tracker = WatermarkValue.canonicalize(type, change.changeTracker);
+    // Throws here, for the caller to log, when the tracker is no value of its type.
+    WatermarkValue.canonicalize(type, change.changeTracker);
     const write = () => {
+      const tracker = WatermarkValue.canonicalize(type, change.changeTracker);
       const { partitionKey, rowKey } = keysOf(change.jobName, change.targetKey);
       // The last applied wins (not the newest): it is what the target holds.
       this.pending.set(`${partitionKey}\n${rowKey}`, {

@@ -4,8 +4,21 @@ import type { JsonValue } from '../model/queue-message';
 import type { Clock } from '../platform/clock';
 import type { TableStore } from '../storage/table-store';
 
-/** Partition of the watched records in the applied-versions table (row = record hash). */
-export const WATCH_PARTITION = 'watch';
+/**
+ * Watched records live in the applied-versions table in one partition per minute of watching,
+ * `watch|<yyyy-mm-ddThh:mm>` (row = record hash): an instance reads the current and the last
+ * minute every second, and the whole table only at start and once an hour. (A job's partitions
+ * end in `|<hex digit>`, so none can look like one of these.)
+ */
+const WATCH_PARTITION = /^watch\|\d{4}-\d\d-\d\dT\d\d:\d\d$/;
+
+/** The watch partition of a time. */
+export function watchPartition(at: Date): string {
+  return `watch|${at.toISOString().slice(0, 16)}`;
+}
+
+/** How often the whole table is read (new instances' start, expired watches). */
+const FULL_READ_EVERY_MS = 60 * 60 * 1000;
 
 /** How long a watch is kept: a set-aside message lives 14 days at most; a day more for the mover's copies. */
 const WATCH_KEEP_MS = 15 * 24 * 60 * 60 * 1000;
@@ -14,9 +27,10 @@ export interface WatchedRecordsOptions {
   /** How often the watches other instances wrote are read (one query). Default 1,000 ms. */
   refreshEveryMs?: number;
   /**
-   * How long this instance remembers what it applied to records nobody watched yet, so that a
-   * watch written meanwhile by another instance still gets the record of it. Default 10,000 ms
-   * (a retry copy comes back 4 s after its failure at the earliest).
+   * How long (at least; at most twice as long) this instance remembers what it applied to
+   * records nobody watched yet, so that a watch written meanwhile by another instance still gets
+   * the record of it. Default 10,000 ms (a retry copy comes back 4 s after its failure at the
+   * earliest; instances read the watches every second).
    */
   windowMs?: number;
 }
@@ -35,29 +49,37 @@ export function recordHash(target: string, targetKey: Readonly<Record<string, Js
  */
 export class WatchedRecords {
   private readonly watched = new Set<string>();
-  /** Recent applies to unwatched records: record hash → writers of their rows (latest last). */
-  private recent = new Map<string, Array<{ at: number; write: () => void }>>();
+  /**
+   * Recent applies to unwatched records, record hash → writers of their rows (latest last), in two
+   * generations swapped every `windowMs`: an apply is kept between one and two windows, at the
+   * cost of a map operation (no clock read, no walk over the entries).
+   */
+  private recent = new Map<string, Array<() => void>>();
+  private previous = new Map<string, Array<() => void>>();
   private readonly stopTimer: () => void;
   private refreshing: Promise<void> | undefined;
-  private pruneAt = 0;
+  private rotateAt: number;
+  private fullReadAt = 0;
 
   constructor(
     private readonly table: TableStore,
     private readonly clock: Pick<Clock, 'now' | 'every'>,
     private readonly options: WatchedRecordsOptions = {},
   ) {
-    this.stopTimer = clock.every(options.refreshEveryMs ?? 1_000, () => void this.refresh().catch(() => undefined));
+    this.rotateAt = clock.now().getTime() + (options.windowMs ?? 10_000);
+    this.stopTimer = clock.every(options.refreshEveryMs ?? 1_000, () => {
+      this.rotate();
+      void this.refresh().catch(() => undefined);
+    });
     void this.refresh().catch(() => undefined);
   }
 
   /** Whether `hash` is watched; if not, `write` is kept for the window in case it becomes watched. */
   watchedOrRemember(hash: string, write: () => void): boolean {
     if (this.watched.has(hash)) return true;
-    const now = this.clock.now().getTime();
     const list = this.recent.get(hash);
-    if (list) list.push({ at: now, write });
-    else this.recent.set(hash, [{ at: now, write }]);
-    if (now >= this.pruneAt) this.prune(now);
+    if (list) list.push(write);
+    else this.recent.set(hash, [write]);
     return false;
   }
 
@@ -66,19 +88,31 @@ export class WatchedRecords {
     const fresh = [...new Set(hashes)].filter((h) => !this.watched.has(h));
     if (fresh.length === 0) return;
     this.adopt(fresh);
-    const at = this.clock.now().toISOString();
-    await this.table.submitBatch(fresh.map((rowKey) => ({ kind: 'upsert', row: { partitionKey: WATCH_PARTITION, rowKey, properties: { At: at } } })));
+    const now = this.clock.now();
+    const partitionKey = watchPartition(now);
+    await this.table.submitBatch(fresh.map((rowKey) => ({ kind: 'upsert', row: { partitionKey, rowKey, properties: { At: now.toISOString() } } })));
   }
 
-  /** Reads the watches (those of other instances), and drops the expired ones. */
+  /**
+   * Reads the watches other instances wrote: the current and the last minute's, or, at start and
+   * once an hour, all of them (then the expired ones are deleted).
+   */
   refresh(): Promise<void> {
     this.refreshing ??= (async () => {
       try {
-        const rows = await this.table.queryPartition(WATCH_PARTITION);
-        const expired = this.clock.now().getTime() - WATCH_KEEP_MS;
-        const old = rows.filter((r) => typeof r.properties.At === 'string' && Date.parse(r.properties.At) < expired);
-        this.adopt(rows.filter((r) => !old.includes(r)).map((r) => r.rowKey));
-        if (old.length > 0) await this.table.submitBatch(old.map((r) => ({ kind: 'delete', partitionKey: r.partitionKey, rowKey: r.rowKey })));
+        const now = this.clock.now();
+        if (now.getTime() >= this.fullReadAt) {
+          const rows = (await this.table.list()).filter((r) => WATCH_PARTITION.test(r.partitionKey));
+          const expired = now.getTime() - WATCH_KEEP_MS;
+          const old = rows.filter((r) => typeof r.properties.At === 'string' && Date.parse(r.properties.At) < expired);
+          this.adopt(rows.filter((r) => !old.includes(r)).map((r) => r.rowKey));
+          this.fullReadAt = now.getTime() + FULL_READ_EVERY_MS;
+          if (old.length > 0) await this.table.submitBatch(old.map((r) => ({ kind: 'delete', partitionKey: r.partitionKey, rowKey: r.rowKey })));
+          return;
+        }
+        const minutes = [watchPartition(new Date(now.getTime() - 60_000)), watchPartition(now)];
+        const rows = await Promise.all(minutes.map((p) => this.table.queryPartition(p)));
+        this.adopt(rows.flat().map((r) => r.rowKey));
       } finally {
         this.refreshing = undefined;
       }
@@ -95,20 +129,20 @@ export class WatchedRecords {
     for (const hash of hashes) {
       if (this.watched.has(hash)) continue;
       this.watched.add(hash);
-      const applied = this.recent.get(hash);
+      // Older generation first: the last applied is written last and wins.
+      const applied = [...(this.previous.get(hash) ?? []), ...(this.recent.get(hash) ?? [])];
+      this.previous.delete(hash);
       this.recent.delete(hash);
-      for (const { write } of applied ?? []) write();
+      for (const write of applied) write();
     }
   }
 
-  private prune(now: number): void {
-    const before = now - (this.options.windowMs ?? 10_000);
-    for (const [hash, list] of this.recent) {
-      const kept = list.filter((e) => e.at >= before);
-      if (kept.length === 0) this.recent.delete(hash);
-      else if (kept.length !== list.length) this.recent.set(hash, kept);
-    }
-    // Pruning walks the map: at most every tenth of the window.
-    this.pruneAt = now + (this.options.windowMs ?? 10_000) / 10;
+  /** Drops the older generation of recent applies once a window has passed. */
+  private rotate(): void {
+    const now = this.clock.now().getTime();
+    if (now < this.rotateAt) return;
+    this.previous = this.recent;
+    this.recent = new Map();
+    this.rotateAt = now + (this.options.windowMs ?? 10_000);
   }
 }

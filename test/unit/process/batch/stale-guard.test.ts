@@ -3,14 +3,14 @@ import { JobActionType, type Job } from '../../../../src/model/job';
 import type { Mapping } from '../../../../src/model/mapping';
 import type { QueueMessage } from '../../../../src/model/queue-message';
 import type { AppliedVersionRecorder } from '../../../../src/process/applied-version-store';
-import { comesBack, guardStale, recordApplied } from '../../../../src/process/batch/stale-guard';
+import { comesBack, guardStale, recordApplied, watchSetAside } from '../../../../src/process/batch/stale-guard';
 import type { Work } from '../../../../src/process/batch/triage';
 import type { ProcessingDependencies } from '../../../../src/process/processing-dependencies';
 import { TransientError } from '../../../../src/platform/errors';
 import { silentLogger } from '../../../../src/telemetry/logger';
 
-const job = { name: 'contacts', watermark: { type: 'datetime', field: 'm' } } as unknown as Job;
-const mapping = { target: { entity: 'contacts', key: ['id'] } } as unknown as Mapping;
+const job = { name: 'contacts', target: 'erp', watermark: { type: 'datetime', field: 'm' } } as unknown as Job;
+const mapping = { name: 'm', target: { entity: 'contacts', key: ['id'] } } as unknown as Mapping;
 let index = 0;
 function work(id: string, changeTracker: string, properties: ApplicationProperties = {}, deliveryCount = 1, action = JobActionType.NewUpdate): Work {
   const message = { jobName: job.name, action, sourceKey: id, targetKey: { id }, changeTracker, fields: {} } as unknown as QueueMessage;
@@ -22,6 +22,11 @@ function store(applied: Record<string, string>, fail?: Error) {
   const s = {
     asked: [] as string[][],
     recorded: [] as string[],
+    watched: [] as string[],
+    watch: async (changes: ReadonlyArray<{ target: string; targetKey: Record<string, unknown> }>) => {
+      if (fail) throw fail;
+      s.watched.push(...changes.map((c) => `${c.target}:${String(c.targetKey.id)}`));
+    },
     recordApplied: (change: { targetKey: Record<string, unknown>; changeTracker: string }) => void s.recorded.push(`${String(change.targetKey.id)}@${change.changeTracker}`),
     newerApplied: async (changes: ReadonlyArray<{ targetKey: Record<string, unknown>; changeTracker: string }>) => {
       s.asked.push(changes.map((c) => String(c.targetKey.id)));
@@ -78,6 +83,30 @@ describe('the stale guard', () => {
     const { kept, verdicts } = await guardStale([back, fresh], deps(s));
     expect(kept).toEqual([fresh]);
     expect(verdicts).toEqual([expect.objectContaining({ kind: 'failed', work: back, group: true })]);
+  });
+
+  it('watches the records of messages set aside (failed, deferred, ignored), not applied or superseded ones', async () => {
+    const s = store({});
+    const applied = work('A', '1');
+    const failedW = work('F', '1');
+    await watchSetAside(
+      [
+        { kind: 'applied', work: applied },
+        { kind: 'superseded', work: work('S', '1') },
+        { kind: 'failed', index: failedW.index, item: failedW.item, error: new Error('x'), work: failedW },
+        { kind: 'deferred', work: work('D', '1'), until: new Date(), connection: 'erp' },
+        { kind: 'ignored', work: work('I', '1'), reason: 'r' },
+        { kind: 'failed', index: 99, item: failedW.item, error: new Error('malformed') },
+      ],
+      deps(s),
+    );
+    expect(s.watched).toEqual(['erp\ncontacts:F', 'erp\ncontacts:D', 'erp\ncontacts:I']);
+  });
+
+  it('settles the batch all the same when the watch cannot be written', async () => {
+    const s = store({}, new TransientError('table storage unavailable'));
+    const w = work('F', '1');
+    await expect(watchSetAside([{ kind: 'failed', index: w.index, item: w.item, error: new Error('x'), work: w }], deps(s))).resolves.toBeUndefined();
   });
 
   it('records applied upserts and deletes, not ignored ones', () => {
