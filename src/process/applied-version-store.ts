@@ -78,7 +78,7 @@ export class AppliedVersionStore implements AppliedVersionRecorder {
   private pending = new Map<string, TableBatchAction & { kind: 'upsert' }>();
   private readonly stopTimer: () => void;
   private flushing: Promise<void> = Promise.resolve();
-  private readonly watches: WatchedRecords | undefined;
+  private readonly watches: WatchedRecords<AppliedRow> | undefined;
 
   constructor(
     private readonly table: TableStore,
@@ -87,24 +87,29 @@ export class AppliedVersionStore implements AppliedVersionRecorder {
     private readonly options: AppliedVersionStoreOptions = {},
   ) {
     this.stopTimer = clock ? clock.every(options.flushEveryMs ?? 1_000, () => void this.flush().catch(() => undefined)) : () => undefined;
-    this.watches = clock ? new WatchedRecords(table, clock, options.watch) : undefined;
+    this.watches = clock ? new WatchedRecords<AppliedRow>(table, clock, options.watch ?? {}, (row) => this.write(row)) : undefined;
   }
 
   recordApplied(change: ChangeRef, type: WatermarkType): void {
     // Throws here, for the caller to log, when the tracker is no value of its type.
     WatermarkValue.canonicalize(type, change.changeTracker);
-    const write = () => {
-      const tracker = WatermarkValue.canonicalize(type, change.changeTracker);
-      const { partitionKey, rowKey } = keysOf(change.jobName, change.targetKey);
-      // The last applied wins (not the newest): it is what the target holds.
-      this.pending.set(`${partitionKey}\n${rowKey}`, {
-        kind: 'upsert',
-        row: { partitionKey, rowKey, properties: { ChangeTracker: tracker, WatermarkType: type, Action: change.action } },
-      });
-      if (this.pending.size >= (this.options.flushAt ?? 400)) void this.flush().catch(() => undefined);
-    };
-    if (this.watches && change.target !== undefined && !this.watches.watchedOrRemember(recordHash(change.target, change.targetKey), write)) return;
-    write();
+    const key = canonicalJson(change.targetKey as Record<string, JsonValue>);
+    // A compact tuple: up to two windows of applies are held in memory.
+    const row: AppliedRow = [change.jobName, change.action, change.changeTracker, type, key];
+    if (this.watches && change.target !== undefined && !this.watches.watchedOrRemember(recordHash(change.target, key), row)) return;
+    this.write(row);
+  }
+
+  /** Buffers the row of an apply; the last applied wins (not the newest): it is what the target holds. */
+  private write([jobName, action, changeTracker, type, key]: AppliedRow): void {
+    const rowKey = sha256(key);
+    const partitionKey = `${jobName}|${rowKey[0]}`;
+    const tracker = WatermarkValue.canonicalize(type, changeTracker);
+    this.pending.set(`${partitionKey}\n${rowKey}`, {
+      kind: 'upsert',
+      row: { partitionKey, rowKey, properties: { ChangeTracker: tracker, WatermarkType: type, Action: action } },
+    });
+    if (this.pending.size >= (this.options.flushAt ?? 400)) void this.flush().catch(() => undefined);
   }
 
   /** Reads the watches other instances wrote (the timer does it every second). */
@@ -113,7 +118,7 @@ export class AppliedVersionStore implements AppliedVersionRecorder {
   }
 
   async watch(changes: ReadonlyArray<Pick<ChangeRef, 'targetKey'> & { target: string }>): Promise<void> {
-    await this.watches?.watch(changes.map((c) => recordHash(c.target, c.targetKey)));
+    await this.watches?.watch(changes.map((c) => recordHash(c.target, canonicalJson(c.targetKey as Record<string, JsonValue>))));
   }
 
   async newerApplied(changes: ReadonlyArray<ChangeRef & { type?: WatermarkType }>): Promise<Array<RecordedChange | undefined>> {
@@ -173,8 +178,15 @@ function recordedOf(jobName: string, row: TableRow): RecordedChange | undefined 
   return { jobName, action, changeTracker: tracker, type: parsed };
 }
 
+/** An apply as remembered: job, action, change tracker, watermark type, canonical target key. */
+type AppliedRow = readonly [string, string, string, WatermarkType, string];
+
 /** The table keys of a job's record. */
 export function keysOf(jobName: string, targetKey: Readonly<Record<string, JsonValue>>): { partitionKey: string; rowKey: string } {
-  const rowKey = createHash('sha256').update(canonicalJson(targetKey as Record<string, JsonValue>)).digest('hex');
+  const rowKey = sha256(canonicalJson(targetKey as Record<string, JsonValue>));
   return { partitionKey: `${jobName}|${rowKey[0]}`, rowKey };
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
 }

@@ -1,6 +1,4 @@
 import { createHash } from 'node:crypto';
-import { canonicalJson } from '../model/fields-hash';
-import type { JsonValue } from '../model/queue-message';
 import type { Clock } from '../platform/clock';
 import type { TableStore } from '../storage/table-store';
 
@@ -29,15 +27,15 @@ export interface WatchedRecordsOptions {
   /**
    * How long (at least; at most twice as long) this instance remembers what it applied to
    * records nobody watched yet, so that a watch written meanwhile by another instance still gets
-   * the record of it. Default 10,000 ms (a retry copy comes back 4 s after its failure at the
-   * earliest; instances read the watches every second).
+   * the record of it. Default 5,000 ms (instances read the watches every second; a retry copy
+   * comes back 4 s after its failure at the earliest).
    */
   windowMs?: number;
 }
 
-/** The identity of a target record across jobs: sha256 of the job's target connection and entity and the key. */
-export function recordHash(target: string, targetKey: Readonly<Record<string, JsonValue>>): string {
-  return createHash('sha256').update(target).update('\n').update(canonicalJson(targetKey as Record<string, JsonValue>)).digest('hex');
+/** The identity of a target record across jobs: sha256 of the job's target connection and entity and the canonical key. */
+export function recordHash(target: string, canonicalKey: string): string {
+  return createHash('sha256').update(target).update('\n').update(canonicalKey).digest('hex');
 }
 
 /**
@@ -47,15 +45,15 @@ export function recordHash(target: string, targetKey: Readonly<Record<string, Js
  * them at once, the others at their next refresh. What was applied meanwhile to a record
  * watched later is kept for `windowMs` and written when the watch becomes known.
  */
-export class WatchedRecords {
+export class WatchedRecords<T> {
   private readonly watched = new Set<string>();
   /**
-   * Recent applies to unwatched records, record hash → writers of their rows (latest last), in two
+   * Recent applies to unwatched records, record hash → what to write (latest last), in two
    * generations swapped every `windowMs`: an apply is kept between one and two windows, at the
    * cost of a map operation (no clock read, no walk over the entries).
    */
-  private recent = new Map<string, Array<() => void>>();
-  private previous = new Map<string, Array<() => void>>();
+  private recent = new Map<string, T[]>();
+  private previous = new Map<string, T[]>();
   private readonly stopTimer: () => void;
   private refreshing: Promise<void> | undefined;
   private rotateAt: number;
@@ -64,9 +62,11 @@ export class WatchedRecords {
   constructor(
     private readonly table: TableStore,
     private readonly clock: Pick<Clock, 'now' | 'every'>,
-    private readonly options: WatchedRecordsOptions = {},
+    private readonly options: WatchedRecordsOptions,
+    /** Writes a remembered apply once its record is watched. */
+    private readonly write: (item: T) => void,
   ) {
-    this.rotateAt = clock.now().getTime() + (options.windowMs ?? 10_000);
+    this.rotateAt = clock.now().getTime() + (options.windowMs ?? 5_000);
     this.stopTimer = clock.every(options.refreshEveryMs ?? 1_000, () => {
       this.rotate();
       void this.refresh().catch(() => undefined);
@@ -74,12 +74,12 @@ export class WatchedRecords {
     void this.refresh().catch(() => undefined);
   }
 
-  /** Whether `hash` is watched; if not, `write` is kept for the window in case it becomes watched. */
-  watchedOrRemember(hash: string, write: () => void): boolean {
+  /** Whether `hash` is watched; if not, `item` is kept for the window in case it becomes watched. */
+  watchedOrRemember(hash: string, item: T): boolean {
     if (this.watched.has(hash)) return true;
     const list = this.recent.get(hash);
-    if (list) list.push(write);
-    else this.recent.set(hash, [write]);
+    if (list) list.push(item);
+    else this.recent.set(hash, [item]);
     return false;
   }
 
@@ -133,7 +133,7 @@ export class WatchedRecords {
       const applied = [...(this.previous.get(hash) ?? []), ...(this.recent.get(hash) ?? [])];
       this.previous.delete(hash);
       this.recent.delete(hash);
-      for (const write of applied) write();
+      for (const item of applied) this.write(item);
     }
   }
 
@@ -143,6 +143,6 @@ export class WatchedRecords {
     if (now < this.rotateAt) return;
     this.previous = this.recent;
     this.recent = new Map();
-    this.rotateAt = now + (this.options.windowMs ?? 10_000);
+    this.rotateAt = now + (this.options.windowMs ?? 5_000);
   }
 }
