@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 import { canonicalJson } from '../model/fields-hash';
 import type { JsonValue } from '../model/queue-message';
 import { parseWatermarkType, WatermarkValue, type WatermarkType } from '../model/watermark-value';
@@ -91,20 +91,19 @@ export class AppliedVersionStore implements AppliedVersionRecorder {
   }
 
   recordApplied(change: ChangeRef, type: WatermarkType): void {
-    // Throws here, for the caller to log, when the tracker is no value of its type.
-    WatermarkValue.canonicalize(type, change.changeTracker);
     const key = canonicalJson(change.targetKey as Record<string, JsonValue>);
     // A compact tuple: up to two windows of applies are held in memory.
     const row: AppliedRow = [change.jobName, change.action, change.changeTracker, type, key];
     if (this.watches && change.target !== undefined && !this.watches.watchedOrRemember(recordHash(change.target, key), row)) return;
+    // Throws, for the caller to log, when the tracker is no value of its type.
     this.write(row);
   }
 
   /** Buffers the row of an apply; the last applied wins (not the newest): it is what the target holds. */
   private write([jobName, action, changeTracker, type, key]: AppliedRow): void {
+    const tracker = WatermarkValue.canonicalize(type, changeTracker);
     const rowKey = sha256(key);
     const partitionKey = `${jobName}|${rowKey[0]}`;
-    const tracker = WatermarkValue.canonicalize(type, changeTracker);
     this.pending.set(`${partitionKey}\n${rowKey}`, {
       kind: 'upsert',
       row: { partitionKey, rowKey, properties: { ChangeTracker: tracker, WatermarkType: type, Action: action } },
@@ -187,6 +186,6 @@ export function keysOf(jobName: string, targetKey: Readonly<Record<string, JsonV
   return { partitionKey: `${jobName}|${rowKey[0]}`, rowKey };
 }
 
-function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
-}
+/** One-shot `crypto.hash` (Node 20.12+) where present: a third of `createHash`'s cost, once per apply. */
+const sha256: (text: string) => string =
+  typeof hash === 'function' ? (text) => hash('sha256', text, 'hex') : (text) => createHash('sha256').update(text, 'utf8').digest('hex');

@@ -58,6 +58,11 @@ export interface RuntimeOptions {
   /** Already opened storage / bus to use (tests); the runtime does not close what it was given. */
   storage?: TableStorage;
   bus?: MessageBus;
+  /**
+   * `one` when this runtime is the only one processing messages (the local host): the stale
+   * guard then needs no window for other instances' watches. Default `many` (Functions).
+   */
+  processorInstances?: 'one' | 'many';
 }
 
 /**
@@ -123,6 +128,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     const deletions = new DeletionStore(await storage.table(DELETIONS_TABLE));
     const appliedVersions = new AppliedVersionStore(await storage.table(APPLIED_VERSIONS_TABLE), clock, {
       relatedJobs: liveRelatedJobs(() => (init.isInitialized ? init.config.jobs : []), lookup.getMapping),
+      watch: options.processorInstances === 'one' ? { windowMs: 0 } : {},
     });
     const acceptedRuns = new RunTracker({ store: new RunStatusStore(await storage.table(RUN_STATUS_TABLE)), clock, log, waitMs: executeWaitMs });
     const busForSenders = bus;

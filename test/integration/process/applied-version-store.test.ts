@@ -111,6 +111,19 @@ describe('AppliedVersionStore', () => {
     await Promise.all([a.close(), b.close()]);
   });
 
+  it('with no window (one processing instance, the local host) remembers nothing, and records what is watched at once', async () => {
+    const clock = new FakeClock('2026-06-01T00:00:00Z');
+    const store = new AppliedVersionStore(table, clock, { watch: { windowMs: 0 } });
+    await store.refreshWatches();
+    const scoped = (id: string, tracker: string) => ({ ...change(id, tracker), target: 'erp\ncontacts' });
+    store.recordApplied(scoped('O-1', '2026-01-01T00:00:09Z'), 'datetime');
+    await store.watch([scoped('O-1', ''), scoped('O-2', '')]);
+    store.recordApplied(scoped('O-2', '2026-01-01T00:00:09Z'), 'datetime');
+    const found = await store.newerApplied(['O-1', 'O-2'].map((id) => ({ ...change(id, '2026-01-01T00:00:01Z'), type: 'datetime' as const })));
+    expect(found.map((f) => f?.changeTracker)).toEqual([undefined, '2026-01-01T00:00:09.0000000Z']);
+    await store.close();
+  });
+
   it('reads a whole batch with one query per partition, and nothing for an empty one', async () => {
     const store = new AppliedVersionStore(table, new FakeClock());
     for (let i = 0; i < 300; i++) store.recordApplied(change(`C-${i}`, '2026-01-01T00:00:05Z'), 'datetime');
