@@ -58,7 +58,7 @@ export interface AppliedVersionStoreOptions {
   watch?: WatchedRecordsOptions;
   /**
    * The jobs of the other action writing the same target entity, with the same watermark type
-   * (see `relatedJobs`), whose rows count too. Default none (a job's own rows only).
+   * (see `relatedJobsOf`), whose rows count too. Default none (a job's own rows only).
    */
   relatedJobs?: (jobName: string) => readonly string[];
 }
