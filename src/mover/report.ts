@@ -1,5 +1,5 @@
 import type { ApplyResult, Outcome } from './apply';
-import { errorText } from './message-facts';
+import { reportText } from './message-facts';
 import { normalizeErrorMessage, NO_ERROR_MESSAGE } from './normalize-error';
 import type { Decision, PlannedMessage } from './plan';
 import type { MoverAction } from '../config/requeue-rules';
@@ -93,7 +93,7 @@ const SAMPLES = 3;
 const ACTION_ORDER: Record<MoverAction, number> = { Resubmit: 0, Skip: 1, None: 2 };
 
 function groupKey(p: PlannedMessage, noErrorText: string): string {
-  return JSON.stringify([p.action, p.decision, p.rule?.index ?? -1, p.target ?? '', p.facts.deadLetterReason ?? '', normalizeErrorMessage(errorText(p.facts), noErrorText)]);
+  return JSON.stringify([p.action, p.decision, p.rule?.index ?? -1, p.target ?? '', p.facts.deadLetterReason ?? '', normalizeErrorMessage(reportText(p.facts), noErrorText)]);
 }
 
 function groupsOf(plan: readonly PlannedMessage[], noErrorText = NO_ERROR_MESSAGE): ReportGroup[] {
@@ -109,7 +109,7 @@ function groupsOf(plan: readonly PlannedMessage[], noErrorText = NO_ERROR_MESSAG
         ...(p.rule ? { rule: p.rule.name, ruleIndex: p.rule.index } : {}),
         ...(p.target ? { target: p.target } : {}),
         ...(p.facts.deadLetterReason ? { deadLetterReason: p.facts.deadLetterReason } : {}),
-        errorMessage: normalizeErrorMessage(errorText(p.facts), noErrorText),
+        errorMessage: normalizeErrorMessage(reportText(p.facts), noErrorText),
         count: 1,
         oldest: at,
         newest: at,
@@ -136,7 +136,7 @@ function listed(p: PlannedMessage, outcome: Outcome | undefined): ListedMessage 
     sourceKey: p.facts.sourceKey,
     changeTracker: p.facts.changeTracker,
     deadLetterReason: p.facts.deadLetterReason,
-    errorMessage: errorText(p.facts),
+    errorMessage: reportText(p.facts),
     action: p.action,
     decision: p.decision,
     rule: p.rule?.name,

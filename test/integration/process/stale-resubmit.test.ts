@@ -31,9 +31,11 @@ describe('a resubmitted old message and a newer applied change', () => {
   const fullName = (id: string) => (f.erp.prepare('SELECT full_name FROM contacts WHERE crm_id = ?').get(id) as { full_name: string } | undefined)?.full_name;
   const deadLettered = () => f.runtime.bus.peek(f.settings.queues.work.normal, { subQueue: 'deadLetter' });
 
-  async function mover(...args: string[]): Promise<{ code: number; out: string }> {
+  const mover = (...args: string[]) => moverOn(['--queue', f.settings.queues.work.normal, '--dead-letter', ...args]);
+
+  async function moverOn(args: string[]): Promise<{ code: number; out: string }> {
     const out: string[] = [];
-    const code = await runMover(['--queue', f.settings.queues.work.normal, '--dead-letter', '--rules', rulesFile, '--data-dir', f.settings.dataDir, '--config', f.dir, ...args], {
+    const code = await runMover([...args, '--rules', rulesFile, '--data-dir', f.settings.dataDir, '--config', f.dir], {
       out: (line) => out.push(line),
       err: (line) => out.push(line),
       env: { AzureWebJobsStorage: f.settings.storageConnectionString },
@@ -97,5 +99,8 @@ describe('a resubmitted old message and a newer applied change', () => {
     expect(ignored.map((m) => m.applicationProperties.IgnoredReason)).toEqual([
       'superseded: a newer change of this record (change tracker 2026-05-01T12:20:10.0000000Z, job "crm-contacts") was applied since',
     ]);
+    // The mover's report of the ignored queue says why it is there.
+    const report = await moverOn(['--queue', f.settings.queues.ignored]);
+    expect(report.out).toContain('superseded: a newer change of this record (change tracker <time>, job "crm-contacts") was applied since');
   });
 });
