@@ -32,6 +32,11 @@ export const ERROR_PROPERTY = {
    * resubmit with the other error properties: a requeued message starts again at attempt 1.
    */
   attempt: 'Attempt',
+  /**
+   * Why a message was copied to `sbqignored` (outdated, superseded by a newer applied change).
+   * Removed on resubmit with the other error properties.
+   */
+  ignoredReason: 'IgnoredReason',
 } as const;
 
 /** Time to live of every message: `P14D`, as the queues are configured. */

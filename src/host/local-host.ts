@@ -130,6 +130,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
         clock,
         registry: options.registry,
         onJobRun: (run) => stats.recordRun(run),
+        processorInstances: 'one',
       }),
     (r) => r.close(),
   );

@@ -49,7 +49,7 @@ class ProcessingWorkerMain {
     const bus = await openBus(settings, pollIntervalMs);
     let runtime: Runtime;
     try {
-      runtime = await createRuntime({ settings, configDir, log, metrics: this.metrics, bus });
+      runtime = await createRuntime({ settings, configDir, log, metrics: this.metrics, bus, processorInstances: 'one' });
       this.runtime = runtime;
     } catch (err) {
       await bus.close().catch(() => undefined);

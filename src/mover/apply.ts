@@ -142,7 +142,7 @@ async function settle(
   }
   for (const [target, group] of byTarget) {
     try {
-      await bus.send(target, group.map((pair) => resubmission(pair.received, source, now, countRequeues)));
+      await bus.send(target, group.map((pair) => resubmission(pair.received, source, now, countRequeues, pair.planned.decision === 'forced')));
     } catch (err) {
       for (const pair of group) {
         held.add(pair.received);

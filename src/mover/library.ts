@@ -5,7 +5,9 @@ import { systemClock, type Clock } from '../platform/clock';
 import { placeOfQueue, type QueueNames } from '../platform/queue-topology';
 import { applyPlan, type ApplyResult } from './apply';
 import { OUTDATED_REASON } from './normalize-error';
-import { planMessages } from './plan';
+import { markNewerApplied, planMessages } from './plan';
+import { findNewerApplied } from './applied-check';
+import type { AppliedVersionReader } from '../process/applied-version-store';
 import { buildReport, type MoverReport } from './report';
 import { sourcePath, type SourceLocation } from './resubmission';
 import { targetResolver } from './resubmit-target';
@@ -47,6 +49,14 @@ export interface MoverPassOptions {
   maxRequeues?: number;
   /** Raise `RequeueCount` on every resubmission (the scheduled requeue). Default false. */
   countRequeues?: boolean;
+  /**
+   * The store of applied changes the processor records: a Resubmit whose record has a newer
+   * applied change is left in place (decision `newerApplied`). Default none: not checked (the
+   * processor still ignores such a message when it comes back).
+   */
+  appliedVersions?: AppliedVersionReader;
+  /** Resubmit such messages anyway, marked to be applied over the newer change (decision `forced`). Default false. */
+  includeSuperseded?: boolean;
   /** List every message in the report. Default false. */
   list?: boolean;
   /** The time of the pass (message ages, lock renewals, `ResubmittedAt`). Default the system clock. */
@@ -85,6 +95,9 @@ export async function runMoverPass(options: MoverPassOptions): Promise<MoverRepo
     watermarkTypeOf: (jobName) => options.jobs?.get(jobName)?.watermark.type,
     maxRequeues: options.maxRequeues,
   });
+  if (options.appliedVersions) {
+    markNewerApplied(plan, await findNewerApplied(plan, options.appliedVersions, options.jobs), options.includeSuperseded === true);
+  }
   let applied: ApplyResult | undefined;
   if (options.apply) {
     applied = await applyPlan({

@@ -13,6 +13,8 @@ export interface MessageFacts {
   errorMessage?: string;
   errorType?: string;
   errorAt?: string;
+  /** Why the processor copied it to `sbqignored` (outdated, superseded), when it says. */
+  ignoredReason?: string;
   deadLetterReason?: string;
   deadLetterDescription?: string;
 }
@@ -50,6 +52,7 @@ export function messageFacts(message: BusMessage): MessageFacts {
     errorMessage: text(props[ERROR_PROPERTY.message]),
     errorType: text(props[ERROR_PROPERTY.type]),
     errorAt: text(props[ERROR_PROPERTY.at]),
+    ignoredReason: text(props[ERROR_PROPERTY.ignoredReason]),
     deadLetterReason: message.deadLetterReason,
     deadLetterDescription: message.deadLetterErrorDescription,
   };
@@ -61,6 +64,15 @@ export function messageFacts(message: BusMessage): MessageFacts {
  */
 export function errorText(facts: MessageFacts): string | undefined {
   return facts.errorMessage ?? facts.deadLetterDescription;
+}
+
+/**
+ * What the report shows of a message: its error text, or why it was ignored (`IgnoredReason`).
+ * Rules match the error text only: an ignored message matched no error rule before it carried a
+ * reason, and must not now.
+ */
+export function reportText(facts: MessageFacts): string | undefined {
+  return errorText(facts) ?? facts.ignoredReason;
 }
 
 /** What the rules match on; a missing text is the empty text. */

@@ -23,7 +23,11 @@ export type Decision =
   /** A rule said Resubmit, but its work queue cannot be determined: left in place (a failure). */
   | 'noTarget'
   /** A rule said Resubmit, but the scheduled requeue already sent it back `maxRequeues` times: left for a person. */
-  | 'capped';
+  | 'capped'
+  /** A rule said Resubmit, but a newer change of its record was applied since (the processor would ignore it): left in place. */
+  | 'newerApplied'
+  /** As `newerApplied`, but resubmitted anyway (`--include-superseded`): it overwrites the newer change. */
+  | 'forced';
 
 export interface PlannedMessage {
   message: BusMessage;
@@ -38,6 +42,8 @@ export interface PlannedMessage {
   supersededBy?: string;
   /** For `noTarget`: why. */
   problem?: string;
+  /** For `newerApplied` and `forced`: which newer change was applied (see `staleReason`). */
+  newerApplied?: string;
 }
 
 export interface PlanOptions {
@@ -115,4 +121,23 @@ export function planMessages(messages: readonly BusMessage[], options: PlanOptio
     }
   }
   return planned;
+}
+
+/**
+ * Marks the Resubmits whose record has a newer applied change (`newer`, by sequence number, with
+ * the reason): left in place (`newerApplied`), or with `include` resubmitted anyway (`forced`).
+ */
+export function markNewerApplied(plan: readonly PlannedMessage[], newer: ReadonlyMap<string, string>, include: boolean): void {
+  for (const entry of plan) {
+    const reason = entry.action === 'Resubmit' ? newer.get(entry.message.sequenceNumber) : undefined;
+    if (reason === undefined) continue;
+    entry.newerApplied = reason;
+    if (include) {
+      entry.decision = 'forced';
+    } else {
+      entry.action = 'None';
+      entry.decision = 'newerApplied';
+      delete entry.target;
+    }
+  }
 }

@@ -18,6 +18,10 @@ function heading(group: ReportGroup): string {
       return 'None, no rule matched';
     case 'capped':
       return `None, requeued too often by the schedule (left for a person), ${rule}`;
+    case 'newerApplied':
+      return `None, superseded: a newer change of the record was applied since (left in place; --include-superseded resubmits it), ${rule}`;
+    case 'forced':
+      return `Resubmit → ${group.target}, superseded but forced by --include-superseded: overwrites the newer change, ${rule}`;
   }
 }
 
@@ -47,6 +51,7 @@ function messageLine(m: ListedMessage): string {
     `key=${m.sourceKey ?? '-'}`,
     `ct=${m.changeTracker ?? '-'}`,
     m.action,
+    m.newerApplied ?? '',
     m.deadLetterReason ? `[${m.deadLetterReason}]` : '',
     m.errorMessage ?? '',
   ];
@@ -80,7 +85,8 @@ export function formatReport(report: MoverReport): string[] {
   }
   if (report.messages) lines.push('', 'Messages:', ...report.messages.map(messageLine));
   lines.push('');
-  const plan = `resubmit ${planned.resubmit}${targets(planned.byTarget)}, remove ${planned.skip}, leave ${planned.none}`;
+  const extra = [planned.superseded && `${planned.superseded} superseded`, planned.forced && `${planned.forced} superseded but forced`].filter(Boolean);
+  const plan = `resubmit ${planned.resubmit}${targets(planned.byTarget)}, remove ${planned.skip}, leave ${planned.none}${extra.length > 0 ? ` (${extra.join(', ')})` : ''}`;
   if (results === undefined) {
     lines.push(`--apply would: ${plan}.`);
     return lines;

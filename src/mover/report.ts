@@ -1,5 +1,5 @@
 import type { ApplyResult, Outcome } from './apply';
-import { errorText } from './message-facts';
+import { reportText } from './message-facts';
 import { normalizeErrorMessage, NO_ERROR_MESSAGE } from './normalize-error';
 import type { Decision, PlannedMessage } from './plan';
 import type { MoverAction } from '../config/requeue-rules';
@@ -16,7 +16,16 @@ export interface MoverReport {
   snapshot: { messages: number; inScope: number; firstSequence?: string; lastSequence?: string; truncatedAtMax: boolean };
   groups: ReportGroup[];
   /** What `--apply` does (dry run) or set out to do (apply). */
-  planned: { resubmit: number; skip: number; none: number; byTarget: Record<string, number> };
+  planned: {
+    resubmit: number;
+    skip: number;
+    none: number;
+    byTarget: Record<string, number>;
+    /** Left in place: a newer change of their record was applied (decision `newerApplied`). Absent: none. */
+    superseded?: number;
+    /** Resubmitted over a newer applied change (`--include-superseded`, decision `forced`). Absent: none. */
+    forced?: number;
+  };
   /** Messages whose Resubmit cannot be carried out (no work queue known). */
   problems: MessageIssue[];
   /** Only with `--apply`. */
@@ -62,6 +71,8 @@ export interface ListedMessage {
   rule?: string;
   target?: string;
   supersededBy?: string;
+  /** For `newerApplied` and `forced`: the newer change applied to the record. */
+  newerApplied?: string;
   outcome?: Outcome;
 }
 
@@ -82,7 +93,7 @@ const SAMPLES = 3;
 const ACTION_ORDER: Record<MoverAction, number> = { Resubmit: 0, Skip: 1, None: 2 };
 
 function groupKey(p: PlannedMessage, noErrorText: string): string {
-  return JSON.stringify([p.action, p.decision, p.rule?.index ?? -1, p.target ?? '', p.facts.deadLetterReason ?? '', normalizeErrorMessage(errorText(p.facts), noErrorText)]);
+  return JSON.stringify([p.action, p.decision, p.rule?.index ?? -1, p.target ?? '', p.facts.deadLetterReason ?? '', normalizeErrorMessage(reportText(p.facts), noErrorText)]);
 }
 
 function groupsOf(plan: readonly PlannedMessage[], noErrorText = NO_ERROR_MESSAGE): ReportGroup[] {
@@ -98,7 +109,7 @@ function groupsOf(plan: readonly PlannedMessage[], noErrorText = NO_ERROR_MESSAG
         ...(p.rule ? { rule: p.rule.name, ruleIndex: p.rule.index } : {}),
         ...(p.target ? { target: p.target } : {}),
         ...(p.facts.deadLetterReason ? { deadLetterReason: p.facts.deadLetterReason } : {}),
-        errorMessage: normalizeErrorMessage(errorText(p.facts), noErrorText),
+        errorMessage: normalizeErrorMessage(reportText(p.facts), noErrorText),
         count: 1,
         oldest: at,
         newest: at,
@@ -125,12 +136,13 @@ function listed(p: PlannedMessage, outcome: Outcome | undefined): ListedMessage 
     sourceKey: p.facts.sourceKey,
     changeTracker: p.facts.changeTracker,
     deadLetterReason: p.facts.deadLetterReason,
-    errorMessage: errorText(p.facts),
+    errorMessage: reportText(p.facts),
     action: p.action,
     decision: p.decision,
     rule: p.rule?.name,
     target: p.target,
     supersededBy: p.supersededBy,
+    newerApplied: p.newerApplied,
     outcome,
   };
   return JSON.parse(JSON.stringify(out)) as ListedMessage; // drops the undefined fields
@@ -154,7 +166,14 @@ export function buildReport(input: ReportInput): MoverReport {
       truncatedAtMax: snapshot.truncated,
     },
     groups: groupsOf(plan, input.noErrorText),
-    planned: { resubmit: count('Resubmit'), skip: count('Skip'), none: count('None'), byTarget },
+    planned: {
+      resubmit: count('Resubmit'),
+      skip: count('Skip'),
+      none: count('None'),
+      byTarget,
+      ...countOf(plan, 'newerApplied', 'superseded'),
+      ...countOf(plan, 'forced', 'forced'),
+    },
     problems: plan.filter((p) => p.problem).map((p) => ({ messageId: p.message.messageId, sequenceNumber: p.message.sequenceNumber, error: p.problem as string })),
   };
   if (applied) {
@@ -172,6 +191,12 @@ export function buildReport(input: ReportInput): MoverReport {
   }
   if (input.list) report.messages = plan.map((p) => listed(p, applied?.outcomes.get(p.message.sequenceNumber)));
   return report;
+}
+
+/** `{ [name]: n }` for the n > 0 messages of a decision, else nothing (the report's JSON stays as before). */
+function countOf<K extends string>(plan: readonly PlannedMessage[], decision: Decision, name: K): Partial<Record<K, number>> {
+  const n = plan.filter((p) => p.decision === decision).length;
+  return n > 0 ? ({ [name]: n } as Record<K, number>) : {};
 }
 
 /** 0 when everything planned was done (or, in a dry run, can be done); 1 otherwise. */

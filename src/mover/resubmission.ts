@@ -19,6 +19,12 @@ export const RESUBMITTED_FROM = 'ResubmittedFrom';
 export const RESUBMITTED_AT = 'ResubmittedAt';
 
 /**
+ * Set (true) on a resubmission a person forced with `--include-superseded`: the processor applies
+ * it even when a newer change of its record was applied since. Every other resubmission drops it.
+ */
+export const FORCE_APPLY = 'ForceApply';
+
+/**
  * How many times the scheduled requeue has sent this message back (an integer; absent = 0). Not
  * an error property, so `withoutErrorProperties` keeps it, and the processor's parked copy keeps
  * every property of the message it parks: the count survives the round trip work queue → park →
@@ -65,18 +71,28 @@ export function resubmissionId(messageId: string, source: SourceLocation, sequen
  * Application properties of the resubmission; with `countRequeue` (the scheduled requeue)
  * {@link REQUEUE_COUNT} is one higher than the message's.
  */
-export function resubmittedProperties(properties: ApplicationProperties, source: SourceLocation, sequenceNumber: string, now: Date, countRequeue = false): ApplicationProperties {
+export function resubmittedProperties(
+  properties: ApplicationProperties,
+  source: SourceLocation,
+  sequenceNumber: string,
+  now: Date,
+  countRequeue = false,
+  force = false,
+): ApplicationProperties {
   const kept = withoutErrorProperties(properties);
   for (const name of DEAD_LETTER_PROPERTIES) delete kept[name];
+  delete kept[FORCE_APPLY];
+  if (force) kept[FORCE_APPLY] = true;
   if (countRequeue) kept[REQUEUE_COUNT] = requeueCountOf(properties) + 1;
   return { ...kept, [RESUBMITTED_FROM]: `${sourcePath(source)}#${sequenceNumber}`, [RESUBMITTED_AT]: now.toISOString() };
 }
 
-export function resubmission(message: BusMessage, source: SourceLocation, now: Date, countRequeue = false): OutgoingMessage {
+/** The message sent back; `force`: {@link FORCE_APPLY} (a person's `--include-superseded`). */
+export function resubmission(message: BusMessage, source: SourceLocation, now: Date, countRequeue = false, force = false): OutgoingMessage {
   const out: OutgoingMessage = {
     body: message.body,
     messageId: resubmissionId(message.messageId, source, message.sequenceNumber),
-    applicationProperties: resubmittedProperties(message.applicationProperties, source, message.sequenceNumber, now, countRequeue),
+    applicationProperties: resubmittedProperties(message.applicationProperties, source, message.sequenceNumber, now, countRequeue, force),
   };
   if (message.subject !== undefined) out.subject = message.subject;
   if (message.correlationId !== undefined) out.correlationId = message.correlationId;

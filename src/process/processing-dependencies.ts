@@ -7,6 +7,7 @@ import type { Metrics } from '../telemetry/metrics';
 import type { TargetConnector } from '../../connectors/base/target-connector';
 import type { Logger } from '../telemetry/logger';
 import type { DeletionGuard } from './deletion-store';
+import type { AppliedVersionRecorder } from './applied-version-store';
 import type { TargetHealth } from './target-health';
 import type { SharedRecoveries } from './shared-recoveries';
 import type { QueueNames } from '../platform/queue-topology';
@@ -49,6 +50,8 @@ export interface ProcessingDependencies {
   appliedHashes?: AppliedHashRecorder;
   /** Applied deletions: an upsert older than a delete of its record is outdated (skip-outdated jobs). Default: none. */
   deletions?: DeletionGuard;
+  /** The last applied change per job and record: a message that comes back older than it is ignored. Default: none. */
+  appliedVersions?: AppliedVersionRecorder;
   /** Lock renewal interval in ms. Default 30 000. */
   lockRenewalMs?: number;
   /** The outage mode of target connections (see `target-health.ts`). Default: none (every group goes to its target). */

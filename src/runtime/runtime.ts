@@ -16,6 +16,8 @@ import type { JobRunResult } from '../detect/job-run';
 import { WatermarkService } from '../detect/watermark-service';
 import { systemClock, type Clock } from '../platform/clock';
 import { APPLIED_HASHES_TABLE, AppliedHashStore } from '../process/applied-hash-store';
+import { APPLIED_VERSIONS_TABLE, AppliedVersionStore } from '../process/applied-version-store';
+import { liveRelatedJobs } from '../process/related-jobs';
 import { DELETIONS_TABLE, DeletionStore } from '../process/deletion-store';
 import { ProcessQueueMessageService } from '../process/process-queue-message-service';
 import { TargetHealth } from '../process/target-health';
@@ -56,6 +58,11 @@ export interface RuntimeOptions {
   /** Already opened storage / bus to use (tests); the runtime does not close what it was given. */
   storage?: TableStorage;
   bus?: MessageBus;
+  /**
+   * `one` when this runtime is the only one processing messages (the local host): the stale
+   * guard then needs no window for other instances' watches. Default `many` (Functions).
+   */
+  processorInstances?: 'one' | 'many';
 }
 
 /**
@@ -77,6 +84,8 @@ export interface Runtime {
   readonly sender: ServiceBusService;
   readonly runLog: RunLogStore;
   readonly appliedHashes: AppliedHashStore;
+  /** The last applied change per job and record (the stale-message guard's store). */
+  readonly appliedVersions: AppliedVersionStore;
   /** ExecuteJob runs that outlast the request's wait (`GET runs/{id}`). */
   readonly acceptedRuns: RunTracker;
   readonly clock: Clock;
@@ -117,6 +126,10 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     const runLog = new RunLogStore(await storage.table(RUNS_TABLE));
     const appliedHashes = new AppliedHashStore(await storage.table(APPLIED_HASHES_TABLE), clock);
     const deletions = new DeletionStore(await storage.table(DELETIONS_TABLE));
+    const appliedVersions = new AppliedVersionStore(await storage.table(APPLIED_VERSIONS_TABLE), clock, {
+      relatedJobs: liveRelatedJobs(() => (init.isInitialized ? init.config.jobs : []), lookup.getMapping),
+      watch: options.processorInstances === 'one' ? { windowMs: 0 } : {},
+    });
     const acceptedRuns = new RunTracker({ store: new RunStatusStore(await storage.table(RUN_STATUS_TABLE)), clock, log, waitMs: executeWaitMs });
     const busForSenders = bus;
     const detection = new ProcessJobsForRetrievalInOrderService({
@@ -156,6 +169,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       errorProperties,
       appliedHashes,
       deletions,
+      appliedVersions,
       lockRenewalMs: options.lockRenewalMs,
     });
     const ownedBus = options.bus ? undefined : bus;
@@ -173,6 +187,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       sender,
       runLog,
       appliedHashes,
+      appliedVersions,
       acceptedRuns,
       clock,
       log,
@@ -180,6 +195,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       async close() {
         await acceptedRuns.close();
         await appliedHashes.close().catch((err) => log.warn(`applied hashes not flushed: ${String(err)}`));
+        await appliedVersions.close().catch((err) => log.warn(`applied versions not flushed: ${String(err)}`));
         await recoveries.flushed();
         await connectors.close();
         await metrics.flush();

@@ -13,6 +13,11 @@ import type { SourceLocation } from '../../src/mover/resubmission';
 import { targetResolver } from '../../src/mover/resubmit-target';
 import { allQueueNames, placeOfQueue, type QueueNames } from '../../src/platform/queue-topology';
 import { settingsFor } from './connection';
+import { openAppliedTables } from './applied-tables';
+import { APPLIED_VERSIONS_TABLE, AppliedVersionStore } from '../../src/process/applied-version-store';
+import { relatedJobsOf } from '../../src/process/related-jobs';
+import type { Mapping } from '../../src/model/mapping';
+import type { TableStorage } from '../../src/storage/table-store';
 import type { MoverOptions } from './options';
 import { loadRulesFile } from './rules-file';
 
@@ -30,6 +35,11 @@ export interface MoverIo {
   openBus(settings: Settings): Promise<MessageBus>;
   /** Aborting it stops an `--apply` run after the current batch (Ctrl-C). */
   signal?: AbortSignal;
+  /**
+   * Opens the table storage holding the applied changes, or undefined when there is none
+   * (default: `openAppliedTables`).
+   */
+  openTables?(settings: Settings): Promise<TableStorage | undefined>;
 }
 
 /**
@@ -41,11 +51,11 @@ function checkSourceQueue(queue: string, queues: QueueNames): void {
   throw new UsageError(`--queue ${queue}: unknown queue (known: ${allQueueNames(queues).join(', ')})`);
 }
 
-async function loadJobs(configDir: string | undefined): Promise<Map<string, Job> | undefined> {
+async function loadJobs(configDir: string | undefined): Promise<{ jobs: Map<string, Job>; mappings: Map<string, Mapping> } | undefined> {
   if (configDir === undefined) return undefined;
   try {
     const config = await loadConfigFolder(configDir);
-    return new Map(config.jobs.map((job) => [job.name, job]));
+    return { jobs: new Map(config.jobs.map((job) => [job.name, job])), mappings: new Map(config.mappings.map((m) => [m.name, m])) };
   } catch (err) {
     throw new UsageError(`--config ${configDir}: ${errorMessage(err)}`);
   }
@@ -85,12 +95,25 @@ export async function moveMessages(options: MoverOptions, io: MoverIo): Promise<
   // --config, a missing bus) would hide it behind advice that cannot help.
   checkSourceQueue(options.queue, readSettings(io.env, io.cwd).queues);
   const rules = await loadRulesFile(options.rulesFile, options.rulesLabel);
-  const jobs = await loadJobs(options.configDir);
+  const config = await loadJobs(options.configDir);
+  const jobs = config?.jobs;
   const settings = settingsFor(options.connection, io.env, io.cwd);
   checkTargets(options, settings, jobs);
   const source: SourceLocation = options.deadLetter ? { queue: options.queue, subQueue: 'deadLetter' } : { queue: options.queue };
-  const bus = await io.openBus(settings);
+  const tables = await openTables(options, settings, io);
+  let bus: MessageBus;
   try {
+    bus = await io.openBus(settings);
+  } catch (err) {
+    await tables?.close();
+    throw err;
+  }
+  try {
+    const appliedVersions = tables
+      ? new AppliedVersionStore(await tables.table(APPLIED_VERSIONS_TABLE), undefined, {
+          relatedJobs: config ? relatedJobsOf([...config.jobs.values()], (name) => config.mappings.get(name)) : undefined,
+        })
+      : undefined;
     return await runMoverPass({
       bus,
       queues: settings.queues,
@@ -105,6 +128,8 @@ export async function moveMessages(options: MoverOptions, io: MoverIo): Promise<
       inScope: scopeFilter(options),
       max: options.max,
       list: options.list,
+      appliedVersions,
+      includeSuperseded: options.includeSuperseded,
       clock: io.clock,
       signal: io.signal,
       progress: (settled, total) => io.err(`progress: ${settled} of ${total} settled`),
@@ -115,5 +140,22 @@ export async function moveMessages(options: MoverOptions, io: MoverIo): Promise<
     throw err;
   } finally {
     await bus.close();
+    await tables?.close();
+  }
+}
+
+/**
+ * The tables of applied changes, to leave a Resubmit whose record has a newer applied change in
+ * place. @throws Error when they exist but cannot be opened, unless `--include-superseded`
+ * (which resubmits such messages anyway): then a warning, and no check.
+ */
+async function openTables(options: MoverOptions, settings: Settings, io: MoverIo): Promise<TableStorage | undefined> {
+  try {
+    return await (io.openTables ?? openAppliedTables)(settings);
+  } catch (err) {
+    const why = `cannot read the changes the processor applied: ${errorMessage(err)}`;
+    if (!options.includeSuperseded) throw new Error(`${why}; nothing was done (--include-superseded resubmits without this check)`, { cause: err });
+    io.err(`warning: ${why}; not checked whether a newer change of each record was applied (--include-superseded)`);
+    return undefined;
   }
 }

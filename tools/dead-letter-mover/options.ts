@@ -27,6 +27,8 @@ export interface MoverOptions {
   configDir?: string;
   json: boolean;
   list: boolean;
+  /** Resubmit also messages whose record has a newer applied change (they then overwrite it). */
+  includeSuperseded: boolean;
   connection: ConnectionChoice;
 }
 
@@ -58,6 +60,7 @@ interface RawOptions {
   config?: string;
   json?: boolean;
   list?: boolean;
+  includeSuperseded?: boolean;
   dataDir?: string;
   namespace?: string;
   connectionEnv?: string;
@@ -91,6 +94,10 @@ export function buildProgram(onRun: (options: MoverOptions) => Promise<void>, cw
     .option('--config <dir>', 'config folder: job priorities (needed for sbqignored) and watermark types')
     .option('--json', 'print the report as JSON')
     .option('--list', 'list every message, not only samples')
+    .option(
+      '--include-superseded',
+      'also resubmit messages whose record has a newer applied change (default: left in place); they overwrite that change',
+    )
     .option('--data-dir <dir>', 'local bus folder (default: HIGHWATER_DATA_DIR, else .data)')
     .option('--namespace <host>', 'Azure Service Bus namespace (<name>.servicebus.windows.net), signed in with DefaultAzureCredential')
     .option('--connection-env <name>', 'name of the environment variable holding a Service Bus connection string')
@@ -121,6 +128,7 @@ function toMoverOptions(raw: RawOptions, cwd: string): MoverOptions {
     configDir: raw.config === undefined ? undefined : path.resolve(cwd, raw.config),
     json: raw.json === true,
     list: raw.list === true,
+    includeSuperseded: raw.includeSuperseded === true,
     connection,
   };
 }

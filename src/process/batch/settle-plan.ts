@@ -42,7 +42,7 @@ export function settlePlan(verdict: Verdict, queue: string, deps: ProcessingDepe
       return { index, result: { outcome: 'Superseded', disposition: 'superseded', jobName: verdict.work.job.name }, sends: [], settle: { kind: 'complete' }, fallback: {} };
     case 'ignored': {
       const received = verdict.work.item.message;
-      const copy = copyOf(received, queue, {}, now);
+      const copy = copyOf(received, queue, { [ERROR_PROPERTY.ignoredReason]: verdict.reason }, now);
       return { index, result: { outcome: 'Ignored', disposition: 'ignored', jobName: verdict.work.job.name }, sends: [{ queue: deps.queues.ignored, message: copy }], settle: { kind: 'complete' }, fallback: {} };
     }
     case 'deferred': {

@@ -61,6 +61,25 @@ describe('resubmission', () => {
     expect(message.applicationProperties.ErrorMessage).toBe('timeout'); // the original is not changed
   });
 
+  it('marks a forced resubmission ForceApply and drops the mark (and IgnoredReason) from any other', () => {
+    const message: BusMessage = {
+      body: new Uint8Array(Buffer.from('{"a":1}')),
+      messageId: 'm-2',
+      applicationProperties: { JobName: 'job-a', ForceApply: true, IgnoredReason: 'superseded: …' },
+      sequenceNumber: '6',
+      deliveryCount: 1,
+      enqueuedTime: new Date('2026-01-01T00:00:00Z'),
+      expiresAt: new Date('2026-01-15T00:00:00Z'),
+    };
+    const now = new Date('2026-01-02T00:00:00Z');
+    expect(resubmission(message, { queue: 'sbqignored' }, now).applicationProperties).toEqual({
+      JobName: 'job-a',
+      ResubmittedFrom: 'sbqignored#6',
+      ResubmittedAt: '2026-01-02T00:00:00.000Z',
+    });
+    expect(resubmission(message, { queue: 'sbqignored' }, now, false, true).applicationProperties).toMatchObject({ ForceApply: true });
+  });
+
   it('names the source as Service Bus does', () => {
     expect(sourcePath(dlq)).toBe('sbqnormal/$deadletterqueue');
     expect(sourcePath({ queue: 'sbqignored' })).toBe('sbqignored');
