@@ -19,7 +19,7 @@ export async function highwaterTables(): Promise<string[]> {
     import('../../detect/run-log-store'),
     import('../../http/run-status-store'),
     import('../../process/applied-hash-store'),
-    import('../../process/applied-version-store'),
+    import('../../storage/applied-version-store'),
     import('../../process/deletion-store'),
     import('../../process/shared-recoveries'),
   ]);

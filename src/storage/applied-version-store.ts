@@ -3,9 +3,9 @@ import { canonicalJson } from '../model/fields-hash';
 import type { JsonValue } from '../model/queue-message';
 import { parseWatermarkType, WatermarkValue, type WatermarkType } from '../model/watermark-value';
 import type { Clock } from '../platform/clock';
-import type { TableBatchAction, TableRow, TableStore } from '../storage/table-store';
-import { TableWriteBuffer, type TableWriteBufferOptions } from '../storage/table-write-buffer';
-import { newestRecorded, type RecordedChange } from './stale-decision';
+import type { TableBatchAction, TableRow, TableStore } from './table-store';
+import { TableWriteBuffer, type TableWriteBufferOptions } from './table-write-buffer';
+import { newestRecorded, type RecordedChange } from '../model/stale-decision';
 import { recordHash, WatchedRecords, type WatchedRecordsOptions } from './watched-records';
 
 /**
