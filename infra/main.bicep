@@ -101,6 +101,7 @@ var tableNames = [
   'runs'
   'runstatus'
   'appliedhashes'
+  'appliedversions'
   'targetrecoveries'
   'deletions'
   'highwaterlocal'

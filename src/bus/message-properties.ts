@@ -39,6 +39,15 @@ export const ERROR_PROPERTY = {
   ignoredReason: 'IgnoredReason',
 } as const;
 
+/** Where a resubmitted message came from, e.g. `sbqnormal/$deadletterqueue#42` (set by the dead-letter mover). */
+export const RESUBMITTED_FROM = 'ResubmittedFrom';
+
+/**
+ * Set (true) on a resubmission a person forced with `--include-superseded`: the processor applies
+ * it even when a newer change of its record was applied since. Every other resubmission drops it.
+ */
+export const FORCE_APPLY = 'ForceApply';
+
 /** Time to live of every message: `P14D`, as the queues are configured. */
 export const MESSAGE_TIME_TO_LIVE_MS = 14 * 24 * 60 * 60 * 1000;
 

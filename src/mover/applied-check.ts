@@ -1,8 +1,8 @@
 import { deserializeQueueMessage } from '../model/queue-message';
 import type { Job } from '../model/job';
 import { parseWatermarkType } from '../model/watermark-value';
-import type { AppliedVersionReader, ChangeRef } from '../process/applied-version-store';
-import { isGuardedAction, staleReason } from '../process/stale-decision';
+import type { AppliedVersionReader, ChangeRef } from '../storage/applied-version-store';
+import { isGuardedAction, staleReason } from '../model/stale-decision';
 import type { PlannedMessage } from './plan';
 
 /**

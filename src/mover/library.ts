@@ -7,7 +7,7 @@ import { applyPlan, type ApplyResult } from './apply';
 import { OUTDATED_REASON } from './normalize-error';
 import { markNewerApplied, planMessages } from './plan';
 import { findNewerApplied } from './applied-check';
-import type { AppliedVersionReader } from '../process/applied-version-store';
+import type { AppliedVersionReader } from '../storage/applied-version-store';
 import { buildReport, type MoverReport } from './report';
 import { sourcePath, type SourceLocation } from './resubmission';
 import { targetResolver } from './resubmit-target';

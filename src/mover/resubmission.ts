@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ApplicationProperties, BusMessage, OutgoingMessage, SubQueue } from '../bus/message-bus';
-import { withoutErrorProperties } from '../bus/message-properties';
+import { FORCE_APPLY, RESUBMITTED_FROM, withoutErrorProperties } from '../bus/message-properties';
 
 /**
  * The message sent back to a work queue: same body, subject, correlation id, content type and
@@ -13,16 +13,9 @@ import { withoutErrorProperties } from '../bus/message-properties';
 /** Properties that describe the failure, not the change: dropped on resubmit. */
 const DEAD_LETTER_PROPERTIES = ['DeadLetterReason', 'DeadLetterErrorDescription', 'DeadLetterSource'];
 
-/** Where a resubmitted message came from, e.g. `sbqnormal/$deadletterqueue#42`. */
-export const RESUBMITTED_FROM = 'ResubmittedFrom';
 /** When it was resubmitted (ISO 8601 UTC). */
 export const RESUBMITTED_AT = 'ResubmittedAt';
 
-/**
- * Set (true) on a resubmission a person forced with `--include-superseded`: the processor applies
- * it even when a newer change of its record was applied since. Every other resubmission drops it.
- */
-export const FORCE_APPLY = 'ForceApply';
 
 /**
  * How many times the scheduled requeue has sent this message back (an integer; absent = 0). Not

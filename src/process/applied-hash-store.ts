@@ -3,7 +3,8 @@ import type { Clock } from '../platform/clock';
 import { appliedFieldsHash } from '../model/fields-hash';
 import type { Job } from '../model/job';
 import type { QueueMessage } from '../model/queue-message';
-import type { TableBatchAction, TableRow, TableStore } from '../storage/table-store';
+import type { TableRow, TableStore } from '../storage/table-store';
+import { TableWriteBuffer, type TableWriteBufferOptions } from '../storage/table-write-buffer';
 import type { UnchangedCheck } from '../model/unchanged-check';
 import type { AppliedHashRecorder } from './processing-dependencies';
 
@@ -29,12 +30,8 @@ export function appliedHashPartitions(jobName: string): string[] {
   return [jobName, ...[...BUCKETS].map((bucket) => `${jobName}|${bucket}`)];
 }
 
-export interface AppliedHashStoreOptions {
-  /** Pending writes are flushed at this size (sent as one transaction per partition). Default 400. */
-  flushAt?: number;
-  /** And at least this often, in ms. Default 1,000. */
-  flushEveryMs?: number;
-}
+/** When buffered hashes are written: at 400 pending or every second by default. */
+export type AppliedHashStoreOptions = TableWriteBufferOptions;
 
 /**
  * What was last applied per record, for `skipUnchanged` jobs (issue: applied hashes). The
@@ -43,34 +40,31 @@ export interface AppliedHashStoreOptions {
  * that one is skipped. Detection asks which changes hash to what was last applied.
  */
 export class AppliedHashStore implements AppliedHashRecorder, UnchangedCheck {
-  private pending = new Map<string, TableBatchAction>();
-  private readonly stopTimer: () => void;
-  private flushing: Promise<void> = Promise.resolve();
+  private readonly buffer: TableWriteBuffer;
 
   constructor(
     private readonly table: TableStore,
     clock: Clock,
-    private readonly options: AppliedHashStoreOptions = {},
+    options: AppliedHashStoreOptions = {},
   ) {
-    this.stopTimer = clock.every(options.flushEveryMs ?? 1_000, () => void this.flush().catch(() => undefined));
+    this.buffer = new TableWriteBuffer(table, clock, options);
   }
 
   async recordApplied(job: Job, message: QueueMessage): Promise<void> {
     if (!job.skipUnchanged) return;
     const rowKey = rowKeyOf(message.sourceKey);
-    this.pending.set(`${job.name}\n${rowKey}`, {
+    // Not awaited: a processed batch must not wait for the table, and a hash lost in a crash only
+    // means one change is sent again. A failed write is retried with the next flush's rows.
+    this.buffer.set(`${job.name}\n${rowKey}`, {
       kind: 'upsert',
       row: { partitionKey: appliedHashPartition(job.name, rowKey), rowKey, properties: { SourceKey: message.sourceKey, Hash: appliedFieldsHash(message) } },
     });
-    // Not awaited: a processed batch must not wait for the table, and a hash lost in a crash only
-    // means one change is sent again. A failed write is retried with the next flush's rows.
-    if (this.pending.size >= (this.options.flushAt ?? 400)) void this.flush().catch(() => undefined);
   }
 
   async forget(job: Job, message: QueueMessage): Promise<void> {
     if (!job.skipUnchanged) return;
     const rowKey = rowKeyOf(message.sourceKey);
-    this.pending.delete(`${job.name}\n${rowKey}`);
+    this.buffer.delete(`${job.name}\n${rowKey}`);
     await this.flush();
     await this.table.delete(appliedHashPartition(job.name, rowKey), rowKey);
   }
@@ -96,24 +90,11 @@ export class AppliedHashStore implements AppliedHashRecorder, UnchangedCheck {
 
   /** Writes what is buffered; concurrent callers wait for the same write. */
   flush(): Promise<void> {
-    this.flushing = this.flushing.catch(() => undefined).then(async () => {
-      if (this.pending.size === 0) return;
-      const taken = this.pending;
-      this.pending = new Map();
-      try {
-        await this.table.submitBatch([...taken.values()]);
-      } catch (err) {
-        // Back into the buffer unless a newer hash of the same record came meanwhile: the next flush retries them.
-        for (const [key, action] of taken) if (!this.pending.has(key)) this.pending.set(key, action);
-        throw err;
-      }
-    });
-    return this.flushing;
+    return this.buffer.flush();
   }
 
   async close(): Promise<void> {
-    this.stopTimer();
-    await this.flush();
+    await this.buffer.close();
   }
 }
 

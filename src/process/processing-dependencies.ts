@@ -7,7 +7,7 @@ import type { Metrics } from '../telemetry/metrics';
 import type { TargetConnector } from '../../connectors/base/target-connector';
 import type { Logger } from '../telemetry/logger';
 import type { DeletionGuard } from './deletion-store';
-import type { AppliedVersionRecorder } from './applied-version-store';
+import type { AppliedVersionRecorder } from '../storage/applied-version-store';
 import type { TargetHealth } from './target-health';
 import type { SharedRecoveries } from './shared-recoveries';
 import type { QueueNames } from '../platform/queue-topology';

@@ -16,7 +16,7 @@ import type { JobRunResult } from '../detect/job-run';
 import { WatermarkService } from '../detect/watermark-service';
 import { systemClock, type Clock } from '../platform/clock';
 import { APPLIED_HASHES_TABLE, AppliedHashStore } from '../process/applied-hash-store';
-import { APPLIED_VERSIONS_TABLE, AppliedVersionStore } from '../process/applied-version-store';
+import { APPLIED_VERSIONS_TABLE, AppliedVersionStore } from '../storage/applied-version-store';
 import { liveRelatedJobs } from '../process/related-jobs';
 import { DELETIONS_TABLE, DeletionStore } from '../process/deletion-store';
 import { ProcessQueueMessageService } from '../process/process-queue-message-service';

@@ -14,7 +14,7 @@ import { targetResolver } from '../../src/mover/resubmit-target';
 import { allQueueNames, placeOfQueue, type QueueNames } from '../../src/platform/queue-topology';
 import { settingsFor } from './connection';
 import { openAppliedTables } from './applied-tables';
-import { APPLIED_VERSIONS_TABLE, AppliedVersionStore } from '../../src/process/applied-version-store';
+import { APPLIED_VERSIONS_TABLE, AppliedVersionStore } from '../../src/storage/applied-version-store';
 import { relatedJobsOf } from '../../src/process/related-jobs';
 import type { Mapping } from '../../src/model/mapping';
 import type { TableStorage } from '../../src/storage/table-store';

@@ -13,12 +13,13 @@ type Place = (typeof PLACES)[number];
  * local Azurite serves (`highwaterlocal`): it belongs to that Azurite. The modules load on use.
  */
 export async function highwaterTables(): Promise<string[]> {
-  const [config, watermark, runs, runStatus, hashes, deletions, recoveries] = await Promise.all([
+  const [config, watermark, runs, runStatus, hashes, versions, deletions, recoveries] = await Promise.all([
     import('../../config/config-store'),
     import('../../model/watermark-record'),
     import('../../detect/run-log-store'),
     import('../../http/run-status-store'),
     import('../../process/applied-hash-store'),
+    import('../../storage/applied-version-store'),
     import('../../process/deletion-store'),
     import('../../process/shared-recoveries'),
   ]);
@@ -28,6 +29,7 @@ export async function highwaterTables(): Promise<string[]> {
     runs.RUNS_TABLE,
     runStatus.RUN_STATUS_TABLE,
     hashes.APPLIED_HASHES_TABLE,
+    versions.APPLIED_VERSIONS_TABLE,
     deletions.DELETIONS_TABLE,
     recoveries.TARGET_RECOVERIES_TABLE,
   ];

@@ -1,8 +1,7 @@
-import { ERROR_PROPERTY } from '../../bus/message-properties';
-import { FORCE_APPLY, RESUBMITTED_FROM } from '../../mover/resubmission';
+import { ERROR_PROPERTY, FORCE_APPLY, RESUBMITTED_FROM } from '../../bus/message-properties';
 import { parseWatermarkType } from '../../model/watermark-value';
 import type { ProcessingDependencies } from '../processing-dependencies';
-import { isGuardedAction, staleReason } from '../stale-decision';
+import { isGuardedAction, staleReason } from '../../model/stale-decision';
 import type { Work } from './triage';
 import { failed, type Verdict } from './verdict';
 

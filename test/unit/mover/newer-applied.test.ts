@@ -7,7 +7,7 @@ import { markNewerApplied, planMessages } from '../../../src/mover/plan';
 import { buildReport } from '../../../src/mover/report';
 import { formatReport } from '../../../src/mover/report-text';
 import { targetResolver } from '../../../src/mover/resubmit-target';
-import type { AppliedVersionReader } from '../../../src/process/applied-version-store';
+import type { AppliedVersionReader } from '../../../src/storage/applied-version-store';
 import { DEFAULT_QUEUES } from '../../../src/platform/queue-topology';
 
 const NOW = new Date('2026-05-01T12:00:00Z');

@@ -2,7 +2,7 @@ import type { ApplicationProperties } from '../../../../src/bus/message-bus';
 import { JobActionType, type Job } from '../../../../src/model/job';
 import type { Mapping } from '../../../../src/model/mapping';
 import type { QueueMessage } from '../../../../src/model/queue-message';
-import type { AppliedVersionRecorder } from '../../../../src/process/applied-version-store';
+import type { AppliedVersionRecorder } from '../../../../src/storage/applied-version-store';
 import { comesBack, guardStale, recordApplied, watchSetAside } from '../../../../src/process/batch/stale-guard';
 import type { Work } from '../../../../src/process/batch/triage';
 import type { ProcessingDependencies } from '../../../../src/process/processing-dependencies';

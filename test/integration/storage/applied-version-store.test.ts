@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { APPLIED_VERSIONS_TABLE, AppliedVersionStore, type ChangeRef } from '../../../src/process/applied-version-store';
+import { APPLIED_VERSIONS_TABLE, AppliedVersionStore, type ChangeRef } from '../../../src/storage/applied-version-store';
 import { SqliteTableStorage } from '../../../src/storage/sqlite-table-storage';
 import type { TableStore } from '../../../src/storage/table-store';
 import { FakeClock } from '../../support/fake-clock';

@@ -1,6 +1,6 @@
 import { createHash, hash } from 'node:crypto';
 import type { Clock } from '../platform/clock';
-import type { TableStore } from '../storage/table-store';
+import type { TableStore } from './table-store';
 
 /**
  * Watched records live in the applied-versions table in one partition per minute of watching,

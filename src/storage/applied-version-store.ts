@@ -3,8 +3,9 @@ import { canonicalJson } from '../model/fields-hash';
 import type { JsonValue } from '../model/queue-message';
 import { parseWatermarkType, WatermarkValue, type WatermarkType } from '../model/watermark-value';
 import type { Clock } from '../platform/clock';
-import type { TableBatchAction, TableRow, TableStore } from '../storage/table-store';
-import { newestRecorded, type RecordedChange } from './stale-decision';
+import type { TableBatchAction, TableRow, TableStore } from './table-store';
+import { TableWriteBuffer, type TableWriteBufferOptions } from './table-write-buffer';
+import { newestRecorded, type RecordedChange } from '../model/stale-decision';
 import { recordHash, WatchedRecords, type WatchedRecordsOptions } from './watched-records';
 
 /**
@@ -49,11 +50,7 @@ export interface AppliedVersionRecorder extends AppliedVersionReader {
   watch(changes: ReadonlyArray<Pick<ChangeRef, 'targetKey'> & { target: string }>): Promise<void>;
 }
 
-export interface AppliedVersionStoreOptions {
-  /** Pending writes are flushed at this size (one transaction per partition). Default 400. */
-  flushAt?: number;
-  /** And at least this often, in ms. Default 1,000. */
-  flushEveryMs?: number;
+export interface AppliedVersionStoreOptions extends TableWriteBufferOptions {
   /** Refresh and window of the watched records (see `WatchedRecords`). */
   watch?: WatchedRecordsOptions;
   /**
@@ -75,9 +72,7 @@ export interface AppliedVersionStoreOptions {
  * message is not recognised as stale, as before this store.
  */
 export class AppliedVersionStore implements AppliedVersionRecorder {
-  private pending = new Map<string, TableBatchAction & { kind: 'upsert' }>();
-  private readonly stopTimer: () => void;
-  private flushing: Promise<void> = Promise.resolve();
+  private readonly buffer: TableWriteBuffer<TableBatchAction & { kind: 'upsert' }>;
   private readonly watches: WatchedRecords<AppliedRow> | undefined;
 
   constructor(
@@ -86,7 +81,7 @@ export class AppliedVersionStore implements AppliedVersionRecorder {
     clock: Pick<Clock, 'now' | 'every'> | undefined,
     private readonly options: AppliedVersionStoreOptions = {},
   ) {
-    this.stopTimer = clock ? clock.every(options.flushEveryMs ?? 1_000, () => void this.flush().catch(() => undefined)) : () => undefined;
+    this.buffer = new TableWriteBuffer(table, clock, options);
     this.watches = clock ? new WatchedRecords<AppliedRow>(table, clock, options.watch ?? {}, (row) => this.write(row)) : undefined;
   }
 
@@ -104,11 +99,10 @@ export class AppliedVersionStore implements AppliedVersionRecorder {
     const tracker = WatermarkValue.canonicalize(type, changeTracker);
     const rowKey = sha256(key);
     const partitionKey = `${jobName}|${rowKey[0]}`;
-    this.pending.set(`${partitionKey}\n${rowKey}`, {
+    this.buffer.set(`${partitionKey}\n${rowKey}`, {
       kind: 'upsert',
       row: { partitionKey, rowKey, properties: { ChangeTracker: tracker, WatermarkType: type, Action: action } },
     });
-    if (this.pending.size >= (this.options.flushAt ?? 400)) void this.flush().catch(() => undefined);
   }
 
   /** Reads the watches other instances wrote (the timer does it every second). */
@@ -123,7 +117,7 @@ export class AppliedVersionStore implements AppliedVersionRecorder {
   async newerApplied(changes: ReadonlyArray<ChangeRef & { type?: WatermarkType }>): Promise<Array<RecordedChange | undefined>> {
     if (changes.length === 0) return [];
     // A flush in flight holds rows that are neither pending nor stored yet: read after it.
-    await this.flushing.catch(() => undefined);
+    await this.buffer.settled();
     const lookups = changes.map((change) => {
       const jobs = [change.jobName, ...(this.options.relatedJobs?.(change.jobName) ?? [])];
       return jobs.map((jobName) => ({ jobName, ...keysOf(jobName, change.targetKey) }));
@@ -137,7 +131,7 @@ export class AppliedVersionStore implements AppliedVersionRecorder {
       const recorded = lookups[i].flatMap(({ jobName, partitionKey, rowKey }) => {
         const key = `${partitionKey}\n${rowKey}`;
         // What this instance applied and has not written yet is newer than what is stored.
-        const row = this.pending.get(key)?.row ?? rows.get(key);
+        const row = this.buffer.get(key)?.row ?? rows.get(key);
         const found = row && recordedOf(jobName, row);
         // Another job's upserts do not make an upsert stale (two jobs may write different columns of a record).
         return found && (found.jobName === change.jobName || found.action !== change.action) ? [found] : [];
@@ -148,25 +142,12 @@ export class AppliedVersionStore implements AppliedVersionRecorder {
 
   /** Writes what is buffered; concurrent callers wait for the same write. */
   flush(): Promise<void> {
-    this.flushing = this.flushing.catch(() => undefined).then(async () => {
-      if (this.pending.size === 0) return;
-      const taken = this.pending;
-      this.pending = new Map();
-      try {
-        await this.table.submitBatch([...taken.values()]);
-      } catch (err) {
-        // Back into the buffer unless a later apply of the same record came meanwhile: the next flush retries them.
-        for (const [key, action] of taken) if (!this.pending.has(key)) this.pending.set(key, action);
-        throw err;
-      }
-    });
-    return this.flushing;
+    return this.buffer.flush();
   }
 
   async close(): Promise<void> {
-    this.stopTimer();
     this.watches?.close();
-    await this.flush();
+    await this.buffer.close();
   }
 }
 

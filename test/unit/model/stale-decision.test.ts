@@ -1,4 +1,4 @@
-import { newestRecorded, staleReason, type RecordedChange } from '../../../src/process/stale-decision';
+import { newestRecorded, staleReason, type RecordedChange } from '../../../src/model/stale-decision';
 
 const row = (changeTracker: string, over: Partial<RecordedChange> = {}): RecordedChange => ({ jobName: 'j', action: 'NewUpdate', changeTracker, type: 'datetime', ...over });
 

@@ -1,5 +1,5 @@
-import { JobActionType } from '../model/job';
-import { WatermarkValue, type WatermarkType } from '../model/watermark-value';
+import { JobActionType } from './job';
+import { WatermarkValue, type WatermarkType } from './watermark-value';
 
 /**
  * When a message that comes back is stale: the decision of the applied-version guard, pure.
