@@ -46,6 +46,12 @@ export interface AppliedVersionRecorder extends AppliedVersionReader {
    * flush) when its record is watched, or becomes watched within the window.
    */
   recordApplied(change: ChangeRef, type: WatermarkType): void;
+  /**
+   * True while {@link recordApplied} would keep nothing (no record watched, no window of recent
+   * applies): the processor then skips building the records of a batch — the common case, a
+   * sync in which nothing was set aside. Optional: without it every apply is offered.
+   */
+  keepsNothing?(): boolean;
   /** Watches the records of messages set aside, before they are settled (see `WatchedRecords`). */
   watch(changes: ReadonlyArray<Pick<ChangeRef, 'targetKey'> & { target: string }>): Promise<void>;
 }
@@ -83,6 +89,10 @@ export class AppliedVersionStore implements AppliedVersionRecorder {
   ) {
     this.buffer = new TableWriteBuffer(table, clock, options);
     this.watches = clock ? new WatchedRecords<AppliedRow>(table, clock, options.watch ?? {}, (row) => this.write(row)) : undefined;
+  }
+
+  keepsNothing(): boolean {
+    return this.watches !== undefined && this.watches.keepsNothing();
   }
 
   recordApplied(change: ChangeRef, type: WatermarkType): void {

@@ -78,6 +78,11 @@ export class WatchedRecords<T> {
     void this.refresh().catch(() => undefined);
   }
 
+  /** True while no record is watched and no window is kept: {@link watchedOrRemember} would be false for every record. */
+  keepsNothing(): boolean {
+    return this.watched.size === 0 && this.options.windowMs === 0;
+  }
+
   /** Whether `hash` is watched; if not, `item` is kept for the window in case it becomes watched. */
   watchedOrRemember(hash: string, item: T): boolean {
     if (this.watched.has(hash)) return true;

@@ -64,7 +64,7 @@ export async function guardStale(work: readonly Work[], deps: ProcessingDependen
  */
 export function recordApplied(verdicts: readonly Verdict[], deps: ProcessingDependencies): void {
   const store = deps.appliedVersions;
-  if (!store) return;
+  if (!store || store.keepsNothing?.()) return;
   for (const v of verdicts) {
     if (v.kind !== 'applied' || !isGuardedAction(v.work.message.action)) continue;
     const type = parseWatermarkType(v.work.job.watermark.type);
