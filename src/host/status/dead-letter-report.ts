@@ -82,13 +82,15 @@ export async function buildDeadLetterReport(
  * and its normalised error text (`timeout after 30000 ms` and `timeout after 15000 ms` are one
  * group). Unlike the report, which shows the dead-letter reason beside the error, a message with
  * neither error nor description is grouped by its dead-letter reason; with none, by `fallback`
- * (messages of the ignored queue carry no error: the processor skipped them as outdated).
+ * (messages of the ignored queue carry no error: they are grouped by their `IgnoredReason`, and
+ * those ignored before it existed by `fallback`).
  */
 export function groupByReason(messages: readonly BusMessage[], fallback = NO_ERROR): ParkedGroup[] {
   const groups = new Map<string, { count: number; jobs: Set<string>; sampleMessageIds: string[]; sampleSourceKeys: string[] }>();
   for (const m of messages) {
     const facts = messageFacts(m);
-    const reason = normalizeErrorMessage(errorText(facts) ?? facts.deadLetterReason, fallback);
+    // An ignored message says why (IgnoredReason: outdated, or superseded by a newer applied change).
+    const reason = normalizeErrorMessage(errorText(facts) ?? facts.deadLetterReason ?? facts.ignoredReason, fallback);
     const group = groups.get(reason) ?? { count: 0, jobs: new Set<string>(), sampleMessageIds: [], sampleSourceKeys: [] };
     group.count++;
     if (facts.jobName !== undefined) group.jobs.add(facts.jobName);

@@ -16,7 +16,7 @@ export function renderStatusPage(model: StatusModel, refreshMs = 5_000): string 
     model.configError ? `<section class="problem"><h2>Configuration not loaded</h2><p>${e(model.configError)}</p></section>` : '',
     ...model.targetOutages.map(
       (o) =>
-        `<section class="problem"><h2>Target ${e(o.connection)} is in outage</h2><p>Since ${e(o.since)} after ${o.failures} failed groups: ${e(o.error)}. Its messages wait in their queues (longer the longer the outage lasts, at most 5 minutes at a time); the next probe goes through at ${e(o.nextProbeAt)}.</p></section>`,
+        `<section class="problem"><h2>Target ${e(o.connection)} is in outage</h2><p>Since ${e(o.since)} after ${o.failures} failed ${o.failures === 1 ? 'group' : 'groups'}: ${e(o.error)}. Its messages wait in their queues (longer the longer the outage lasts, at most 5 minutes at a time); the next probe goes through at ${e(o.nextProbeAt)}.</p></section>`,
     ),
     ...model.targetRecoveries.map(
       (r) =>

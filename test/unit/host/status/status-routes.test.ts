@@ -1,5 +1,6 @@
 import type { HttpInput, HttpRoute } from '../../../../src/http/http-types';
 import { groupByReason } from '../../../../src/host/status/dead-letter-report';
+import { normalizeErrorMessage } from '../../../../src/mover/normalize-error';
 import { formatSeconds } from '../../../../src/host/status/html';
 import type { StatusModel } from '../../../../src/host/status/status-model';
 import { moverCommandLine } from '../../../../src/host/status/mover-report';
@@ -154,6 +155,16 @@ describe('groupByReason', () => {
       { reason: '(no error recorded)', count: 1, jobs: [], sampleMessageIds: ['d'], sampleSourceKeys: ['(no source key)'] },
       { reason: 'described', count: 1, jobs: ['j3'], sampleMessageIds: ['c'], sampleSourceKeys: ['(no source key)'] },
     ]);
+  });
+
+  it('groups ignored messages by why they were ignored (IgnoredReason), older ones without it by the fallback', () => {
+    const superseded = 'superseded: a newer change of the record (2026-01-02T00:00:00.0000000Z) was applied since';
+    const groups = groupByReason([
+      busMessage('a', { JobName: 'j', IgnoredReason: superseded }),
+      busMessage('b', { JobName: 'j', IgnoredReason: superseded }),
+      busMessage('c', { JobName: 'j' }),
+    ], 'outdated');
+    expect(groups.map((g) => [g.reason, g.count])).toEqual([[normalizeErrorMessage(superseded, 'outdated'), 2], ['outdated', 1]]);
   });
 });
 
