@@ -72,7 +72,14 @@ export class BatchWriter {
           const version = versionField && item.found ? item.found.row[versionField] : undefined;
           if (batch.versionCheck && version !== undefined && version !== null && versionRefuses(batch.versionCheck.type, item.message.changeTracker, toText(version))) {
             outcomes[item.index] = { status: 'outdated', targetVersion: toText(version) };
-          } else writes.push({ item, ...this.writeOp(item, returning.length > 0, versionField !== undefined) });
+          } else {
+            // A value its property's type cannot take (typed by $metadata) fails its item alone.
+            try {
+              writes.push({ item, ...this.writeOp(item, returning.length > 0, versionField !== undefined) });
+            } catch (error) {
+              outcomes[item.index] = { status: 'failed', error };
+            }
+          }
         }
       }
       const answers = await this.send(writes.map((w) => w.op), progress, what);

@@ -88,7 +88,9 @@ export class RecordLocator {
     const entityKey = this.entityKey(target).map((k) => identifier(k, `entity key of ${set}`));
     const missing = entityKey.filter((k) => row[k] === undefined || row[k] === null);
     if (missing.length > 0) throw new PermanentError(`${set}: the found record has no value for its key ${missing.join(', ')}`);
-    const path = `${set}${this.segment(entityKey.map((k) => [k, row[k]] as [string, unknown]), `entity key of ${set}`)}`;
+    // Typed: a service under IEEE754Compatible answers an Edm.Int64 key as a string.
+    const key = entityKey.map((k) => [k, typedValue(row[k], target.types?.get(k), `key "${k}" of ${set}`)] as [string, unknown]);
+    const path = `${set}${this.segment(key, `entity key of ${set}`)}`;
     const etag = row['@odata.etag'];
     return { path, etag: typeof etag === 'string' ? etag : undefined, row };
   }

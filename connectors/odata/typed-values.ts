@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { EntityDescription } from '../base/entity-describer';
 import { PermanentError } from '../../src/platform/errors';
 import { decimalParts, INT64_MAX, INT64_MIN, integerOf } from '../../src/model/exact-values';
@@ -24,9 +25,11 @@ export class ExactNumber {
   }
 }
 
-// A NUL cannot reach a JSON text unescaped, so the mark is found only where toJSON put it.
-const MARK = '\u0000exact:';
-const MARKED = /"\\u0000exact:(-?[0-9][0-9.eE+-]*)"/g;
+// A NUL and a per-process random word: no value from a message can carry the mark by chance.
+const NONCE = randomUUID().replace(/-/g, '');
+const MARK = `\u0000${NONCE}:`;
+const MARKED_TEXT = `\\u0000${NONCE}:`;
+const MARKED = new RegExp(`"\\\\u0000${NONCE}:(-?[0-9][0-9.eE+-]*)"`, 'g');
 
 /**
  * JSON text of a request body: {@link ExactNumber}s as JSON numbers with their digits, or as strings
@@ -34,7 +37,7 @@ const MARKED = /"\\u0000exact:(-?[0-9][0-9.eE+-]*)"/g;
  */
 export function exactJsonText(body: unknown, asStrings = false): string {
   const text = JSON.stringify(body);
-  if (!text.includes('\\u0000exact:')) return text;
+  if (!text.includes(MARKED_TEXT)) return text;
   return text.replace(MARKED, asStrings ? '"$1"' : '$1');
 }
 

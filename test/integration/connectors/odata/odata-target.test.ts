@@ -117,6 +117,25 @@ describe('OdataTarget against SAP CAP (OData V4, in-memory SQLite)', () => {
     expect(await target.getTargetVersion(message({ ID: 42 }, {}), books)).toBeNull();
   });
 
+  it('writes a 64-bit key, a 64-bit integer and bytes exactly: the key bare in the URL, the values typed by $metadata', async () => {
+    await server.sql('DELETE FROM hw_Values');
+    const values: Mapping = { name: 'to-values', source: { entity: 'x', key: ['ID'] }, target: { entity: 'Values', key: ['ID'] }, fields: [] };
+    const target = odata.target();
+    const key = { ID: '9223372036854775807' };
+    await target.upsert(message(key, { big: '-9223372036854775808', data: { $binary: Buffer.from([0, 1, 254, 255]).toString('base64') } }), values);
+    await target.upsert(message(key, { big: '9007199254740993' }), values);
+    const [row] = await server.sql('SELECT CAST(ID AS TEXT) AS ID, CAST(big AS TEXT) AS big, data FROM hw_Values');
+    expect(row).toEqual({ ID: '9223372036854775807', big: '9007199254740993', data: Buffer.from([0, 1, 254, 255]).toString('base64') });
+    const writes = proxy.seen.filter((r) => r.url.includes('Values'));
+    expect(writes.map((r) => `${r.method} ${decodeURIComponent(r.url)}`)).toEqual([
+      'GET /odata/v4/catalog/Values?$filter=ID eq 9223372036854775807&$select=ID&$top=2',
+      'POST /odata/v4/catalog/Values',
+      'GET /odata/v4/catalog/Values?$filter=ID eq 9223372036854775807&$select=ID&$top=2',
+      'PATCH /odata/v4/catalog/Values(ID=9223372036854775807)',
+    ]);
+    expect(writes[1].headers['content-type']).toBe('application/json;IEEE754Compatible=true');
+  });
+
   it('classifies what the service refuses: a value its property type cannot take permanent, 428 configuration, 429 transient with retryAfterMs', async () => {
     const target = odata.target();
     // Typed by $metadata: refused before it is sent, naming the property and its type.

@@ -1,0 +1,82 @@
+import { OdataHttpClient, type FetchLike } from '../../../../connectors/odata';
+import { keySegment, literal } from '../../../../connectors/odata/odata-literals';
+import { NO_MODEL, optionalServiceModel, serviceModel } from '../../../../connectors/odata/service-model';
+import { ExactNumber, exactJsonText, readTypedRow, typedRecord, typedValue } from '../../../../connectors/odata/typed-values';
+
+const TYPES = new Map([
+  ['id', 'Edm.Int64'],
+  ['small', 'Edm.Int32'],
+  ['amount', 'Edm.Decimal'],
+  ['data', 'Edm.Binary'],
+  ['name', 'Edm.String'],
+]);
+
+describe('values typed by $metadata', () => {
+  it('writes Int64 and Decimal digit strings as exact numbers: bare in keys and filters, every digit in bodies', () => {
+    const id = typedValue('9223372036854775807', 'Edm.Int64', 'property "id"');
+    expect(id).toBeInstanceOf(ExactNumber);
+    expect(typedValue('42', 'Edm.Int64', 'property "id"')).toBe(42);
+    expect(keySegment([['id', id]], true, 'key')).toBe('(9223372036854775807)');
+    expect(literal(typedValue('12345678901234567890.123456789012', 'Edm.Decimal', 'p'), 'p')).toBe('12345678901234567890.123456789012');
+    // Untyped (no $metadata), a digit string stays a quoted string literal.
+    expect(keySegment([['id', '9223372036854775807']], true, 'key')).toBe("('9223372036854775807')");
+    const body = typedRecord({ id: '9223372036854775807', amount: '0.10', name: '9223372036854775807', small: 3 }, TYPES, 'Values');
+    expect(exactJsonText(body)).toBe('{"id":9223372036854775807,"amount":0.10,"name":"9223372036854775807","small":3}');
+    expect(exactJsonText(body, true)).toBe('{"id":"9223372036854775807","amount":"0.10","name":"9223372036854775807","small":3}');
+    // A record without such values is not copied, and its text is JSON.stringify's.
+    const plain = { name: 'x', small: 1 };
+    expect(typedRecord(plain, TYPES, 'Values')).toBe(plain);
+    expect(exactJsonText({ text: '\u0000exact:1' })).toBe(JSON.stringify({ text: '\u0000exact:1' }));
+  });
+
+  it('refuses, naming the property, a value its type cannot take', () => {
+    expect(() => typedValue('9223372036854775808', 'Edm.Int64', 'property "id" of Values')).toThrow('property "id" of Values (Edm.Int64): 9223372036854775808 is beyond 64 bits');
+    expect(() => typedValue('1.5', 'Edm.Int32', 'property "small" of Values')).toThrow('property "small" of Values (Edm.Int32): "1.5" is not an integer');
+    expect(() => typedValue('ten', 'Edm.Decimal', 'property "amount" of Values')).toThrow('property "amount" of Values (Edm.Decimal): "ten" is not a decimal number');
+    expect(() => typedRecord({ small: 'x' }, TYPES, 'Values')).toThrow(expect.objectContaining({ name: 'PermanentError' }));
+  });
+
+  it('reads Edm.Binary (either base64 alphabet) as bytes and an Int64 string a double holds as a number', () => {
+    const row = { id: '7', big: '9223372036854775807', data: 'AAEC_w==', text: 'AAEC_w==', amount: '1.10' };
+    const typed = readTypedRow(row, new Map([...TYPES, ['big', 'Edm.Int64']]));
+    expect(typed).toEqual({ id: 7, big: '9223372036854775807', data: Buffer.from([0, 1, 2, 255]), text: 'AAEC_w==', amount: '1.10' });
+    expect(readTypedRow({ data: 'AAEC/w==' }, TYPES).data).toEqual(Buffer.from([0, 1, 2, 255]));
+    const untouched = { name: 'x', small: 1 };
+    expect(readTypedRow(untouched, TYPES)).toBe(untouched);
+    expect(readTypedRow(untouched, undefined)).toBe(untouched);
+  });
+});
+
+describe('the service model', () => {
+  const xml = '<Edmx><EntityType Name="V"><Key><PropertyRef Name="ID"/></Key><Property Name="ID" Type="Edm.Int64"/></EntityType><EntitySet Name="Values" EntityType="ns.V"/></Edmx>';
+
+  it('reads $metadata once per client, with the IEEE754Compatible media type on JSON requests', async () => {
+    const seen: Array<[string, string]> = [];
+    const fetch: FetchLike = async (url, init) => {
+      seen.push([url, (init.headers as Record<string, string>).Accept]);
+      return new Response(xml, { status: 200, headers: { 'content-type': 'application/xml' } });
+    };
+    const http = new OdataHttpClient({ serviceRoot: 'http://127.0.0.1:1/svc/', label: 'c', fetch, ieee754Compatible: true });
+    const [a, b] = await Promise.all([serviceModel(http), optionalServiceModel(http)]);
+    expect(a).toBe(b);
+    expect(a.get('Values')?.columns.get('ID')?.type).toBe('Edm.Int64');
+    expect(seen).toEqual([['http://127.0.0.1:1/svc/$metadata', 'application/xml']]);
+    expect(http.jsonType).toBe('application/json;IEEE754Compatible=true');
+  });
+
+  it('goes on untyped, with one warning naming the connection, when a service has no usable $metadata', async () => {
+    let calls = 0;
+    const fetch: FetchLike = async () => {
+      calls++;
+      return new Response('{"error":{"code":"404","message":"No such resource"}}', { status: 404, headers: { 'content-type': 'application/json' } });
+    };
+    const warnings: string[] = [];
+    const http = new OdataHttpClient({ serviceRoot: 'http://127.0.0.1:1/svc/', label: 'odata connection "legacy"', fetch });
+    expect(await optionalServiceModel(http, (m) => warnings.push(m))).toBe(NO_MODEL);
+    expect(await optionalServiceModel(http, (m) => warnings.push(m))).toBe(NO_MODEL);
+    expect(calls).toBe(1);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/^odata connection "legacy": \$metadata could not be read \(odata connection "legacy": read \$metadata: .*No such resource.*\); values are read and written without their declared types/);
+    expect(http.jsonType).toBe('application/json');
+  });
+});
