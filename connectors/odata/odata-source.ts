@@ -56,7 +56,7 @@ export class OdataSource extends ConnectorBase implements SourceConnector, Relat
 
   constructor(private readonly options: OdataSourceOptions) {
     super();
-    this.delta = new DeltaReader({ ...options.delta, http: options.http, clock: options.clock, lookup: this });
+    this.delta = new DeltaReader({ ...options.delta, http: options.http, clock: options.clock, lookup: this, typedValues: options.typedValues });
   }
 
   async *retrieveChanges(mapping: Mapping, job: Job, watermark: WatermarkValue, options: RetrieveOptions = {}): AsyncIterable<SourcePage> {

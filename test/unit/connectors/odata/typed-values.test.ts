@@ -1,4 +1,10 @@
-import { OdataHttpClient, type FetchLike } from '../../../../connectors/odata';
+import { ConnectorRegistry } from '../../../../connectors/base/registry';
+import { createOdataConnectorFactory, OdataHttpClient, type FetchLike } from '../../../../connectors/odata';
+import { type Job, JobActionType } from '../../../../src/model/job';
+import type { Mapping } from '../../../../src/model/mapping';
+import { WatermarkValue } from '../../../../src/model/watermark-value';
+import { metadataExchange } from './check-kit';
+import { type RecordedExchange, replayFetch } from './replay-fetch';
 import { keySegment, literal } from '../../../../connectors/odata/odata-literals';
 import { NO_MODEL, optionalServiceModel, serviceModel } from '../../../../connectors/odata/service-model';
 import { ExactNumber, exactJsonText, readTypedRow, typedRecord, typedValue } from '../../../../connectors/odata/typed-values';
@@ -78,5 +84,50 @@ describe('the service model', () => {
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatch(/^odata connection "legacy": \$metadata could not be read \(odata connection "legacy": read \$metadata: .*No such resource.*\); values are read and written without their declared types/);
     expect(http.jsonType).toBe('application/json');
+  });
+});
+
+describe('an odata source typed by $metadata', () => {
+  const ROOT = 'http://127.0.0.1:1/svc/';
+  const xml = '<Edmx><EntityType Name="V"><Key><PropertyRef Name="ID"/></Key><Property Name="ID" Type="Edm.Int64"/>' +
+    '<Property Name="data" Type="Edm.Binary"/></EntityType><EntitySet Name="Values" EntityType="ns.V"/></Edmx>';
+  const mapping: Mapping = { name: 'v', source: { entity: 'Values', key: ['ID'] }, target: { entity: 't', key: ['ref'] }, fields: [{ target: 'ref', source: 'ID' }, { target: 'bytes', source: 'data' }] };
+  const job: Job = {
+    name: 'v', order: 1, schedule: '0 * * * * *', enabled: true, source: 'src', target: 'tgt', mapping: 'v', priority: 'normal',
+    watermark: { type: 'string', field: '@odata.deltaLink' }, action: JobActionType.NewUpdate, filter: [], skipOutdatedMessages: false, skipUnchanged: false, pageSize: 100, lookbackSeconds: 0,
+  };
+  const read: RecordedExchange = {
+    note: 'the first tracked read',
+    request: { method: 'GET', url: `${ROOT}Values?$select=ID,data`, headers: { accept: 'application/json;IEEE754Compatible=true' } },
+    response: { status: 200, body: { value: [{ ID: '9223372036854775807', data: 'AAEC_w==' }], '@odata.deltaLink': `${ROOT}Values?$deltatoken=1` } },
+  };
+
+  async function messages(exchanges: RecordedExchange[], warnings: string[] = []) {
+    const replay = replayFetch(exchanges);
+    const registry = new ConnectorRegistry([createOdataConnectorFactory({ fetch: replay.fetch })]);
+    const source = registry.createSource({
+      connection: { name: 'svc', type: 'odata', settings: { serviceUrl: ROOT }, secrets: {}, maxConcurrency: 2 },
+      resolveSecret: () => undefined,
+      configDir: __dirname,
+      warn: (m) => warnings.push(m),
+    });
+    const out = [];
+    for await (const page of source.retrieveChanges(mapping, job, WatermarkValue.initialize('string', null))) out.push(...page.messages);
+    replay.assertDone();
+    return out;
+  }
+
+  it('reads Edm.Binary as bytes ({"$binary": …}) and keeps a 64-bit key exact, also on change-tracking reads', async () => {
+    const [message] = await messages([read, metadataExchange(`${ROOT}$metadata`, xml)]);
+    expect(message.sourceKey).toBe('9223372036854775807');
+    expect(message.fields).toEqual({ ref: '9223372036854775807', bytes: { $binary: Buffer.from([0, 1, 2, 255]).toString('base64') } });
+  });
+
+  it('reads untyped, with a warning, when the service has no $metadata', async () => {
+    const warnings: string[] = [];
+    const missing: RecordedExchange = { note: 'no $metadata', request: { method: 'GET', url: `${ROOT}$metadata` }, response: { status: 404, body: { error: { code: '404', message: 'Not found' } } } };
+    const [message] = await messages([read, missing], warnings);
+    expect(message.fields).toEqual({ ref: '9223372036854775807', bytes: 'AAEC_w==' });
+    expect(warnings).toEqual([expect.stringMatching(/^odata connection "svc": \$metadata could not be read \(.*Not found.*\); values are read and written without their declared types/)]);
   });
 });
