@@ -30,6 +30,8 @@ export interface DeltaReaderOptions {
   warn?: (message: string) => void;
   /** Type records by the service's `$metadata` (see `OdataSourceOptions.typedValues`). Default false. */
   typedValues?: boolean;
+  /** Where `$metadata` is, relative to the service root. Default `$metadata`. */
+  metadataUrl?: string;
 }
 
 /** HTTP status of a classified error (see `classifyHttpFailure`). */
@@ -82,7 +84,7 @@ export class DeltaReader {
     }
 
     const run = { mapping, job, clock: this.options.clock, lookup: new ResolverCache(this.options.lookup) };
-    const types = this.options.typedValues ? propertyTypes((await optionalServiceModel(http, this.options.warn)).get(set)) : undefined;
+    const types = this.options.typedValues ? propertyTypes((await optionalServiceModel(http, this.options.warn, this.options.metadataUrl)).get(set)) : undefined;
     for (;;) {
       const rows = rowsOf(response, `read changes from ${set}`);
       // Every change of a run carries its stamp, so the page's tracker is the stamp when any row was a change.

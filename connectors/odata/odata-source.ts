@@ -32,6 +32,8 @@ export interface OdataSourceOptions {
    * Default false (Dataverse and Business Central: their documents hold every table).
    */
   typedValues?: boolean;
+  /** Where `$metadata` is, relative to the service root. Default `$metadata` (Business Central: `../$metadata`, the API route's). */
+  metadataUrl?: string;
 }
 
 const INITIAL = new Set(['0001-01-01T00:00:00.0000000Z', '0001-01-01']);
@@ -56,7 +58,7 @@ export class OdataSource extends ConnectorBase implements SourceConnector, Relat
 
   constructor(private readonly options: OdataSourceOptions) {
     super();
-    this.delta = new DeltaReader({ ...options.delta, http: options.http, clock: options.clock, lookup: this, typedValues: options.typedValues });
+    this.delta = new DeltaReader({ ...options.delta, http: options.http, clock: options.clock, lookup: this, typedValues: options.typedValues, metadataUrl: options.metadataUrl });
   }
 
   async *retrieveChanges(mapping: Mapping, job: Job, watermark: WatermarkValue, options: RetrieveOptions = {}): AsyncIterable<SourcePage> {
@@ -110,7 +112,7 @@ export class OdataSource extends ConnectorBase implements SourceConnector, Relat
     }
 
     const run = { mapping, job, clock: this.options.clock, lookup: new ResolverCache(this) };
-    const types = this.options.typedValues ? propertyTypes((await optionalServiceModel(http, this.options.delta?.warn)).get(set)) : undefined;
+    const types = this.options.typedValues ? propertyTypes((await optionalServiceModel(http, this.options.delta?.warn, this.options.metadataUrl)).get(set)) : undefined;
     for (;;) {
       const response = await http.request({ method: 'GET', url: next, headers, operation: `read changes from ${set}`, retryThrottled: true });
       const rows = rowsOf(response, `read ${set}`).map((row) => readTypedRow(withoutAnnotations(row), types));

@@ -36,6 +36,8 @@ export interface OdataTargetOptions extends Omit<LocatorOptions, 'http'> {
    * Default false.
    */
   typedValues?: boolean;
+  /** Where `$metadata` is, relative to the service root. Default `$metadata`. */
+  metadataUrl?: string;
   warn?: (message: string) => void;
 }
 
@@ -165,7 +167,7 @@ export class OdataTarget implements TargetConnector {
   /** The target set's property types, when typed values are on (one `$metadata` read per connection, then kept). */
   private async types(mapping: Mapping): Promise<ReadonlyMap<string, string> | undefined> {
     if (!this.options.typedValues) return undefined;
-    return propertyTypes((await optionalServiceModel(this.options.http, this.options.warn)).get(mapping.target.entity));
+    return propertyTypes((await optionalServiceModel(this.options.http, this.options.warn, this.options.metadataUrl)).get(mapping.target.entity));
   }
 
   private versionProperty(mapping: Mapping): string {

@@ -33,9 +33,10 @@ const WARNED = new WeakSet<OdataHttpClient>();
  * The service's model for typing values, or {@link NO_MODEL} when `$metadata` cannot be read: a
  * service without a usable document still syncs (values as the JSON says), with one warning per
  * client naming why. Never throws; the answer is kept (one read per client, never per message).
+ * @param url where the document is, relative to the client's root (default `$metadata`).
  */
-export function optionalServiceModel(http: OdataHttpClient, warn?: (message: string) => void): Promise<CsdlModel> {
-  return serviceModel(http).catch((err: unknown) => {
+export function optionalServiceModel(http: OdataHttpClient, warn?: (message: string) => void, url?: string): Promise<CsdlModel> {
+  return serviceModel(http, url).catch((err: unknown) => {
     if (!WARNED.has(http)) {
       WARNED.add(http);
       warn?.(`${http.label}: $metadata could not be read (${http.redact(errorMessage(err))}); values are read and written without their declared types (Edm.Binary as base64 text, Edm.Int64 keys quoted as text)`);
