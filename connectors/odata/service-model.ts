@@ -29,19 +29,41 @@ export const NO_MODEL: CsdlModel = new Map();
 
 const WARNED = new WeakSet<OdataHttpClient>();
 
+/** Answers that say a service has no `$metadata` to offer (rather than that it is down or refuses us). */
+const NO_DOCUMENT = new Set([400, 404, 405, 406, 415, 501]);
+
+function statusOf(err: unknown): number | undefined {
+  const details = err && typeof err === 'object' && 'details' in err ? (err.details as { status?: unknown } | undefined) : undefined;
+  return typeof details?.status === 'number' ? details.status : undefined;
+}
+
 /**
- * The service's model for typing values, or {@link NO_MODEL} when `$metadata` cannot be read: a
- * service without a usable document still syncs (values as the JSON says), with one warning per
- * client naming why. Never throws; the answer is kept (one read per client, never per message).
+ * The service's model for typing values, or {@link NO_MODEL} when it has no usable `$metadata`
+ * (answered 400/404/405/406/415/501, or a document without entity sets): such a service still
+ * syncs, values as the JSON says, with one warning per client naming why; that answer is kept
+ * (one read per client, never per message). A service that is down, throttles or refuses the
+ * credentials fails the call (and the next one reads again): typing is never dropped for a
+ * passing outage.
  * @param url where the document is, relative to the client's root (default `$metadata`).
+ * @throws the client's classified error for any other failure.
  */
-export function optionalServiceModel(http: OdataHttpClient, warn?: (message: string) => void, url?: string): Promise<CsdlModel> {
-  return serviceModel(http, url).catch((err: unknown) => {
-    if (!WARNED.has(http)) {
-      WARNED.add(http);
-      warn?.(`${http.label}: $metadata could not be read (${http.redact(errorMessage(err))}); values are read and written without their declared types (Edm.Binary as base64 text, Edm.Int64 keys quoted as text)`);
-    }
+export async function optionalServiceModel(http: OdataHttpClient, warn?: (message: string) => void, url?: string): Promise<CsdlModel> {
+  let model: CsdlModel;
+  try {
+    model = await serviceModel(http, url);
+  } catch (err) {
+    const status = statusOf(err);
+    if (status === undefined || !NO_DOCUMENT.has(status)) throw err;
     MODELS.set(http, Promise.resolve(NO_MODEL));
+    warnOnce(http, warn, http.redact(errorMessage(err)));
     return NO_MODEL;
-  });
+  }
+  if (model.size === 0 && model !== NO_MODEL) warnOnce(http, warn, 'the document names no entity set');
+  return model;
+}
+
+function warnOnce(http: OdataHttpClient, warn: ((message: string) => void) | undefined, why: string): void {
+  if (WARNED.has(http)) return;
+  WARNED.add(http);
+  warn?.(`${http.label}: $metadata could not be read (${why}); values are read and written without their declared types (Edm.Binary as base64 text, Edm.Int64 keys quoted as text)`);
 }

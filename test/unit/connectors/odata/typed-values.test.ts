@@ -87,6 +87,34 @@ describe('the service model', () => {
   });
 });
 
+describe('a service whose $metadata fails for a while', () => {
+  it('fails the call (nothing kept) when the service is down or refuses the credentials, and reads again next time', async () => {
+    const answers = [
+      new Response('{"error":{"code":"503","message":"Service Unavailable"}}', { status: 502, headers: { 'content-type': 'application/json' } }),
+      new Response('{"error":{"code":"401","message":"Unauthorized"}}', { status: 401, headers: { 'content-type': 'application/json' } }),
+      new Response('<Edmx><EntityType Name="V"><Property Name="data" Type="Edm.Binary"/></EntityType><EntitySet Name="Values" EntityType="ns.V"/></Edmx>', { status: 200 }),
+    ];
+    const fetch: FetchLike = async () => answers.shift()!;
+    const warnings: string[] = [];
+    const http = new OdataHttpClient({ serviceRoot: 'http://127.0.0.1:1/svc/', label: 'odata connection "flaky"', fetch });
+    await expect(optionalServiceModel(http, (m) => warnings.push(m))).rejects.toMatchObject({ name: 'TransientError' });
+    await expect(optionalServiceModel(http, (m) => warnings.push(m))).rejects.toMatchObject({ name: 'ConfigError' });
+    expect((await optionalServiceModel(http, (m) => warnings.push(m))).get('Values')?.columns.get('data')?.type).toBe('Edm.Binary');
+    expect(warnings).toEqual([]);
+  });
+
+  it('warns once when the document names no entity set (an HTML page, a V2 service)', async () => {
+    const fetch: FetchLike = async () => new Response('<html>Sign in</html>', { status: 200, headers: { 'content-type': 'text/html' } });
+    const warnings: string[] = [];
+    const http = new OdataHttpClient({ serviceRoot: 'http://127.0.0.1:1/svc/', label: 'odata connection "portal"', fetch });
+    expect((await optionalServiceModel(http, (m) => warnings.push(m))).size).toBe(0);
+    await optionalServiceModel(http, (m) => warnings.push(m));
+    expect(warnings).toEqual([
+      'odata connection "portal": $metadata could not be read (the document names no entity set); values are read and written without their declared types (Edm.Binary as base64 text, Edm.Int64 keys quoted as text)',
+    ]);
+  });
+});
+
 describe('an odata source typed by $metadata', () => {
   const ROOT = 'http://127.0.0.1:1/svc/';
   const xml = '<Edmx><EntityType Name="V"><Key><PropertyRef Name="ID"/></Key><Property Name="ID" Type="Edm.Int64"/>' +
