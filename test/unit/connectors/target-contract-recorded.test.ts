@@ -20,6 +20,6 @@ runTargetConnectorContract('Business Central target (recorded API v2.0 exchanges
     parent: 'no recorded BC exchange of a write that refers to a missing record (API pages validate references as field errors)',
     required: 'no recorded BC exchange of a create refused for a missing required field',
     nullVersion: 'Business Central sets lastModifiedDateTime on every record',
-    exactValues: 'a businesscentral target reads no $metadata while it runs: Int64 and Decimal digit strings are sent as JSON strings, keys untyped (docs/connectors.md, Exact values)',
+    exactValues: 'recorded exchanges compare bodies as parsed JSON, which cannot show 64-bit or long decimal digits; the typed writes (Decimal and Int64 digits as exact JSON numbers) are proven on the body text in test/unit/connectors/businesscentral/bc-typed-values.test.ts',
   },
 });
