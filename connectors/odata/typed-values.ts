@@ -57,10 +57,26 @@ export function typedValue(value: unknown, type: string | undefined, what: strin
     return n >= BigInt(Number.MIN_SAFE_INTEGER) && n <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(n) : new ExactNumber(n.toString());
   }
   if (type === 'Edm.Decimal') {
-    if (decimalParts(value) === undefined) throw new PermanentError(`${what} (${type}): ${JSON.stringify(value)} is not a decimal number`);
-    return new ExactNumber(value.trim());
+    const text = canonicalDecimal(value);
+    if (text === undefined) throw new PermanentError(`${what} (${type}): ${JSON.stringify(value)} is not a decimal number`);
+    return new ExactNumber(text);
   }
   return value;
+}
+
+const DECIMAL_TEXT = /^\s*([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?\s*$/;
+
+/**
+ * Decimal text as a JSON number and OData literal write it, every digit kept (trailing fraction
+ * zeros too: they are the value's scale): `+5` → `5`, `.50` → `0.50`, `007` → `7`, `1.` → `1`,
+ * `1E3` → `1e3`; undefined when it is no decimal number.
+ */
+export function canonicalDecimal(text: string): string | undefined {
+  const match = DECIMAL_TEXT.exec(text);
+  if (!match || decimalParts(text) === undefined) return undefined;
+  const [, sign, whole, fraction = '', power] = match;
+  const digits = whole.replace(/^0+(?=\d)/, '') || '0';
+  return `${sign === '-' ? '-' : ''}${digits}${fraction === '' ? '' : `.${fraction}`}${power === undefined ? '' : `e${power}`}`;
 }
 
 const TYPES = new WeakMap<EntityDescription, ReadonlyMap<string, string>>();

@@ -7,7 +7,7 @@ import { metadataExchange } from './check-kit';
 import { type RecordedExchange, replayFetch } from './replay-fetch';
 import { keySegment, literal } from '../../../../connectors/odata/odata-literals';
 import { NO_MODEL, optionalServiceModel, serviceModel } from '../../../../connectors/odata/service-model';
-import { ExactNumber, exactJsonText, readTypedRow, typedRecord, typedValue } from '../../../../connectors/odata/typed-values';
+import { canonicalDecimal, ExactNumber, exactJsonText, readTypedRow, typedRecord, typedValue } from '../../../../connectors/odata/typed-values';
 
 const TYPES = new Map([
   ['id', 'Edm.Int64'],
@@ -33,6 +33,12 @@ describe('values typed by $metadata', () => {
     const plain = { name: 'x', small: 1 };
     expect(typedRecord(plain, TYPES, 'Values')).toBe(plain);
     expect(exactJsonText({ text: '\u0000exact:1' })).toBe(JSON.stringify({ text: '\u0000exact:1' }));
+  });
+
+  it('writes decimal text as valid JSON and OData numbers, every digit and the scale kept', () => {
+    expect(['+5', '.50', '007', '1.', '-0.0100', ' 12 ', '1E3', '-1.5e-7'].map(canonicalDecimal)).toEqual(['5', '0.50', '7', '1', '-0.0100', '12', '1e3', '-1.5e-7']);
+    expect(['', '.', '1,5', 'e5', '1e', 'NaN'].map(canonicalDecimal)).toEqual([undefined, undefined, undefined, undefined, undefined, undefined]);
+    expect(exactJsonText(typedRecord({ a: '+.5' }, new Map([['a', 'Edm.Decimal']]), 'S'))).toBe('{"a":0.5}');
   });
 
   it('refuses, naming the property, a value its type cannot take', () => {
