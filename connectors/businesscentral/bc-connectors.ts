@@ -49,6 +49,11 @@ export function createBusinessCentralConnectorFactory(overrides?: OdataTransport
         // Independent operations (no `Isolation: snapshot`): each keeps its own status.
         batchFormat: 'json',
         batchSize: BC_MAX_BATCH_OPERATIONS,
+        // The API route's $metadata (above the company), read once a message carries digits:
+        // Edm.Decimal and Edm.Int64 then go as JSON numbers with every digit, not as strings BC refuses.
+        typedValues: 'when-needed',
+        metadataUrl: '../$metadata',
+        warn: ctx.warn,
       });
     },
   };

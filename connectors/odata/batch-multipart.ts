@@ -20,15 +20,16 @@ export interface BatchAnswer {
 
 /**
  * A `multipart/mixed` OData batch body of independent requests (no change set: one failing
- * request does not roll back the others), CRLF line ends as the format requires.
+ * request does not roll back the others), CRLF line ends as the format requires. `json`: how
+ * bodies are written (default `JSON.stringify`, `application/json`).
  */
-export function buildBatch(boundary: string, parts: readonly BatchPart[]): string {
+export function buildBatch(boundary: string, parts: readonly BatchPart[], json: { text: (body: unknown) => string; type: string } = { text: JSON.stringify, type: 'application/json' }): string {
   const lines: string[] = [];
   parts.forEach((part, i) => {
     lines.push(`--${boundary}`, 'Content-Type: application/http', 'Content-Transfer-Encoding: binary', `Content-ID: ${i + 1}`, '');
     lines.push(`${part.method} ${part.url} HTTP/1.1`);
     for (const [name, value] of Object.entries(part.headers ?? {})) lines.push(`${name}: ${value}`);
-    if (part.body !== undefined) lines.push('Content-Type: application/json; type=entry', '', JSON.stringify(part.body));
+    if (part.body !== undefined) lines.push(`Content-Type: ${json.type}; type=entry`, '', json.text(part.body));
     else lines.push('');
   });
   lines.push(`--${boundary}--`, '');

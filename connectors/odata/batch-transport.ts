@@ -81,10 +81,10 @@ export class BatchTransport {
       id: String(i + 1),
       method: op.method,
       url: op.url,
-      headers: { ...(op.body === undefined ? {} : { 'content-type': 'application/json' }), ...lowerCase(op.headers) },
+      headers: { ...(op.body === undefined ? {} : { 'content-type': this.options.http.jsonType }), ...lowerCase(op.headers) },
       ...(op.body === undefined ? {} : { body: op.body }),
     }));
-    const response = await this.post({ contentType: 'application/json', text: JSON.stringify({ requests }) }, 'application/json', chunk.length, what);
+    const response = await this.post({ contentType: 'application/json', text: this.options.http.jsonText({ requests }) }, 'application/json', chunk.length, what);
     const responses = response.body?.responses;
     if (!Array.isArray(responses)) throw malformedAnswer(`${what} ($batch): the answer has no responses`);
     const byId = new Map<string, Record<string, unknown>>();
@@ -102,7 +102,7 @@ export class BatchTransport {
     const root = await this.options.http.serviceRoot();
     const boundary = `batch_${randomUUID()}`;
     const parts = chunk.map((op) => ({ method: op.method, url: this.options.absoluteUrls ? new URL(op.url, root).href : op.url, headers: op.headers, body: op.body }));
-    const response = await this.post({ contentType: `multipart/mixed; boundary=${boundary}`, text: buildBatch(boundary, parts) }, 'multipart/mixed', chunk.length, what);
+    const response = await this.post({ contentType: `multipart/mixed; boundary=${boundary}`, text: buildBatch(boundary, parts, { text: (body) => this.options.http.jsonText(body), type: this.options.http.jsonType }) }, 'multipart/mixed', chunk.length, what);
     const answerBoundary = boundaryOf(response.headers.get('content-type'));
     if (!answerBoundary) throw malformedAnswer(`${what} ($batch): the answer is not multipart`);
     const answers = parseBatch(response.text, answerBoundary);

@@ -8,6 +8,7 @@ import type { JsonValue, QueueMessage } from '../../src/model/queue-message';
 import type { BatchOperation, BatchTransport, OperationAnswer } from './batch-transport';
 import { identifier, queryString } from './odata-literals';
 import type { FoundRecord, RecordLocator, TargetRef } from './record-locator';
+import { typedRecord } from './typed-values';
 
 /** Which write a body is for: a POST (`create`), a PATCH of a found record (`update`), a PATCH that upserts (`upsert`). */
 export type WriteKind = 'create' | 'update' | 'upsert';
@@ -44,7 +45,8 @@ interface Item {
 export class BatchWriter {
   constructor(private readonly options: BatchWriterOptions) {}
 
-  async apply(batch: TargetBatch, what: string): Promise<ItemOutcome[]> {
+  /** @param types the target set's property types (`$metadata`), when read: keys and bodies are typed by them. */
+  async apply(batch: TargetBatch, what: string, types?: ReadonlyMap<string, string>): Promise<ItemOutcome[]> {
     const outcomes = new Array<ItemOutcome>(batch.messages.length);
     const returning = (batch.responseMapping ?? []).map((r) => identifier(r.from, `mapping "${batch.mapping.name}": responseMapping.from`));
     const versionField = batch.versionCheck && batch.action === JobActionType.NewUpdate ? this.options.versionField(batch.mapping) : undefined;
@@ -54,7 +56,7 @@ export class BatchWriter {
     let pending: Item[] = [];
     batch.messages.forEach((message, index) => {
       try {
-        pending.push({ index, message, target: this.options.locator.target(message, batch.mapping) });
+        pending.push({ index, message, target: this.options.locator.target(message, batch.mapping, types) });
       } catch (error) {
         outcomes[index] = { status: 'failed', error };
       }
@@ -70,7 +72,14 @@ export class BatchWriter {
           const version = versionField && item.found ? item.found.row[versionField] : undefined;
           if (batch.versionCheck && version !== undefined && version !== null && versionRefuses(batch.versionCheck.type, item.message.changeTracker, toText(version))) {
             outcomes[item.index] = { status: 'outdated', targetVersion: toText(version) };
-          } else writes.push({ item, ...this.writeOp(item, returning.length > 0, versionField !== undefined) });
+          } else {
+            // A value its property's type cannot take (typed by $metadata) fails its item alone.
+            try {
+              writes.push({ item, ...this.writeOp(item, returning.length > 0, versionField !== undefined) });
+            } catch (error) {
+              outcomes[item.index] = { status: 'failed', error };
+            }
+          }
         }
       }
       const answers = await this.send(writes.map((w) => w.op), progress, what);
@@ -173,7 +182,8 @@ export class BatchWriter {
 
   private body(item: Item, kind: WriteKind): Record<string, JsonValue> {
     if (this.options.body) return this.options.body(item.message, item.target, kind);
-    const record = plainRecord({ ...Object.fromEntries(item.target.keys), ...item.message.fields }); // bytes as base64 (Edm.Binary)
+    const plain = plainRecord({ ...Object.fromEntries(item.target.keys), ...item.message.fields }); // bytes as base64 (Edm.Binary)
+    const record = typedRecord(plain, item.target.types, item.target.set) as Record<string, JsonValue>;
     if (kind === 'update') for (const key of this.options.locator.entityKey(item.target)) delete record[key];
     return record;
   }

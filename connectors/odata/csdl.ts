@@ -1,8 +1,9 @@
 import type { ColumnKind, DescribedColumn, EntityDescription } from '../base/entity-describer';
 
 /**
- * The part of an OData V4 `$metadata` document (CSDL XML) that `highwater check` reads: entity
- * sets, their entity types' properties (with `BaseType` inheritance) and keys. A small reader of
+ * The part of an OData V4 `$metadata` document (CSDL XML) that `highwater check` and the typed
+ * values of reads and writes use: entity sets, their entity types' properties (structural with
+ * their `Edm` type, navigation with kind `other`; `BaseType` inheritance) and keys. A small reader of
  * these few elements rather than an XML library: CSDL writes them as plain elements with
  * attributes, and nothing else of the document is needed.
  */
@@ -71,6 +72,11 @@ export function readCsdl(xml: string): CsdlModel {
       const a = attributes(p[1]);
       return { name: a.Name, type: a.Type ?? '', kind: edmKind(a.Type ?? '') };
     });
+    // Navigation properties are written too (Dataverse lookups: `parentcustomerid_account`, binds).
+    for (const p of body.matchAll(/<(?:edm:)?NavigationProperty\b([^>]*?)\/?>/g)) {
+      const a = attributes(p[1]);
+      if (a.Name) properties.push({ name: a.Name, type: a.Type ?? '', kind: 'other' });
+    }
     types.set(attrs.Name, { properties, key, ...(attrs.BaseType ? { baseType: simpleName(attrs.BaseType) } : {}) });
   }
   const resolved = (name: string, seen = new Set<string>()): EntityType | undefined => {

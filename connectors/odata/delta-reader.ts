@@ -12,6 +12,8 @@ import { matchesCondition } from './odata-filter';
 import type { OdataHttpClient, OdataResponse } from './odata-http';
 import { identifier, queryString } from './odata-literals';
 import { isRemovedEntry, removedEntryKey, rowsOf, selectedFields, withoutAnnotations } from './source-rows';
+import { optionalServiceModel } from './service-model';
+import { propertyTypes, readTypedRow } from './typed-values';
 
 export interface DeltaReaderOptions {
   http: OdataHttpClient;
@@ -26,6 +28,10 @@ export interface DeltaReaderOptions {
   isExpired?: (err: unknown) => boolean;
   /** Where the resync is logged. Default: nowhere. */
   warn?: (message: string) => void;
+  /** Type records by the service's `$metadata` (see `OdataSourceOptions.typedValues`). Default false. */
+  typedValues?: boolean;
+  /** Where `$metadata` is, relative to the service root. Default `$metadata`. */
+  metadataUrl?: string;
 }
 
 /** HTTP status of a classified error (see `classifyHttpFailure`). */
@@ -78,10 +84,11 @@ export class DeltaReader {
     }
 
     const run = { mapping, job, clock: this.options.clock, lookup: new ResolverCache(this.options.lookup) };
+    const types = this.options.typedValues ? propertyTypes((await optionalServiceModel(http, this.options.warn, this.options.metadataUrl)).get(set)) : undefined;
     for (;;) {
       const rows = rowsOf(response, `read changes from ${set}`);
       // Every change of a run carries its stamp, so the page's tracker is the stamp when any row was a change.
-      const changes = await serializeRows(run, rows, (row) => changeOf(row, mapping, job, stamp));
+      const changes = await serializeRows(run, rows, (row) => changeOf(row, mapping, job, stamp, types));
       const nextLink = response.body?.['@odata.nextLink'];
       if (typeof nextLink === 'string') {
         const next = http.resolveLink(nextLink, response);
@@ -119,11 +126,11 @@ export class DeltaReader {
  * An entry of a delta answer as a change: a removed record becomes a `Delete` of its key, a
  * record not matching `job.filter` is none (the service does not filter tracked reads).
  */
-function changeOf(raw: Record<string, unknown>, mapping: Mapping, job: Job, stamp: string): RowChange | undefined {
+function changeOf(raw: Record<string, unknown>, mapping: Mapping, job: Job, stamp: string, types: ReadonlyMap<string, string> | undefined): RowChange | undefined {
   if (isRemovedEntry(raw)) {
     return { row: removedEntryKey(raw, mapping), changeTracker: stamp, action: JobActionType.Delete, missingFieldsAreNull: true };
   }
-  const row = withoutAnnotations(raw);
+  const row = readTypedRow(withoutAnnotations(raw), types);
   if (!job.filter.every((condition) => matchesCondition(row, condition))) return undefined;
   const deleted = job.softDelete !== undefined && matchesCondition(row, job.softDelete);
   return { row, changeTracker: stamp, ...(deleted ? { action: JobActionType.Delete } : {}) };

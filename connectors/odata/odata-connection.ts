@@ -22,6 +22,8 @@ export interface OdataConnectionOptions {
   overrides?: OdataTransportOverrides;
   /** The most requests in flight the service allows, whatever `connection.maxConcurrency` says (Business Central: 5). Default: no cap. */
   maxConcurrencyCap?: number;
+  /** Negotiate `IEEE754Compatible=true` (see `OdataHttpOptions.ieee754Compatible`). Default false. */
+  ieee754Compatible?: boolean;
 }
 
 // One limit per connection object: the source and the target of a connection (opened apart by
@@ -71,5 +73,6 @@ export function openOdataConnection(ctx: ConnectorContext, options: OdataConnect
       clock,
       redact,
       warn: ctx.warn,
+      ieee754Compatible: options.ieee754Compatible,
     });
 }

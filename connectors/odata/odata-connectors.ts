@@ -11,12 +11,18 @@ import { OdataTarget } from './odata-target';
  */
 export function createOdataConnectorFactory(overrides?: OdataTransportOverrides): ConnectorFactory {
   const open = (settings: OdataSettings, ctx: Parameters<NonNullable<ConnectorFactory['createSource']>>[0]) =>
-    openOdataConnection(ctx, { type: 'odata', defaultScope: `${new URL(settings.serviceUrl).origin}/.default`, overrides })(settings.serviceUrl);
+    openOdataConnection(ctx, {
+      type: 'odata',
+      defaultScope: `${new URL(settings.serviceUrl).origin}/.default`,
+      overrides,
+      ieee754Compatible: settings.ieee754Compatible ?? true,
+    })(settings.serviceUrl);
   return {
     type: 'odata',
     validateSettings: validateOdataSettings,
     settingsSchema: odataSettingsSchema,
-    createSource: (ctx) => new OdataSource({ http: open(ctx.connection.settings as unknown as OdataSettings, ctx), clock: contextClock(ctx), delta: { warn: ctx.warn } }),
+    createSource: (ctx) =>
+      new OdataSource({ http: open(ctx.connection.settings as unknown as OdataSettings, ctx), clock: contextClock(ctx), delta: { warn: ctx.warn }, typedValues: true }),
     createTarget: (ctx) => {
       const settings = ctx.connection.settings as unknown as OdataSettings;
       return new OdataTarget({
@@ -27,6 +33,8 @@ export function createOdataConnectorFactory(overrides?: OdataTransportOverrides)
         versionField: settings.versionField,
         batchFormat: settings.batchFormat,
         batchSize: settings.batchSize,
+        typedValues: true,
+        warn: ctx.warn,
       });
     },
   };

@@ -3,6 +3,7 @@ import { PermanentError } from '../../src/platform/errors';
 import type { AccessTokenProvider } from './odata-auth';
 import { ConcurrencyLimit } from '../../src/platform/concurrency-limit';
 import { classifyHttpFailure, classifyNetworkError, parseErrorBody, parseRetryAfter } from './odata-errors';
+import { exactJsonText } from './typed-values';
 
 /** The part of the global `fetch` the connector uses (injected in tests). */
 export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
@@ -31,6 +32,12 @@ export interface OdataHttpOptions {
   /** Removes secret values from messages. Default: identity. */
   redact?: (text: string) => string;
   warn?: (message: string) => void;
+  /**
+   * Ask for and send JSON with `IEEE754Compatible=true` (`Accept`, `Content-Type`): `Edm.Int64`
+   * and `Edm.Decimal` as strings both ways, which the service reads and writes exactly. Default
+   * false: bodies carry them as JSON numbers with every digit, answers are re-parsed exactly.
+   */
+  ieee754Compatible?: boolean;
 }
 
 export interface OdataRequest {
@@ -94,6 +101,16 @@ export class OdataHttpClient {
     return this.root;
   }
 
+  /** The media type of JSON bodies and answers: `application/json`, with `IEEE754Compatible=true` when negotiated. */
+  get jsonType(): string {
+    return this.options.ieee754Compatible ? 'application/json;IEEE754Compatible=true' : 'application/json';
+  }
+
+  /** A request body's JSON text: exact numbers as digits ({@link exactJsonText}), strings when `IEEE754Compatible`. */
+  jsonText(body: unknown): string {
+    return exactJsonText(body, this.options.ieee754Compatible);
+  }
+
   /** Names the connection in error messages, e.g. `odata connection "catalog"`. */
   get label(): string {
     return this.options.label;
@@ -130,14 +147,14 @@ export class OdataHttpClient {
     const operation = `${this.options.label}: ${request.operation}`;
     const redact = this.options.redact ?? ((text: string) => text);
     const url = await this.absolute(request.url, operation);
-    const headers: Record<string, string> = { Accept: 'application/json', 'OData-Version': '4.0', 'OData-MaxVersion': '4.0', ...request.headers };
+    const headers: Record<string, string> = { Accept: this.jsonType, 'OData-Version': '4.0', 'OData-MaxVersion': '4.0', ...request.headers };
     let body: string | undefined;
     if (request.rawBody) {
       headers['Content-Type'] = request.rawBody.contentType;
       body = request.rawBody.text;
     } else if (request.body !== undefined) {
-      headers['Content-Type'] = 'application/json';
-      body = JSON.stringify(request.body);
+      headers['Content-Type'] = this.jsonType;
+      body = this.jsonText(request.body);
     }
     let response: Response;
     let text: string;

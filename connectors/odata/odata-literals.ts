@@ -1,6 +1,7 @@
 import { ConfigError, PermanentError } from '../../src/platform/errors';
 import type { WatermarkType } from '../../src/model/watermark-value';
 import { BYTES_TAG, taggedOf } from '../../src/model/exact-values';
+import { ExactNumber } from './typed-values';
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const QUALIFIED = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
@@ -40,7 +41,8 @@ export function quoteString(text: string): string {
  * A value as an OData literal (for `$filter` and keys): numbers and booleans bare, `null`, and
  * strings quoted — except strings shaped like a GUID or an ISO 8601 date-time with offset, which
  * OData writes bare (`Edm.Guid`, `Edm.DateTimeOffset`). Date → date-time; bytes (a Buffer or a
- * message's `{"$binary": …}`) → `binary'<base64url>'` (`Edm.Binary`).
+ * message's `{"$binary": …}`) → `binary'<base64url>'` (`Edm.Binary`); an {@link ExactNumber} (a
+ * digit string typed `Edm.Int64`/`Edm.Decimal` by the service's `$metadata`) → its digits, bare.
  * @throws PermanentError for values that have no literal (objects, arrays, NaN).
  */
 export function literal(value: unknown, what: string): string {
@@ -52,6 +54,7 @@ export function literal(value: unknown, what: string): string {
     return String(value);
   }
   if (value instanceof Date) return value.toISOString();
+  if (value instanceof ExactNumber) return value.text;
   if (typeof value === 'string') return isGuid(value) || DATETIME_OFFSET.test(value) ? value : quoteString(value);
   if (value instanceof Uint8Array) return `binary'${Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64url')}'`;
   const tagged = taggedOf(value);

@@ -106,6 +106,12 @@ export const odataSettingsSchema = described(
         'off',
       ),
       batchSize: described(integerBetween(1, 1000).optional(), 'Most operations per $batch; a larger group goes as several. Default 100.', 100),
+      ieee754Compatible: described(
+        z.boolean().optional(),
+        'Send Accept and Content-Type with IEEE754Compatible=true (OData JSON format): Edm.Int64 and Edm.Decimal travel as strings both ways. ' +
+          'Default true; false for a service that refuses the parameter (then they are written as JSON numbers with every digit).',
+        true,
+      ),
     },
     'unknown setting of connector type odata',
   ),

@@ -16,6 +16,8 @@ import { matchesCondition, renderFilter } from './odata-filter';
 import type { OdataHttpClient } from './odata-http';
 import { identifier, literal, queryString, watermarkLiteral } from './odata-literals';
 import { rowsOf, selectedFields, withoutAnnotations } from './source-rows';
+import { optionalServiceModel } from './service-model';
+import { propertyTypes, readTypedRow } from './typed-values';
 
 export interface OdataSourceOptions {
   http: OdataHttpClient;
@@ -23,6 +25,15 @@ export interface OdataSourceOptions {
   clock: Pick<Clock, 'now'>;
   /** Change tracking (jobs whose watermark field is `@odata.deltaLink`). */
   delta?: Omit<DeltaReaderOptions, 'http' | 'clock' | 'lookup'>;
+  /**
+   * Read the service's `$metadata` (once per connection) and type what JSON cannot say:
+   * `Edm.Binary` as bytes, `Edm.Int64` sent as strings as numbers where a double holds them
+   * (typed-values.ts). A service without a usable document is read untyped, with a warning.
+   * Default false (Dataverse and Business Central: their documents hold every table).
+   */
+  typedValues?: boolean;
+  /** Where `$metadata` is, relative to the service root. Default `$metadata` (Business Central: `../$metadata`, the API route's). */
+  metadataUrl?: string;
 }
 
 const INITIAL = new Set(['0001-01-01T00:00:00.0000000Z', '0001-01-01']);
@@ -47,7 +58,7 @@ export class OdataSource extends ConnectorBase implements SourceConnector, Relat
 
   constructor(private readonly options: OdataSourceOptions) {
     super();
-    this.delta = new DeltaReader({ ...options.delta, http: options.http, clock: options.clock, lookup: this });
+    this.delta = new DeltaReader({ ...options.delta, http: options.http, clock: options.clock, lookup: this, typedValues: options.typedValues, metadataUrl: options.metadataUrl });
   }
 
   async *retrieveChanges(mapping: Mapping, job: Job, watermark: WatermarkValue, options: RetrieveOptions = {}): AsyncIterable<SourcePage> {
@@ -101,9 +112,10 @@ export class OdataSource extends ConnectorBase implements SourceConnector, Relat
     }
 
     const run = { mapping, job, clock: this.options.clock, lookup: new ResolverCache(this) };
+    const types = this.options.typedValues ? propertyTypes((await optionalServiceModel(http, this.options.delta?.warn, this.options.metadataUrl)).get(set)) : undefined;
     for (;;) {
       const response = await http.request({ method: 'GET', url: next, headers, operation: `read changes from ${set}`, retryThrottled: true });
-      const rows = rowsOf(response, `read ${set}`).map(withoutAnnotations);
+      const rows = rowsOf(response, `read ${set}`).map((row) => readTypedRow(withoutAnnotations(row), types));
       const link = response.body?.['@odata.nextLink'];
       const following = typeof link === 'string' ? http.resolveLink(link, response) : undefined;
       if (rows.length > 0) {

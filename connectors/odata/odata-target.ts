@@ -13,6 +13,8 @@ import { BatchWriter, ifMatchOf } from './batch-writer';
 import type { OdataHttpClient, OdataResponse } from './odata-http';
 import { identifier, qualifiedName, queryString } from './odata-literals';
 import { type FoundRecord, keyValues, type LocatorOptions, RecordLocator, type TargetRef } from './record-locator';
+import { optionalServiceModel } from './service-model';
+import { propertyTypes, typedRecord } from './typed-values';
 
 export interface OdataTargetOptions extends Omit<LocatorOptions, 'http'> {
   http: OdataHttpClient;
@@ -28,6 +30,17 @@ export interface OdataTargetOptions extends Omit<LocatorOptions, 'http'> {
   batchSize?: number;
   /** Multipart `$batch` parts carry absolute URLs. Default false. */
   absoluteBatchUrls?: boolean;
+  /**
+   * Read the service's `$metadata` (once per connection) and write keys, filters and bodies by
+   * the property types (typed-values.ts). Without a usable document: untyped, with a warning.
+   * `when-needed`: read it only once a message carries a string of digits (the only value whose
+   * form depends on the type: Int64/Decimal digits or text), for services whose document is
+   * large. Default false.
+   */
+  typedValues?: boolean | 'when-needed';
+  /** Where `$metadata` is, relative to the service root. Default `$metadata`. */
+  metadataUrl?: string;
+  warn?: (message: string) => void;
 }
 
 /**
@@ -41,6 +54,8 @@ export interface OdataTargetOptions extends Omit<LocatorOptions, 'http'> {
 export class OdataTarget implements TargetConnector {
   private readonly locator: RecordLocator;
   private readonly writer: BatchWriter;
+  /** `when-needed` typing: whether `$metadata` was asked for (it is then used for every message). */
+  private typesRead = false;
 
   constructor(private readonly options: OdataTargetOptions) {
     this.locator = new RecordLocator(options);
@@ -54,8 +69,9 @@ export class OdataTarget implements TargetConnector {
   }
 
   async upsert(message: QueueMessage, mapping: Mapping, context: UpsertContext = {}): Promise<UpsertResult> {
-    const target = this.locator.target(message, mapping);
-    const record = plainRecord({ ...Object.fromEntries(target.keys), ...message.fields }); // bytes as base64 (Edm.Binary)
+    const target = this.locator.target(message, mapping, await this.types(mapping, [message]));
+    // Bytes as base64 (Edm.Binary); Int64 and Decimal digits as exact numbers when typed.
+    const record = typedRecord(plainRecord({ ...Object.fromEntries(target.keys), ...message.fields }), target.types, target.set);
     const returning = (context.responseMapping ?? []).map((r) => identifier(r.from, `mapping "${mapping.name}": responseMapping.from`));
     const prefer = returning.length > 0 ? { Prefer: 'return=representation' } : undefined;
     let written: OdataResponse;
@@ -81,7 +97,7 @@ export class OdataTarget implements TargetConnector {
   }
 
   async delete(message: QueueMessage, mapping: Mapping): Promise<void> {
-    const target = this.locator.target(message, mapping);
+    const target = this.locator.target(message, mapping, await this.types(mapping, [message]));
     if (this.options.upsertMode === 'patch') {
       const path = this.locator.directPath(target);
       await this.options.http.request({ method: 'DELETE', url: path, operation: `delete ${path}`, accept: [404] });
@@ -125,7 +141,7 @@ export class OdataTarget implements TargetConnector {
   async getTargetVersion(message: QueueMessage, mapping: Mapping): Promise<string | null> {
     const property = this.versionProperty(mapping);
     let row: Record<string, unknown> | undefined;
-    const target = this.locator.target(message, mapping);
+    const target = this.locator.target(message, mapping, await this.types(mapping, [message]));
     if (this.options.upsertMode === 'patch') {
       const path = this.locator.directPath(target);
       const response = await this.options.http.request({
@@ -144,13 +160,24 @@ export class OdataTarget implements TargetConnector {
    * `$batch` (or concurrent single requests under `maxConcurrency` when `batchFormat` is `off`),
    * the version check inside the write (`If-Match`). Actions go one by one.
    */
-  applyBatch(batch: TargetBatch): Promise<ItemOutcome[]> {
+  async applyBatch(batch: TargetBatch): Promise<ItemOutcome[]> {
     if (batch.action === JobActionType.InvokeAction) return applyOneByOne(this, batch);
     const verb = batch.action === JobActionType.Delete ? 'delete' : 'upsert';
-    return this.writer.apply(batch, `${verb} ${batch.messages.length} records of ${batch.mapping.target.entity}`);
+    return this.writer.apply(batch, `${verb} ${batch.messages.length} records of ${batch.mapping.target.entity}`, await this.types(batch.mapping, batch.messages));
   }
 
   async close(): Promise<void> {}
+
+  /** The target set's property types, when typed values are on (one `$metadata` read per connection, then kept). */
+  private async types(mapping: Mapping, messages?: readonly QueueMessage[]): Promise<ReadonlyMap<string, string> | undefined> {
+    const { typedValues } = this.options;
+    if (!typedValues) return undefined;
+    if (typedValues === 'when-needed' && !this.typesRead) {
+      if (!messages?.some(hasDigitString)) return undefined;
+      this.typesRead = true;
+    }
+    return propertyTypes((await optionalServiceModel(this.options.http, this.options.warn, this.options.metadataUrl)).get(mapping.target.entity));
+  }
 
   private versionProperty(mapping: Mapping): string {
     const field = mapping.target.versionField ?? this.options.versionField;
@@ -175,4 +202,17 @@ function ifMatch(found: FoundRecord): Record<string, string> {
 /** The created record's path from `OData-EntityId` or `Location`, when the service sent one. */
 function entityPathOf(response: OdataResponse): string | undefined {
   return response.headers.get('odata-entityid') ?? response.headers.get('location') ?? undefined;
+}
+
+const DIGITS = /^\s*[+-]?(\d|\.\d)/;
+
+/** Whether a message carries a string starting like a number (in its key or fields): only then does typing change what is sent. */
+function hasDigitString(message: QueueMessage): boolean {
+  for (const values of [message.targetKey, message.fields]) {
+    for (const key in values) {
+      const value = values[key];
+      if (typeof value === 'string' && DIGITS.test(value)) return true;
+    }
+  }
+  return false;
 }

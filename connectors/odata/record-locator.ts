@@ -4,6 +4,7 @@ import type { JsonValue, QueueMessage } from '../../src/model/queue-message';
 import type { OdataHttpClient } from './odata-http';
 import { identifier, keySegment, literal, queryString } from './odata-literals';
 import { rowsOf } from './source-rows';
+import { typedValue } from './typed-values';
 
 export interface LocatorOptions {
   http: OdataHttpClient;
@@ -31,10 +32,17 @@ export interface FoundRecord {
 export class RecordLocator {
   constructor(private readonly options: LocatorOptions) {}
 
-  /** The target entity set and the message's values of the mapping's target key. */
-  target(message: QueueMessage, mapping: Mapping): TargetRef {
+  /**
+   * The target entity set and the message's values of the mapping's target key.
+   * @param types the set's property types (`$metadata`): key values typed by them (`Edm.Int64`
+   * digits bare in URLs); none: as the message carries them.
+   */
+  target(message: QueueMessage, mapping: Mapping, types?: ReadonlyMap<string, string>): TargetRef {
     const set = identifier(mapping.target.entity, `mapping "${mapping.name}": target.entity`);
-    return { set, keys: keyValues(message, mapping.target.key, `mapping "${mapping.name}": target.key`) };
+    const keys = keyValues(message, mapping.target.key, `mapping "${mapping.name}": target.key`);
+    if (!types) return { set, keys };
+    const typed = keys.map(([name, value]) => [name, typedValue(value, types.get(name), `target key "${name}" of ${set}`) as JsonValue] as [string, JsonValue]);
+    return { set, keys: typed, types };
   }
 
   /** The entity key properties of an entity set whose records are found by `targetKey`. */
@@ -80,7 +88,9 @@ export class RecordLocator {
     const entityKey = this.entityKey(target).map((k) => identifier(k, `entity key of ${set}`));
     const missing = entityKey.filter((k) => row[k] === undefined || row[k] === null);
     if (missing.length > 0) throw new PermanentError(`${set}: the found record has no value for its key ${missing.join(', ')}`);
-    const path = `${set}${this.segment(entityKey.map((k) => [k, row[k]] as [string, unknown]), `entity key of ${set}`)}`;
+    // Typed: a service under IEEE754Compatible answers an Edm.Int64 key as a string.
+    const key = entityKey.map((k) => [k, typedValue(row[k], target.types?.get(k), `key "${k}" of ${set}`)] as [string, unknown]);
+    const path = `${set}${this.segment(key, `entity key of ${set}`)}`;
     const etag = row['@odata.etag'];
     return { path, etag: typeof etag === 'string' ? etag : undefined, row };
   }
@@ -98,7 +108,10 @@ function filterOf(keys: ReadonlyArray<readonly [string, JsonValue]>): string {
 /** An entity set and the key values naming one of its records. */
 export interface TargetRef {
   set: string;
+  /** Values as the message carries them, or typed (an `ExactNumber` for a long `Edm.Int64`) when `types` is given. */
   keys: Array<[string, JsonValue]>;
+  /** The set's property types, when the service's `$metadata` was read. */
+  types?: ReadonlyMap<string, string>;
 }
 
 /**

@@ -83,6 +83,8 @@ export interface PreparedValueTarget {
   read(key: number): Promise<Partial<Record<ValueKind, unknown>>>;
   /** Values a column of this entity cannot hold exactly (the case expects each to fail naming its column). */
   inexact: ReadonlyArray<{ column: string; value: JsonValue }>;
+  /** How the system's errors name a column: `column` (default), `property` (OData). */
+  columnWord?: string;
   done(): Promise<void>;
 }
 

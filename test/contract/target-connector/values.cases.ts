@@ -34,7 +34,7 @@ export function valueCases(ctx: ContractContext): void {
       );
       const outcomes = await p.target.applyBatch({ job, mapping: p.mapping, action: JobActionType.NewUpdate, messages });
       expect(outcomes.map(shownOutcome)).toEqual([...p.inexact.map(() => failed('PermanentError')), applied]);
-      p.inexact.forEach(({ column }, i) => expect((outcomes[i] as { error: Error }).error.message).toContain(`column "${column}"`));
+      p.inexact.forEach(({ column }, i) => expect((outcomes[i] as { error: Error }).error.message).toContain(`${p.columnWord ?? 'column'} "${column}"`));
     } finally {
       await p.done();
     }

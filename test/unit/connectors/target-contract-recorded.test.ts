@@ -11,7 +11,7 @@ runTargetConnectorContract('DataverseTarget (recorded Web API exchanges)', async
     // Business-required columns are enforced by model-driven forms, not by the Web API.
     required: 'Dataverse does not enforce business-required columns on Web API writes',
     nullVersion: 'Dataverse sets modifiedon on every record',
-    exactValues: 'no recorded Dataverse exchange of Edm.Int64 / Edm.Decimal / Edm.Binary values (the bodies carry them as OData JSON: see docs/connectors.md)',
+    exactValues: 'a dataverse target reads no $metadata while it runs (the document holds every table of the environment): Int64 and Decimal digit strings are sent as JSON strings, keys untyped (docs/connectors.md, Exact values)',
   },
 });
 
@@ -20,6 +20,6 @@ runTargetConnectorContract('Business Central target (recorded API v2.0 exchanges
     parent: 'no recorded BC exchange of a write that refers to a missing record (API pages validate references as field errors)',
     required: 'no recorded BC exchange of a create refused for a missing required field',
     nullVersion: 'Business Central sets lastModifiedDateTime on every record',
-    exactValues: 'no recorded Business Central exchange of Edm.Int64 / Edm.Decimal / Edm.Binary values',
+    exactValues: 'recorded exchanges compare bodies as parsed JSON, which cannot show 64-bit or long decimal digits; the typed writes (Decimal and Int64 digits as exact JSON numbers) are proven on the body text in test/unit/connectors/businesscentral/bc-typed-values.test.ts',
   },
 });

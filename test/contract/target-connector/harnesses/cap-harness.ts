@@ -3,7 +3,8 @@ import type { BatchFormat } from '../../../../connectors/odata/batch-transport';
 import type { JsonValue } from '../../../../src/model/queue-message';
 import { batchTarget, booksTarget, ordersTarget, recordingFetch } from '../../../integration/connectors/odata/batch-test-kit';
 import { type CapServer, startCapServer } from '../../../integration/connectors/odata/cap-server';
-import { type ContractItem, type PreparedTarget, type Scenario, type TargetHarness, targetKeyFor } from '../context';
+import { openOdata } from '../../../integration/connectors/odata/odata-test-kit';
+import { type ContractItem, type PreparedTarget, type PreparedValueTarget, type Scenario, type TargetHarness, targetKeyFor } from '../context';
 
 /**
  * The contract on SAP CAP 9 (OData V4 over in-memory SQLite, `test/integration/connectors/odata/
@@ -16,6 +17,7 @@ export async function capHarness(batchFormat: BatchFormat): Promise<TargetHarnes
   const server = await startCapServer();
   return {
     prepare: (scenario) => prepare(server, batchFormat, scenario),
+    prepareValues: () => prepareValues(server, batchFormat),
     close: () => server.stop(),
   };
 }
@@ -69,6 +71,33 @@ async function orders(server: CapServer, target: PreparedTarget['target'], scena
     generatedField: 'ID',
     generated: async (key) => (await row(key)).ID as JsonValue,
     done,
+  };
+}
+
+/**
+ * The value matrix's entity `Values` (`Edm.Int64` key `ID`, `big` Edm.Int64, `data` Edm.Binary),
+ * written through a connection opened as a user's is (typed by `$metadata`, IEEE754Compatible).
+ * Edm.Decimal (REAL in SQLite) and Timestamp (milliseconds) cannot hold the matrix and CAP has no
+ * JSON type: those kinds are left out. An integer beyond 64 bits fails naming the property.
+ */
+async function prepareValues(server: CapServer, batchFormat: BatchFormat): Promise<PreparedValueTarget> {
+  await server.sql('DELETE FROM hw_Values');
+  const odata = openOdata(server.url, { settings: { batchFormat } });
+  return {
+    target: odata.target(),
+    mapping: { name: 'values', source: { entity: 'src', key: ['ID'] }, target: { entity: 'Values', key: ['ID'] }, fields: [] },
+    key: 'ID',
+    columns: { int64: 'big', bytes: 'data' },
+    read: async (key) => {
+      // CAST: the driver would read a 64-bit integer as a double; `data` holds CAP's base64 text.
+      const [r] = await server.sql('SELECT CAST(big AS TEXT) AS big, data FROM hw_Values WHERE ID = ?', [key]);
+      return { int64: r.big, bytes: r.data === null ? null : Buffer.from(String(r.data), 'base64').toString('hex') };
+    },
+    inexact: [{ column: 'big', value: '9223372036854775808' }],
+    columnWord: 'property',
+    done: async () => {
+      await odata.close();
+    },
   };
 }
 

@@ -6,7 +6,7 @@ import type { Server } from 'node:http';
 /** The slice of `@sap/cds` 9 these tests use (the package ships no TypeScript types). */
 interface Cds {
   root: string;
-  env: { requires: Record<string, unknown>; query: { limit: Record<string, unknown> } };
+  env: { requires: Record<string, unknown>; query: { limit: Record<string, unknown> }; features: Record<string, unknown> };
   log(id: string, level: string): unknown;
   load(files: string[]): Promise<unknown>;
   compile: { for: { nodejs(csn: unknown): unknown } };
@@ -34,7 +34,7 @@ interface ExpressApp {
 export interface CapServer {
   /** Service root, ending with `/`, e.g. `http://127.0.0.1:PORT/odata/v4/catalog/`. */
   url: string;
-  /** Runs SQL on the server's in-memory SQLite database (tables `hw_Books`, `hw_Orders`). */
+  /** Runs SQL on the server's in-memory SQLite database (tables `hw_Books`, `hw_Orders`, `hw_Values`). */
   sql(statement: string, params?: unknown[]): Promise<Array<Record<string, unknown>>>;
   stop(): Promise<void>;
 }
@@ -44,7 +44,8 @@ const load = createRequire(__filename);
 /**
  * SAP CAP (`@sap/cds` 9) serving `fixtures/` as OData V4 over in-memory SQLite, in this process
  * on a free port; seed data from `fixtures/db/data/*.csv`. Start it once per suite. Skip tokens
- * are key-based (`query.limit.reliablePaging`), as Dataverse's and Business Central's are.
+ * are key-based (`query.limit.reliablePaging`), as Dataverse's and Business Central's are;
+ * `features.ieee754compatible` on (Edm.Int64 read and written as strings, stored exactly).
  */
 export async function startCapServer(): Promise<CapServer> {
   const cds = load('@sap/cds') as Cds;
@@ -54,6 +55,8 @@ export async function startCapServer(): Promise<CapServer> {
   cds.root = fixtures;
   cds.env.requires.db = { kind: 'sqlite', impl: '@cap-js/sqlite', credentials: { url: ':memory:' } };
   cds.env.query.limit.reliablePaging = true;
+  // Int64 and Decimal as JSON strings both ways (the default from CAP 10): Int64 then keeps every digit.
+  cds.env.features.ieee754compatible = true;
   const csn = await cds.load([path.join(fixtures, 'db'), path.join(fixtures, 'srv')]);
   cds.model = cds.compile.for.nodejs(csn);
   const db = await cds.connect.to('db');

@@ -59,17 +59,19 @@ describe('OdataSource against SAP CAP (OData V4, in-memory SQLite)', () => {
     expect((await readRun(odata.source(), mapping, settleJob, watermark)).messages).toEqual([]);
   });
 
-  it('asks for $select of the mapped fields, $filter between the bounds and $orderby watermark then key', async () => {
+  it('asks for $select of the mapped fields, $filter between the bounds and $orderby watermark then key, after reading $metadata once', async () => {
     await seedBooks(server, [1, 2].map((ID) => ({ ID, modifiedAt: at(ID) })));
     const viaProxy = openOdata(`${proxy.origin}/odata/v4/catalog/`);
     await readRun(viaProxy.source(), mapping, job, WatermarkValue.initialize('datetime', at(1)));
     await viaProxy.close();
-    const [bound, read] = proxy.seen.slice(-2);
+    const [bound, metadata, read] = proxy.seen.slice(-3);
     expect(decodeURIComponent(bound.url)).toBe('/odata/v4/catalog/Books?$select=modifiedAt&$filter=modifiedAt ne null&$orderby=modifiedAt desc&$top=1');
+    // Property types (Edm.Binary, Edm.Int64) from $metadata, once per connection.
+    expect(metadata.url).toBe('/odata/v4/catalog/$metadata');
     expect(decodeURIComponent(read.url)).toBe(
       '/odata/v4/catalog/Books?$select=ID,modifiedAt,title,stock&$filter=modifiedAt gt 2026-01-01T00:00:01.0000000Z and modifiedAt le 2026-01-01T00:00:02.0000000Z&$orderby=modifiedAt asc,ID asc',
     );
-    expect(read.headers).toMatchObject({ prefer: 'odata.maxpagesize=2', 'odata-version': '4.0', accept: 'application/json' });
+    expect(read.headers).toMatchObject({ prefer: 'odata.maxpagesize=2', 'odata-version': '4.0', accept: 'application/json;IEEE754Compatible=true' });
   });
 
   it('loses no record that changes while a run reads (key-based skip tokens)', async () => {

@@ -117,11 +117,31 @@ describe('OdataTarget against SAP CAP (OData V4, in-memory SQLite)', () => {
     expect(await target.getTargetVersion(message({ ID: 42 }, {}), books)).toBeNull();
   });
 
-  it('classifies what the service refuses: 400 permanent, 428 configuration, 429 transient with retryAfterMs', async () => {
+  it('writes a 64-bit key, a 64-bit integer and bytes exactly: the key bare in the URL, the values typed by $metadata', async () => {
+    await server.sql('DELETE FROM hw_Values');
+    const values: Mapping = { name: 'to-values', source: { entity: 'x', key: ['ID'] }, target: { entity: 'Values', key: ['ID'] }, fields: [] };
     const target = odata.target();
+    const key = { ID: '9223372036854775807' };
+    await target.upsert(message(key, { big: '-9223372036854775808', data: { $binary: Buffer.from([0, 1, 254, 255]).toString('base64') } }), values);
+    await target.upsert(message(key, { big: '9007199254740993' }), values);
+    const [row] = await server.sql('SELECT CAST(ID AS TEXT) AS ID, CAST(big AS TEXT) AS big, data FROM hw_Values');
+    expect(row).toEqual({ ID: '9223372036854775807', big: '9007199254740993', data: Buffer.from([0, 1, 254, 255]).toString('base64') });
+    const writes = proxy.seen.filter((r) => r.url.includes('Values'));
+    expect(writes.map((r) => `${r.method} ${decodeURIComponent(r.url)}`)).toEqual([
+      'GET /odata/v4/catalog/Values?$filter=ID eq 9223372036854775807&$select=ID&$top=2',
+      'POST /odata/v4/catalog/Values',
+      'GET /odata/v4/catalog/Values?$filter=ID eq 9223372036854775807&$select=ID&$top=2',
+      'PATCH /odata/v4/catalog/Values(ID=9223372036854775807)',
+    ]);
+    expect(writes[1].headers['content-type']).toBe('application/json;IEEE754Compatible=true');
+  });
+
+  it('classifies what the service refuses: a value its property type cannot take permanent, 428 configuration, 429 transient with retryAfterMs', async () => {
+    const target = odata.target();
+    // Typed by $metadata: refused before it is sent, naming the property and its type.
     await expect(target.upsert(message({ ID: 3 }, { stock: 'many' }), books)).rejects.toMatchObject({
       name: 'PermanentError',
-      message: 'odata connection "catalog": create in Books: the service rejected the request (POST 400): Value many is not a valid Integer [ASSERT_DATA_TYPE]',
+      message: 'property "stock" of Books (Edm.Int32): "many" is not an integer',
     });
     const patching = openOdata(`${proxy.origin}/odata/v4/catalog/`, { settings: { upsertMode: 'patch' } });
     await expect(patching.target().upsert(message({ ID: 1 }, { stock: 1 }), books)).rejects.toMatchObject({
@@ -133,6 +153,6 @@ describe('OdataTarget against SAP CAP (OData V4, in-memory SQLite)', () => {
     await expect(target.upsert(message({ ID: 4 }, { stock: 1 }), books)).rejects.toMatchObject({ name: 'TransientError', retryAfterMs: 30_000 });
     proxy.intercept = undefined;
     // A write is not retried by the connector: the processor decides when.
-    expect(proxy.seen.filter((r) => r.method === 'POST')).toHaveLength(2);
+    expect(proxy.seen.filter((r) => r.method === 'POST')).toHaveLength(1);
   });
 });

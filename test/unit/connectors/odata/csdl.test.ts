@@ -1,7 +1,7 @@
 import { readCsdl } from '../../../../connectors/odata/csdl';
 
 describe('readCsdl', () => {
-  it('reads entity sets with inherited properties and keys, whatever the namespace or alias', () => {
+  it('reads entity sets with inherited properties, navigation properties and keys, whatever the namespace or alias', () => {
     const xml = `<?xml version="1.0" encoding="utf-8"?>
 <edmx:Edmx Version="4.0" xmlns:edmx="http://docs.oasis-open.org/odata/ns/edmx">
   <edmx:DataServices>
@@ -32,6 +32,7 @@ describe('readCsdl', () => {
       { name: 'modifiedon', type: 'Edm.DateTimeOffset', kind: 'datetime' },
       { name: 'name', type: 'Edm.String', kind: 'text' },
       { name: 'revenue', type: 'Edm.Decimal', kind: 'decimal' },
+      { name: 'owner', type: 'mscrm.base', kind: 'other' },
     ]);
     expect(accounts.uniqueKeys).toEqual([['id']]);
   });

@@ -15,7 +15,7 @@ describe('settings of OData-based connections', () => {
       { path: 'settings.timeoutMs', message: 'must be an integer from 1000 to 600000' },
       {
         path: 'settings.colour',
-        message: 'unknown setting of connector type odata (known: auth, timeoutMs, maxRetries, maxRetryWaitMs, versionField, serviceUrl, entityKeys, upsertMode, batchFormat, batchSize)',
+        message: 'unknown setting of connector type odata (known: auth, timeoutMs, maxRetries, maxRetryWaitMs, versionField, serviceUrl, entityKeys, upsertMode, batchFormat, batchSize, ieee754Compatible)',
       },
       { path: 'secrets.password', message: 'unknown secret of connector type odata (known: clientSecret, certificate)' },
     ]);
