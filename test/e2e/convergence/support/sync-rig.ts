@@ -11,6 +11,7 @@ import type { TableStorage } from '../../../../src/storage/table-store';
 import { startTestAzurite, type TestAzurite } from '../../../support/azurite';
 import { CRASH_MARKER_ENV, FAULT_ENV, SEND_LOG_ENV, type CrashPlan } from '../../crash/support/fault-hooks';
 import { TsChild, type ChildExit } from './child-process';
+import { OdataSourceDb } from './odata-source-db';
 import { PostgresSourceDb } from './postgres-source-db';
 import { sleep, type SourceDb } from './source-db';
 import { SqliteSourceDb } from './sqlite-source-db';
@@ -34,6 +35,11 @@ export interface SyncRigOptions {
   sourceStamps?: 'workload' | 'database';
   /** Rows per source page. Default 50. */
   pageSize?: number;
+  /**
+   * Jobs' settle margin. Default: the source type's (1 s for SQL; 5 s for OData, which the harness
+   * sets to 1 s to keep CI short: its server runs on this machine, so there is no clock skew).
+   */
+  settleSeconds?: number;
   /** Items job: retries before an item whose category is missing is parked. Default 2 (4 s, 9 s). */
   transitiveRetries?: number;
 }
@@ -79,14 +85,14 @@ export class SyncRig {
       const schema = `hw_${options.label.replace(/\W/g, '_')}_${process.pid}`;
       const url = process.env[PG_URL_SETTING];
       if (options.source === 'postgres' && !url) throw new Error(`${PG_URL_SETTING} is not set`);
-      const db = options.source === 'sqlite'
-        ? new SqliteSourceDb(path.join(dir, 'source.db'), 100, options.sourceStamps ?? 'database')
-        : await PostgresSourceDb.create(url as string, schema);
+      const db = await openSource(options, dir, url, schema);
       createTargetDatabase(path.join(dir, 'target.db'));
       writeSyncConfig(dir, {
         source: options.source,
         pgSchema: schema,
         pgUrlSetting: PG_URL_SETTING,
+        serviceUrl: db instanceof OdataSourceDb ? db.serviceUrl : undefined,
+        settleSeconds: options.settleSeconds ?? (options.source === 'odata' ? 1 : undefined),
         lookbackSeconds: options.lookbackSeconds ?? 0,
         pageSize: options.pageSize ?? 50,
         schedule: SCHEDULE,
@@ -274,6 +280,17 @@ export class SyncRig {
     await this.db.close().catch(() => undefined);
     await this.azurite?.stop();
     if (!keep) rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+function openSource(options: SyncRigOptions, dir: string, url: string | undefined, schema: string): Promise<SourceDb> {
+  switch (options.source) {
+    case 'sqlite':
+      return Promise.resolve(new SqliteSourceDb(path.join(dir, 'source.db'), 100, options.sourceStamps ?? 'database'));
+    case 'postgres':
+      return PostgresSourceDb.create(url as string, schema);
+    case 'odata':
+      return OdataSourceDb.create();
   }
 }
 
