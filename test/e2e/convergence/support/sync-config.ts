@@ -31,6 +31,8 @@ export interface SyncConfigOptions {
   pageSize: number;
   /** Job schedule (NCRONTAB). */
   schedule: string;
+  /** Categories and items jobs: skip a message older than the target row's version field. */
+  skipOutdatedMessages: boolean;
   /** Items job: deliveries retried before a missing category parks an item. */
   transitiveRetries: number;
 }
@@ -89,8 +91,8 @@ export function syncConfig(o: SyncConfigOptions) {
       },
     ],
     jobs: [
-      { ...job(JOBS.categories, 10, 'categories', 'high', 'modified_at'), skipOutdatedMessages: true },
-      { ...job(JOBS.items, 20, 'items', 'normal', 'modified_at'), skipOutdatedMessages: true, transitiveRetries: o.transitiveRetries },
+      { ...job(JOBS.categories, 10, 'categories', 'high', 'modified_at'), skipOutdatedMessages: o.skipOutdatedMessages },
+      { ...job(JOBS.items, 20, 'items', 'normal', 'modified_at'), skipOutdatedMessages: o.skipOutdatedMessages, transitiveRetries: o.transitiveRetries },
       { ...job(JOBS.deletedItems, 30, 'deleted-items', 'low', 'deleted_at'), action: 'Delete' },
     ],
   };

@@ -40,6 +40,8 @@ export interface SyncRigOptions {
    * sets to 1 s to keep CI short: its server runs on this machine, so there is no clock skew).
    */
   settleSeconds?: number;
+  /** Categories and items jobs: `skipOutdatedMessages`. Default true. */
+  skipOutdatedMessages?: boolean;
   /** Items job: retries before an item whose category is missing is parked. Default 2 (4 s, 9 s). */
   transitiveRetries?: number;
 }
@@ -97,6 +99,7 @@ export class SyncRig {
         pageSize: options.pageSize ?? 50,
         schedule: SCHEDULE,
         transitiveRetries: options.transitiveRetries ?? 2,
+        skipOutdatedMessages: options.skipOutdatedMessages ?? true,
       });
       const tables = azurite ? { storageConnectionString: azurite.connectionString } : { storageConnectionString: undefined, localTables: LOCAL_TABLES };
       const settings: Settings = { ...readSettings({}), ...tables, dataDir: path.join(dir, 'data'), getChangesSchedule: SCHEDULE };
@@ -141,14 +144,16 @@ export class SyncRig {
   /**
    * Runs the dead-letter mover with `--apply` on `queue` as a child process; with `killAfter` it
    * kills itself before its N-th completion (resubmission sent, original not yet removed).
+   * `options.args` replaces `--apply` (e.g. `--dead-letter` for a dry run of a dead-letter subqueue).
    */
-  startMover(queue: string, killAfter?: number): { child: TsChild; outcome: () => Promise<ChildOutcome> } {
+  startMover(queue: string, killAfter?: number, options: { args?: string[] } = {}): { child: TsChild; outcome: () => Promise<ChildOutcome>; log: string } {
     const n = ++this.children;
     const marker = path.join(this.dir, `crash-${n}.txt`);
     const env = this.childEnv({ [CRASH_MARKER_ENV]: marker, ...(killAfter ? { HW_E2E_MOVER_KILL_AFTER: String(killAfter) } : {}) });
-    const args = ['--queue', queue, '--apply', '--data-dir', this.settings.dataDir];
-    const child = this.track(TsChild.start('test/e2e/crash/support/mover-child.ts', args, env, path.join(this.dir, `mover-${n}.log`)));
-    return { child, outcome: async () => ({ ...(await child.exited), crashedAt: readMarker(marker) }) };
+    const args = ['--queue', queue, ...(options.args ?? ['--apply']), '--data-dir', this.settings.dataDir];
+    const log = path.join(this.dir, `mover-${n}.log`);
+    const child = this.track(TsChild.start('test/e2e/crash/support/mover-child.ts', args, env, log));
+    return { child, outcome: async () => ({ ...(await child.exited), crashedAt: readMarker(marker) }), log };
   }
 
   private track(child: TsChild): TsChild {
