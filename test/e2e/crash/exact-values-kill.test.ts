@@ -163,7 +163,7 @@ describe('crash: the value matrix through a host killed and restarted', () => {
       source.close();
       if (!keep) rmSync(dir, { recursive: true, force: true });
     }
-  }, 240_000);
+  }, bySoak(240_000, 600_000));
 });
 
 function writeConfig(dir: string): void {
