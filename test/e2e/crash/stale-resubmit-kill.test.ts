@@ -2,20 +2,21 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { bySoak } from '../../support/fault-injection';
-import { describeMismatches, reportRun } from '../convergence/support/report';
+import { reportRun } from '../convergence/support/report';
 import { sleep } from '../convergence/support/source-db';
 import { JOBS } from '../convergence/support/sync-config';
 import { SyncRig } from '../convergence/support/sync-rig';
 
 /**
- * Stale messages under kills: items dead-lettered by a target constraint and items whose retry
- * copies wait (their category is missing) are set aside by a host that is then killed; their
- * records change at the source and the newer values are applied by a restarted host (killed too,
- * once they were applied); then what would let the old messages succeed arrives — the missing
- * category, the constraint dropped. The old retry copies come back on a third host and must be
- * ignored, the mover's dry run must show the dead-lettered ones as superseded and `--apply` must
- * leave them: the target keeps the newer values. Jobs run without `skipOutdatedMessages`, so
- * only the stale-message guard stands between an old message and the newer row.
+ * Stale messages under kills: items dead-lettered by a target constraint (D), items whose retry
+ * copies wait for a missing category (R) and items parked for one (P) are set aside by a host that
+ * is then killed; their records change at the source and the newer values are applied by a
+ * restarted host (killed too, once they were applied); then what would let the old messages
+ * succeed arrives — the missing categories, the constraint dropped. The old retry copies come
+ * back on a third host and must be ignored; the mover's dry run must show the dead-lettered and
+ * the parked ones as superseded and `--apply` must leave them: the target keeps the newer values.
+ * Jobs run without `skipOutdatedMessages`, so only the stale-message guard stands between an old
+ * message and the newer row.
  */
 const RECORDS = bySoak(5, 40);
 /** Applied versions are buffered for up to a second: a kill sooner may lose their record (documented). */
@@ -24,7 +25,7 @@ const FLUSH_MS = 2_500;
 const ids = (prefix: string) => Array.from({ length: RECORDS }, (_, i) => `${prefix}-${String(i).padStart(4, '0')}`);
 
 describe('crash: stale resubmits after kills', () => {
-  it(`keeps the newer values of ${RECORDS} dead-lettered and ${RECORDS} retried records`, async () => {
+  it(`keeps the newer values of ${RECORDS} dead-lettered, ${RECORDS} retried and ${RECORDS} parked records`, async () => {
     const rig = await SyncRig.create({ source: 'sqlite', label: 'stale-kill', transitiveRetries: 2, skipOutdatedMessages: false });
     let keep = true;
     const targetFile = path.join(rig.dir, 'target.db');
@@ -51,65 +52,88 @@ describe('crash: stale resubmits after kills', () => {
       );
       const dead = ids('D');
       const retried = ids('R');
+      const parked = ids('P');
+      const write = (rows: string[], category: string, state: 'old' | 'new', qty: number) =>
+        rig.db.write({ kind: state === 'old' ? 'insertItems' : 'updateItems', rows: rows.map((id) => ({ id, category_id: category, name: `${state} ${id}`, qty, note: state })) }, undefined, 0);
+      const inTarget = (sql: string) => () => onTarget((db) => db.prepare(sql).get() !== undefined);
+      const newerCount = () => onTarget((db) => (db.prepare("SELECT count(*) AS n FROM items WHERE quantity = 10 AND note = 'new' AND category_id = 'C-1'").get() as { n: number }).n);
       await rig.db.write({ kind: 'insertCategory', id: 'C-1', name: 'one' }, undefined, 0);
-      await rig.db.write({ kind: 'insertItems', rows: dead.map((id) => ({ id, category_id: 'C-1', name: `old ${id}`, qty: -1, note: 'old' })) }, undefined, 0);
-      await rig.db.write({ kind: 'insertItems', rows: retried.map((id) => ({ id, category_id: 'C-LATE', name: `old ${id}`, qty: 1, note: 'old' })) }, undefined, 0);
+      await write(dead, 'C-1', 'old', -1);
+      await write(retried, 'C-LATE', 'old', 1);
+      await write(parked, 'C-GONE', 'old', 1);
 
       // Host 1 sets them aside (dead letters, scheduled retry copies), records its watches, is killed.
       const bus = await rig.openBus();
-      const normal = rig.settings.queues.work.normal;
+      const { normal } = rig.settings.queues.work;
+      const transitive = rig.settings.queues.transitive.normal;
       const host1 = await rig.startHost();
       await until('dead letters and retry copies', async () => {
         const counts = await bus.counts(normal);
-        return counts.deadLetter >= RECORDS && counts.scheduled >= RECORDS;
+        return counts.deadLetter >= RECORDS && counts.scheduled >= 2 * RECORDS;
       });
       await sleep(FLUSH_MS);
       await host1.child.kill();
 
-      // The records change at the source; host 2 applies the newer values, then is killed.
-      await rig.db.write({ kind: 'updateItems', rows: dead.map((id) => ({ id, category_id: 'C-1', name: `new ${id}`, qty: 10, note: 'new' })) }, undefined, 0);
-      await rig.db.write({ kind: 'updateItems', rows: retried.map((id) => ({ id, category_id: 'C-1', name: `new ${id}`, qty: 10, note: 'new' })) }, undefined, 0);
+      // R changes at the source; host 2 applies it while the old R and P copies wait out their
+      // backoff (4 s, 9 s); then R's missing category arrives, and P (still missing its own) is parked.
+      await write(retried, 'C-1', 'new', 10);
       const host2 = await rig.startHost();
-      const newerApplied = () =>
-        onTarget((db) => (db.prepare("SELECT count(*) AS n FROM items WHERE quantity = 10 AND note = 'new'").get() as { n: number }).n === 2 * RECORDS);
-      await until('the newer values in the target', newerApplied);
-      // What the old retry copies need to succeed arrives: their category.
+      await until('the newer R values in the target', () => newerCount() === RECORDS);
       await rig.db.write({ kind: 'insertCategory', id: 'C-LATE', name: 'late' }, undefined, 0);
-      await until('the late category in the target', () => onTarget((db) => db.prepare("SELECT 1 FROM categories WHERE id = 'C-LATE'").get() !== undefined));
+      await until('the late category in the target', inTarget("SELECT 1 FROM categories WHERE id = 'C-LATE'"));
+      await until('P parked', async () => (await bus.counts(transitive)).active >= RECORDS);
+      // D and P change at the source; host 2 applies them, then is killed.
+      await write(dead, 'C-1', 'new', 10);
+      await write(parked, 'C-1', 'new', 10);
+      await until('the newer D and P values in the target', () => newerCount() === 3 * RECORDS);
       await sleep(FLUSH_MS);
       await host2.child.kill();
 
-      // Host 3 receives the old retry copies as they come due; the constraint is dropped.
+      // What the old messages need to succeed arrives: P's category; the constraint is dropped.
+      await rig.db.write({ kind: 'insertCategory', id: 'C-GONE', name: 'gone' }, undefined, 0);
       onTarget((db) => db.exec('DROP TRIGGER items_qty_ins; DROP TRIGGER items_qty_upd;'));
       const host3 = await rig.startHost();
+      await until('the gone category in the target', inTarget("SELECT 1 FROM categories WHERE id = 'C-GONE'"));
       const ignoredRetries = async () => {
         const ignored = await bus.peek(rig.settings.queues.ignored, { maxMessages: 1000 });
         return ignored.filter((m) => retried.includes(String(m.applicationProperties.SourceKey)));
       };
-      // Retry copies are due 4 s and 9 s after their failures: until then they count as pending.
+      // Retry copies still scheduled count as pending until they are received.
       await until('the old retry copies processed', async () => (await rig.pendingWork()) === 0, 60_000);
 
-      // The mover: a dry run shows the dead letters as superseded, --apply leaves them.
-      // As an operator does once the constraint is gone: resubmit what it refused.
+      // The mover, as an operator runs it: on the dead letters with a rule that resubmits what the
+      // dropped constraint refused, on the parked items with the default rules (missing dependency:
+      // resubmit). A dry run shows each as superseded; --apply leaves them.
       const rules = path.join(rig.dir, 'rules.yaml');
       writeFileSync(rules, 'rules:\n  - name: constraint-dropped\n    match: { errorMessage: /quantity must not be negative/ }\n    action: Resubmit\n');
-      const moverArgs = ['--dead-letter', '--rules', rules, '--config', rig.dir];
-      const dry = rig.startMover(normal, undefined, { args: [...moverArgs, '--list'] });
-      expect((await dry.outcome()).code).toBe(0);
-      const dryLog = readFileSync(dry.log, 'utf8');
-      expect(dryLog).toContain(`None, superseded: a newer change of the record was applied since (left in place; --include-superseded resubmits it), rule "constraint-dropped" (rules[0]): ${RECORDS}`);
-      expect(dryLog).toContain(`--apply would: resubmit 0, remove 0, leave ${RECORDS} (${RECORDS} superseded).`);
-      const applied = rig.startMover(normal, undefined, { args: [...moverArgs, '--apply'] });
-      expect((await applied.outcome()).code).toBe(0);
+      const runs = [
+        { queue: normal, args: ['--dead-letter', '--rules', rules], rule: 'rule "constraint-dropped" (rules[0])' },
+        { queue: transitive, args: [], rule: 'rule "missing-dependency" (rules[1])' },
+      ];
+      for (const run of runs) {
+        const dry = rig.startMover(run.queue, undefined, { args: [...run.args, '--config', rig.dir, '--list'] });
+        expect((await dry.outcome()).code).toBe(0);
+        // The log file is written asynchronously: its last lines can land just after the exit.
+        let dryLog = '';
+        await until('the dry run report', () => (dryLog = readFileSync(dry.log, 'utf8')).includes('--apply would:'), 5_000);
+        expect(dryLog).toContain(`None, superseded: a newer change of the record was applied since (left in place; --include-superseded resubmits it), ${run.rule}: ${RECORDS}`);
+        expect(dryLog).toContain(`--apply would: resubmit 0, remove 0, leave ${RECORDS} (${RECORDS} superseded).`);
+        const applied = rig.startMover(run.queue, undefined, { args: [...run.args, '--config', rig.dir, '--apply'] });
+        expect((await applied.outcome()).code).toBe(0);
+      }
       await sleep(2_000);
       await until('empty work queues', async () => (await rig.pendingWork()) === 0);
       expect((await bus.counts(normal)).deadLetter).toBe(RECORDS);
+      expect((await bus.counts(transitive)).active).toBe(RECORDS);
 
       const verdict = await rig.verify();
       await host3.child.stop();
       reportRun('crash/stale-resubmit', { records: RECORDS, kills: 2 }, verdict);
-      if (verdict.mismatches.length > 0) throw new Error(describeMismatches(verdict, 0, rig.dir));
-      expect(onTarget((db) => db.prepare("SELECT count(*) AS n FROM items WHERE quantity = 10 AND note = 'new' AND category_id = 'C-1'").get())).toEqual({ n: 2 * RECORDS });
+      if (verdict.mismatches.length > 0) {
+        const shown = verdict.mismatches.slice(0, 10).map((m) => `  ${m.key}: ${m.kind} (${m.cause}) expected ${JSON.stringify(m.expected)} got ${JSON.stringify(m.actual)}`);
+        throw new Error(`${verdict.mismatches.length} mismatches (rig kept in ${rig.dir}):\n${shown.join('\n')}`);
+      }
+      expect(newerCount()).toBe(3 * RECORDS);
       const reasons = (await ignoredRetries()).map((m) => String(m.applicationProperties.IgnoredReason));
       expect(reasons).toHaveLength(RECORDS);
       expect(reasons.every((r) => r.startsWith('superseded: a newer change of this record') && r.includes(`job "${JOBS.items}"`))).toBe(true);

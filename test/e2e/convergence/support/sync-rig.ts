@@ -83,11 +83,12 @@ export class SyncRig {
   static async create(options: SyncRigOptions): Promise<SyncRig> {
     const dir = mkdtempSync(path.join(os.tmpdir(), `hw-${options.label}-`));
     const azurite = LOCAL_TABLES ? undefined : await startTestAzurite();
+    let db: SourceDb | undefined;
     try {
       const schema = `hw_${options.label.replace(/\W/g, '_')}_${process.pid}`;
       const url = process.env[PG_URL_SETTING];
       if (options.source === 'postgres' && !url) throw new Error(`${PG_URL_SETTING} is not set`);
-      const db = await openSource(options, dir, url, schema);
+      db = await openSource(options, dir, url, schema);
       createTargetDatabase(path.join(dir, 'target.db'));
       writeSyncConfig(dir, {
         source: options.source,
@@ -105,6 +106,8 @@ export class SyncRig {
       const settings: Settings = { ...readSettings({}), ...tables, dataDir: path.join(dir, 'data'), getChangesSchedule: SCHEDULE };
       return new SyncRig(dir, db, settings, azurite);
     } catch (err) {
+      // An OData source listens on a port: left open, it would keep the test process alive.
+      await db?.close().catch(() => undefined);
       await azurite?.stop();
       rmSync(dir, { recursive: true, force: true });
       throw err;
