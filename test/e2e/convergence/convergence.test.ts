@@ -9,7 +9,8 @@ import { Workload } from './support/workload';
 /**
  * Convergence: a seeded random workload on the source while the local host (`highwater start`,
  * a child process) syncs it into the target — SQLite stamped by its own clock at whole seconds,
- * PostgreSQL by `now()` in transactions of which some commit seconds late, both with no lookback;
+ * PostgreSQL by `now()` in transactions of which some commit seconds late, an OData service (CAP)
+ * stamped at whole seconds of the server's clock (jobs' `settleSeconds: 1`), all with no lookback;
  * after the workload stops and two schedule periods pass (and the work queues drained), the
  * target equals the source row by row, fields as mapped; then a resync inside the bus's duplicate
  * window (target emptied, watermark reset) converges again. CI runs one seed per source for a few seconds; `HIGHWATER_SOAK=1` runs more
@@ -23,6 +24,7 @@ if (!pgUrl) console.warn(`convergence: ${PG_URL_SETTING} is not set: the Postgre
 const sources: Array<[SourceKind, boolean]> = [
   ['sqlite', true],
   ['postgres', pgUrl !== undefined],
+  ['odata', true],
 ];
 
 describe.each(sources)('convergence: %s source → local host → SQLite target', (source, available) => {

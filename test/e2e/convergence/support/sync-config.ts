@@ -4,13 +4,13 @@ import Database from 'better-sqlite3';
 import { stringify } from 'yaml';
 
 /**
- * The synced system of the convergence and crash suites: a source (SQLite file or PostgreSQL
- * schema) with `categories`, `items` and the tombstone table `deleted_items`, a SQLite target,
+ * The synced system of the convergence and crash suites: a source (SQLite file, PostgreSQL
+ * schema or OData service) with `categories`, `items` and the tombstones `deleted_items`, a SQLite target,
  * and the configuration the local host runs. Target items reference target categories (foreign
  * key), so an item that arrives before its category is a TransitiveError: retried, then parked.
  */
 
-export type SourceKind = 'sqlite' | 'postgres';
+export type SourceKind = 'sqlite' | 'postgres' | 'odata';
 
 /** Job names, also the `JobName` of their messages. */
 export const JOBS = { categories: 'sync-categories', items: 'sync-items', deletedItems: 'sync-deleted-items' } as const;
@@ -19,6 +19,10 @@ export interface SyncConfigOptions {
   source: SourceKind;
   /** PostgreSQL only: the schema holding the source tables. */
   pgSchema?: string;
+  /** OData only: the service root. */
+  serviceUrl?: string;
+  /** Jobs' settle margin (`settleSeconds`); unset: the source type's default. */
+  settleSeconds?: number;
   /** Env var holding the PostgreSQL connection string (read by the host, never written to files). */
   pgUrlSetting?: string;
   /** Seconds re-read behind the watermark; must exceed the workload's longest late commit. */
@@ -27,15 +31,19 @@ export interface SyncConfigOptions {
   pageSize: number;
   /** Job schedule (NCRONTAB). */
   schedule: string;
+  /** Categories and items jobs: skip a message older than the target row's version field. */
+  skipOutdatedMessages: boolean;
   /** Items job: deliveries retried before a missing category parks an item. */
   transitiveRetries: number;
 }
 
 export function syncConfig(o: SyncConfigOptions) {
-  const source =
-    o.source === 'sqlite'
-      ? { name: 'source', type: 'sqlite', settings: { file: './source.db' } }
-      : { name: 'source', type: 'postgres', settings: { schema: o.pgSchema }, secrets: { connectionString: o.pgUrlSetting } };
+  const sources = {
+    sqlite: { name: 'source', type: 'sqlite', settings: { file: './source.db' } },
+    postgres: { name: 'source', type: 'postgres', settings: { schema: o.pgSchema }, secrets: { connectionString: o.pgUrlSetting } },
+    odata: { name: 'source', type: 'odata', settings: { serviceUrl: o.serviceUrl } },
+  };
+  const source = sources[o.source];
   const job = (name: string, order: number, mapping: string, priority: string, field: string) => ({
     name,
     order,
@@ -47,6 +55,7 @@ export function syncConfig(o: SyncConfigOptions) {
     watermark: { type: 'datetime', field },
     pageSize: o.pageSize,
     lookbackSeconds: o.lookbackSeconds,
+    ...(o.settleSeconds === undefined ? {} : { settleSeconds: o.settleSeconds }),
   });
   return {
     connections: [source, { name: 'target', type: 'sqlite', settings: { file: './target.db' } }],
@@ -82,8 +91,8 @@ export function syncConfig(o: SyncConfigOptions) {
       },
     ],
     jobs: [
-      { ...job(JOBS.categories, 10, 'categories', 'high', 'modified_at'), skipOutdatedMessages: true },
-      { ...job(JOBS.items, 20, 'items', 'normal', 'modified_at'), skipOutdatedMessages: true, transitiveRetries: o.transitiveRetries },
+      { ...job(JOBS.categories, 10, 'categories', 'high', 'modified_at'), skipOutdatedMessages: o.skipOutdatedMessages },
+      { ...job(JOBS.items, 20, 'items', 'normal', 'modified_at'), skipOutdatedMessages: o.skipOutdatedMessages, transitiveRetries: o.transitiveRetries },
       { ...job(JOBS.deletedItems, 30, 'deleted-items', 'low', 'deleted_at'), action: 'Delete' },
     ],
   };

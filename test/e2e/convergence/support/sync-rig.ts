@@ -11,6 +11,7 @@ import type { TableStorage } from '../../../../src/storage/table-store';
 import { startTestAzurite, type TestAzurite } from '../../../support/azurite';
 import { CRASH_MARKER_ENV, FAULT_ENV, SEND_LOG_ENV, type CrashPlan } from '../../crash/support/fault-hooks';
 import { TsChild, type ChildExit } from './child-process';
+import { OdataSourceDb } from './odata-source-db';
 import { PostgresSourceDb } from './postgres-source-db';
 import { sleep, type SourceDb } from './source-db';
 import { SqliteSourceDb } from './sqlite-source-db';
@@ -34,6 +35,13 @@ export interface SyncRigOptions {
   sourceStamps?: 'workload' | 'database';
   /** Rows per source page. Default 50. */
   pageSize?: number;
+  /**
+   * Jobs' settle margin. Default: the source type's (1 s for SQL; 5 s for OData, which the harness
+   * sets to 1 s to keep CI short: its server runs on this machine, so there is no clock skew).
+   */
+  settleSeconds?: number;
+  /** Categories and items jobs: `skipOutdatedMessages`. Default true. */
+  skipOutdatedMessages?: boolean;
   /** Items job: retries before an item whose category is missing is parked. Default 2 (4 s, 9 s). */
   transitiveRetries?: number;
 }
@@ -75,27 +83,31 @@ export class SyncRig {
   static async create(options: SyncRigOptions): Promise<SyncRig> {
     const dir = mkdtempSync(path.join(os.tmpdir(), `hw-${options.label}-`));
     const azurite = LOCAL_TABLES ? undefined : await startTestAzurite();
+    let db: SourceDb | undefined;
     try {
       const schema = `hw_${options.label.replace(/\W/g, '_')}_${process.pid}`;
       const url = process.env[PG_URL_SETTING];
       if (options.source === 'postgres' && !url) throw new Error(`${PG_URL_SETTING} is not set`);
-      const db = options.source === 'sqlite'
-        ? new SqliteSourceDb(path.join(dir, 'source.db'), 100, options.sourceStamps ?? 'database')
-        : await PostgresSourceDb.create(url as string, schema);
+      db = await openSource(options, dir, url, schema);
       createTargetDatabase(path.join(dir, 'target.db'));
       writeSyncConfig(dir, {
         source: options.source,
         pgSchema: schema,
         pgUrlSetting: PG_URL_SETTING,
+        serviceUrl: db instanceof OdataSourceDb ? db.serviceUrl : undefined,
+        settleSeconds: options.settleSeconds ?? (options.source === 'odata' ? 1 : undefined),
         lookbackSeconds: options.lookbackSeconds ?? 0,
         pageSize: options.pageSize ?? 50,
         schedule: SCHEDULE,
         transitiveRetries: options.transitiveRetries ?? 2,
+        skipOutdatedMessages: options.skipOutdatedMessages ?? true,
       });
       const tables = azurite ? { storageConnectionString: azurite.connectionString } : { storageConnectionString: undefined, localTables: LOCAL_TABLES };
       const settings: Settings = { ...readSettings({}), ...tables, dataDir: path.join(dir, 'data'), getChangesSchedule: SCHEDULE };
       return new SyncRig(dir, db, settings, azurite);
     } catch (err) {
+      // An OData source listens on a port: left open, it would keep the test process alive.
+      await db?.close().catch(() => undefined);
       await azurite?.stop();
       rmSync(dir, { recursive: true, force: true });
       throw err;
@@ -135,14 +147,16 @@ export class SyncRig {
   /**
    * Runs the dead-letter mover with `--apply` on `queue` as a child process; with `killAfter` it
    * kills itself before its N-th completion (resubmission sent, original not yet removed).
+   * `options.args` replaces `--apply` (e.g. `--dead-letter` for a dry run of a dead-letter subqueue).
    */
-  startMover(queue: string, killAfter?: number): { child: TsChild; outcome: () => Promise<ChildOutcome> } {
+  startMover(queue: string, killAfter?: number, options: { args?: string[] } = {}): { child: TsChild; outcome: () => Promise<ChildOutcome>; log: string } {
     const n = ++this.children;
     const marker = path.join(this.dir, `crash-${n}.txt`);
     const env = this.childEnv({ [CRASH_MARKER_ENV]: marker, ...(killAfter ? { HW_E2E_MOVER_KILL_AFTER: String(killAfter) } : {}) });
-    const args = ['--queue', queue, '--apply', '--data-dir', this.settings.dataDir];
-    const child = this.track(TsChild.start('test/e2e/crash/support/mover-child.ts', args, env, path.join(this.dir, `mover-${n}.log`)));
-    return { child, outcome: async () => ({ ...(await child.exited), crashedAt: readMarker(marker) }) };
+    const args = ['--queue', queue, ...(options.args ?? ['--apply']), '--data-dir', this.settings.dataDir];
+    const log = path.join(this.dir, `mover-${n}.log`);
+    const child = this.track(TsChild.start('test/e2e/crash/support/mover-child.ts', args, env, log));
+    return { child, outcome: async () => ({ ...(await child.exited), crashedAt: readMarker(marker) }), log };
   }
 
   private track(child: TsChild): TsChild {
@@ -274,6 +288,17 @@ export class SyncRig {
     await this.db.close().catch(() => undefined);
     await this.azurite?.stop();
     if (!keep) rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+function openSource(options: SyncRigOptions, dir: string, url: string | undefined, schema: string): Promise<SourceDb> {
+  switch (options.source) {
+    case 'sqlite':
+      return Promise.resolve(new SqliteSourceDb(path.join(dir, 'source.db'), 100, options.sourceStamps ?? 'database'));
+    case 'postgres':
+      return PostgresSourceDb.create(url as string, schema);
+    case 'odata':
+      return OdataSourceDb.create();
   }
 }
 
