@@ -85,6 +85,14 @@ export interface LocalHost {
 const GAUGE_INTERVAL_MS = 15_000;
 
 /**
+ * How long a host that took the data folder over from a dead one records every applied change:
+ * the longest a message lock can last (5 minutes, as on Service Bus; the local bus's is 1 minute)
+ * — by then every batch the dead host held has come back. It costs a table write per applied
+ * change for that time, after an unclean stop only.
+ */
+const RECORD_ALL_AFTER_TAKEOVER_MS = 5 * 60_000;
+
+/**
  * The local host (ARCHITECTURE §10): one process running the same handlers as the Functions app —
  * GetChanges on its schedule, the HTTP functions on the same routes, one processor per work queue.
  * It only composes: each part is a lifecycle component (lifecycle.ts), started in the order
@@ -109,6 +117,10 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
     throw err;
   }
   const dataDirLock = resource('the data folder lock', async () => lock, async (l) => l.release());
+  // The host before this one died holding locked batches: they come back when their locks expire,
+  // and every change applied until then is recorded, so that an old one cannot overwrite it.
+  const recordAllAppliedUntil = lock.tookOver ? new Date(clock.now().getTime() + RECORD_ALL_AFTER_TAKEOVER_MS) : undefined;
+  if (recordAllAppliedUntil) log.warn(`the host before this one on ${settings.dataDir} stopped without releasing it: until ${recordAllAppliedUntil.toISOString()} every applied change is recorded, so that the batches it held, delivered again, cannot overwrite newer changes`);
   // What `highwater check` finds is logged as warnings; the host starts all the same.
   const check = resource(
     'the connection check',
@@ -131,6 +143,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
         registry: options.registry,
         onJobRun: (run) => stats.recordRun(run),
         processorInstances: 'one',
+        ...(recordAllAppliedUntil ? { recordAllAppliedUntil } : {}),
       }),
     (r) => r.close(),
   );
@@ -149,7 +162,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
   );
   // Its status URLs name the server's URL, read when a route answers (the server listens by then).
   const durable = resource('the durable driver', async () => durableRoutes(runtime.value, () => server.value.url), (d) => d.driver.close());
-  const processors = processorsComponent({ mode, settings, configDir, concurrency: options.concurrency, runtime, telemetry, stats, log, clock });
+  const processors = processorsComponent({ mode, settings, configDir, concurrency: options.concurrency, runtime, telemetry, stats, log, clock, ...(recordAllAppliedUntil ? { recordAllAppliedUntil } : {}) });
   const server = httpServerComponent({
     port,
     log,

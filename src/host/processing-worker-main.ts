@@ -44,12 +44,15 @@ class ProcessingWorkerMain {
   }
 
   async run(): Promise<void> {
-    const { settings, configDir, concurrency, pollIntervalMs } = this.data;
+    const { settings, configDir, concurrency, pollIntervalMs, recordAllAppliedUntil } = this.data;
     const log = forwardingLogger(this.port);
     const bus = await openBus(settings, pollIntervalMs);
     let runtime: Runtime;
     try {
-      runtime = await createRuntime({ settings, configDir, log, metrics: this.metrics, bus, processorInstances: 'one' });
+      runtime = await createRuntime({
+        settings, configDir, log, metrics: this.metrics, bus, processorInstances: 'one',
+        ...(recordAllAppliedUntil !== undefined ? { recordAllAppliedUntil: new Date(recordAllAppliedUntil) } : {}),
+      });
       this.runtime = runtime;
     } catch (err) {
       await bus.close().catch(() => undefined);

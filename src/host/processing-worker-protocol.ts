@@ -18,6 +18,8 @@ export interface ProcessingWorkerData {
   concurrency: Record<Priority, number>;
   /** How often a receive on an empty queue looks again, ms (no wake-up crosses threads). */
   pollIntervalMs: number;
+  /** Epoch ms until which every applied change is recorded (the host took over from one that died); absent: none. */
+  recordAllAppliedUntil?: number;
 }
 
 /** One processed message, as {@link HostStats} records it (`at` in epoch ms). */

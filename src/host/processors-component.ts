@@ -34,6 +34,8 @@ export interface ProcessorsOptions {
   stats: HostStats;
   log: Logger;
   clock: Clock;
+  /** Every applied change is recorded until then (see LocalHost: a host that took over from one that died). */
+  recordAllAppliedUntil?: Date;
 }
 
 /** The host's queue processors: one per work queue, inline or on the processing worker. */
@@ -71,7 +73,10 @@ function workerProcessors(options: ProcessorsOptions): Processors {
     targetHealth: { snapshot: () => worker?.targetHealth.snapshot() ?? [], recoveries: (now) => worker?.targetHealth.recoveries(now) ?? [] },
     async start() {
       worker = await ProcessingWorker.start({
-        data: { settings: options.settings, configDir: options.configDir, concurrency, pollIntervalMs: WORKER_POLL_MS },
+        data: {
+          settings: options.settings, configDir: options.configDir, concurrency, pollIntervalMs: WORKER_POLL_MS,
+          ...(options.recordAllAppliedUntil ? { recordAllAppliedUntil: options.recordAllAppliedUntil.getTime() } : {}),
+        },
         metrics: options.telemetry.value.metrics,
         log: options.telemetry.value.log,
         onResult: (r) => options.stats.recordProcessed({ ...r, at: new Date(r.at) }),

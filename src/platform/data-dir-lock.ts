@@ -28,6 +28,11 @@ interface LockContent {
 /** A held lock. `release` is idempotent. */
 export interface DataDirLock {
   readonly file: string;
+  /**
+   * True when this process took the folder over from a host whose process is gone: that host
+   * stopped without settling what it held, and its locked messages come back.
+   */
+  readonly tookOver: boolean;
   release(): void;
 }
 
@@ -87,15 +92,17 @@ export function lockDataDir(dataDir: string, options: LockOptions = {}): DataDir
   const dir = path.resolve(dataDir);
   const file = path.join(dir, LOCK_FILE_NAME);
   const isAlive = options.isAlive ?? isAliveBySignal;
+  let tookOver = false;
   if (!held.has(file)) {
     ensureFolder(dir);
     const mine: LockContent = { pid: process.pid, hostname: os.hostname(), startedAt: (options.now?.() ?? new Date()).toISOString() };
-    acquire(file, dir, JSON.stringify(mine), isAlive);
+    tookOver = acquire(file, dir, JSON.stringify(mine), isAlive);
   }
   held.set(file, (held.get(file) ?? 0) + 1);
   let released = false;
   return {
     file,
+    tookOver,
     release() {
       if (released) return;
       released = true;
@@ -109,11 +116,13 @@ export function lockDataDir(dataDir: string, options: LockOptions = {}): DataDir
   };
 }
 
-function acquire(file: string, dir: string, text: string, isAlive: (pid: number) => boolean): void {
+/** @returns whether a stale lock (of a process that is gone) was taken over. */
+function acquire(file: string, dir: string, text: string, isAlive: (pid: number) => boolean): boolean {
+  let stale = false;
   for (let attempt = 0; attempt < 5; attempt++) {
     try {
       fs.writeFileSync(file, text, { flag: 'wx' });
-      return;
+      return stale;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw new ConfigError(`cannot write the lock file ${file}: ${(err as Error).message}`, { cause: err });
     }
@@ -137,6 +146,7 @@ function acquire(file: string, dir: string, text: string, isAlive: (pid: number)
       continue;
     }
     fs.rmSync(aside, { force: true });
+    stale = true;
   }
   throw new ConfigError(`cannot take the lock file ${file}: it keeps changing (several hosts starting at once?)`);
 }

@@ -63,6 +63,8 @@ export interface RuntimeOptions {
    * guard then needs no window for other instances' watches. Default `many` (Functions).
    */
   processorInstances?: 'one' | 'many';
+  /** Record every applied change until then (a host that took over from one that died; see AppliedVersionStoreOptions.recordAllUntil). Default none. */
+  recordAllAppliedUntil?: Date;
 }
 
 /**
@@ -129,6 +131,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     const appliedVersions = new AppliedVersionStore(await storage.table(APPLIED_VERSIONS_TABLE), clock, {
       relatedJobs: liveRelatedJobs(() => (init.isInitialized ? init.config.jobs : []), lookup.getMapping),
       watch: options.processorInstances === 'one' ? { windowMs: 0 } : {},
+      ...(options.recordAllAppliedUntil ? { recordAllUntil: options.recordAllAppliedUntil } : {}),
     });
     const acceptedRuns = new RunTracker({ store: new RunStatusStore(await storage.table(RUN_STATUS_TABLE)), clock, log, waitMs: executeWaitMs });
     const busForSenders = bus;

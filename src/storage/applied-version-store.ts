@@ -57,6 +57,13 @@ export interface AppliedVersionRecorder extends AppliedVersionReader {
 }
 
 export interface AppliedVersionStoreOptions extends TableWriteBufferOptions {
+  /**
+   * Until this time every apply is recorded, watched or not. A host that took over from one that
+   * stopped uncleanly sets it: the batches the dead host held locked come back when their locks
+   * expire (redeliveries, nothing set aside, so no record is watched) and must find the newer
+   * changes applied meanwhile. Default none.
+   */
+  recordAllUntil?: Date;
   /** Refresh and window of the watched records (see `WatchedRecords`). */
   watch?: WatchedRecordsOptions;
   /**
@@ -84,7 +91,7 @@ export class AppliedVersionStore implements AppliedVersionRecorder {
   constructor(
     private readonly table: TableStore,
     /** Drives the periodic flush and the watches; none for a reader (the dead-letter mover), which writes nothing. */
-    clock: Pick<Clock, 'now' | 'every'> | undefined,
+    private readonly clock: Pick<Clock, 'now' | 'every'> | undefined,
     private readonly options: AppliedVersionStoreOptions = {},
   ) {
     this.buffer = new TableWriteBuffer(table, clock, options);
@@ -92,14 +99,19 @@ export class AppliedVersionStore implements AppliedVersionRecorder {
   }
 
   keepsNothing(): boolean {
-    return this.watches !== undefined && this.watches.keepsNothing();
+    return this.watches !== undefined && this.watches.keepsNothing() && !this.recordingAll();
+  }
+
+  private recordingAll(): boolean {
+    const until = this.options.recordAllUntil;
+    return until !== undefined && this.clock !== undefined && this.clock.now().getTime() < until.getTime();
   }
 
   recordApplied(change: ChangeRef, type: WatermarkType): void {
     const key = canonicalJson(change.targetKey as Record<string, JsonValue>);
     // A compact tuple: up to two windows of applies are held in memory.
     const row: AppliedRow = [change.jobName, change.action, change.changeTracker, type, key];
-    if (this.watches && change.target !== undefined && !this.watches.watchedOrRemember(recordHash(change.target, key), row)) return;
+    if (this.watches && change.target !== undefined && !this.recordingAll() && !this.watches.watchedOrRemember(recordHash(change.target, key), row)) return;
     // Throws, for the caller to log, when the tracker is no value of its type.
     this.write(row);
   }

@@ -57,6 +57,27 @@ describe('AppliedVersionStore', () => {
     await store.close();
   });
 
+  it('after taking over from a dead host, records every apply (watched or not) until recordAllUntil, then only watched ones again', async () => {
+    const clock = new FakeClock();
+    const until = new Date(clock.now().getTime() + 300_000);
+    const store = new AppliedVersionStore(table, clock, { watch: { windowMs: 0 }, recordAllUntil: until });
+    const target = 'erp|contacts';
+    expect(store.keepsNothing()).toBe(false);
+    store.recordApplied(change('C-1', '2026-01-01T00:00:05Z', { target }), 'datetime');
+    await clock.advance(300_000);
+    // The dead host's batches have come back by now: back to watched records only.
+    expect(store.keepsNothing()).toBe(true);
+    store.recordApplied(change('C-2', '2026-01-01T00:00:05Z', { target }), 'datetime');
+    await store.flush();
+    const reader = new AppliedVersionStore(table, undefined);
+    const found = await reader.newerApplied([
+      { ...change('C-1', '2026-01-01T00:00:01Z', { target }), type: 'datetime' },
+      { ...change('C-2', '2026-01-01T00:00:01Z', { target }), type: 'datetime' },
+    ]);
+    expect(found.map((f) => f?.changeTracker)).toEqual(['2026-01-01T00:00:05.0000000Z', undefined]);
+    await store.close();
+  });
+
   it('sees what this instance applied before it is written', async () => {
     const store = new AppliedVersionStore(table, new FakeClock());
     store.recordApplied(change('C-1', '2026-01-01T00:00:05Z'), 'datetime');

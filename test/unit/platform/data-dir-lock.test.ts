@@ -60,9 +60,16 @@ describe('the data folder lock', () => {
     writeLock(dead);
     const lock = lockDataDir(dir);
     expect(JSON.parse(fs.readFileSync(lockFile(), 'utf8')).pid).toBe(process.pid);
+    // The host before died holding it: its locked batches come back (see LocalHost).
+    expect(lock.tookOver).toBe(true);
     lock.release();
     fs.writeFileSync(lockFile(), '{"pid": 12');
-    lockDataDir(dir).release();
+    const cutShort = lockDataDir(dir);
+    expect(cutShort.tookOver).toBe(true);
+    cutShort.release();
+    const clean = lockDataDir(dir);
+    expect(clean.tookOver).toBe(false);
+    clean.release();
     expect(fs.readdirSync(dir)).toEqual([]);
   });
 
