@@ -6,9 +6,10 @@ import { stringify } from 'yaml';
 import { checkFolder } from '../../../src/cli/commands/check';
 import { defaultConnectorRegistry } from '../../../connectors/default-registry';
 
-const PG_URL = process.env.HIGHWATER_TEST_PG_URL;
-const describePg = PG_URL ? describe : describe.skip;
-if (!PG_URL) console.log('PostgreSQL check tests skipped: set HIGHWATER_TEST_PG_URL (e.g. postgres://postgres@127.0.0.1:5432/test) to run them');
+import { describeEngine, PG_URL } from '../connectors/sql/sql-test-engines';
+
+// Skipped with a printed notice when HIGHWATER_TEST_PG_URL is unset (CI sets it).
+const describePg = describeEngine('postgres');
 
 /**
  * `highwater check` on a real PostgreSQL: a wrong column (which used to dead-letter every
