@@ -1,4 +1,5 @@
-import { createHash, hash } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import { sha256Hex } from '../platform/sha256';
 import { errorMessage, errorTypeName } from '../platform/errors';
 import { serializeQueueMessage, type QueueMessage } from '../model/queue-message';
 import type { ApplicationProperties, OutgoingMessage } from './message-bus';
@@ -81,12 +82,6 @@ export function messageIdFor(identity: MessageIdentity): string {
   return sha256Hex(parts).slice(0, MESSAGE_ID_LENGTH);
 }
 
-/**
- * One-shot `crypto.hash` (Node 20.12+) where present: a third of `createHash`'s cost, which
- * matters once per detected change. Same digest either way.
- */
-const sha256Hex: (text: string) => string =
-  typeof hash === 'function' ? (text) => hash('sha256', text, 'hex') : (text) => createHash('sha256').update(text, 'utf8').digest('hex');
 
 /**
  * The message id of a copy of a received message in a side queue (transitive, ignored): derived

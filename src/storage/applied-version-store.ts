@@ -1,4 +1,4 @@
-import { createHash, hash } from 'node:crypto';
+import { sha256Hex } from '../platform/sha256';
 import { canonicalJson } from '../model/fields-hash';
 import type { JsonValue } from '../model/queue-message';
 import { parseWatermarkType, WatermarkValue, type WatermarkType } from '../model/watermark-value';
@@ -119,7 +119,7 @@ export class AppliedVersionStore implements AppliedVersionRecorder {
   /** Buffers the row of an apply; the last applied wins (not the newest): it is what the target holds. */
   private write([jobName, action, changeTracker, type, key]: AppliedRow): void {
     const tracker = WatermarkValue.canonicalize(type, changeTracker);
-    const rowKey = sha256(key);
+    const rowKey = sha256Hex(key);
     const partitionKey = `${jobName}|${rowKey[0]}`;
     this.buffer.set(`${partitionKey}\n${rowKey}`, {
       kind: 'upsert',
@@ -185,10 +185,6 @@ type AppliedRow = readonly [string, string, string, WatermarkType, string];
 
 /** The table keys of a job's record. */
 export function keysOf(jobName: string, targetKey: Readonly<Record<string, JsonValue>>): { partitionKey: string; rowKey: string } {
-  const rowKey = sha256(canonicalJson(targetKey as Record<string, JsonValue>));
+  const rowKey = sha256Hex(canonicalJson(targetKey as Record<string, JsonValue>));
   return { partitionKey: `${jobName}|${rowKey[0]}`, rowKey };
 }
-
-/** One-shot `crypto.hash` (Node 20.12+) where present: a third of `createHash`'s cost, once per apply. */
-const sha256: (text: string) => string =
-  typeof hash === 'function' ? (text) => hash('sha256', text, 'hex') : (text) => createHash('sha256').update(text, 'utf8').digest('hex');
