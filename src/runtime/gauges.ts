@@ -23,6 +23,8 @@ export interface GaugeSources {
 /** What one sample found (also what was tracked). */
 export interface GaugeSample {
   lagSeconds: Record<string, number>;
+  /** False when the watermarks could not be read (then `lagSeconds` is empty for that reason). */
+  lagSampled: boolean;
   depths: Array<{ queue: string; role: QueueRole; active: number; scheduled: number; deadLetter: number }>;
 }
 
@@ -46,7 +48,7 @@ export function watermarkLagSeconds(type: string, watermark: string | null, now:
 export async function sampleGauges(sources: GaugeSources): Promise<GaugeSample> {
   const { metrics, log } = sources;
   const now = sources.clock.now();
-  const sample: GaugeSample = { lagSeconds: {}, depths: [] };
+  const sample: GaugeSample = { lagSeconds: {}, lagSampled: false, depths: [] };
   try {
     const records = await sources.watermarks.getAllWatermarks();
     for (const job of sources.jobs()) {
@@ -55,6 +57,7 @@ export async function sampleGauges(sources: GaugeSources): Promise<GaugeSample> 
       sample.lagSeconds[job.name] = lag;
       metrics.track(METRIC_NAMES.watermarkLagSeconds, lag, { job: job.name });
     }
+    sample.lagSampled = true;
   } catch (err) {
     log.warn(`watermark lag not sampled: ${errorMessage(err)}`);
   }
@@ -74,14 +77,18 @@ export async function sampleGauges(sources: GaugeSources): Promise<GaugeSample> 
 
 /**
  * Samples the gauges now and then every `intervalMs` (default 60 000) until the returned
- * function is called. Samples do not overlap: a tick while one runs is skipped.
+ * function is called, handing each sample to `onSample` (the local host's incidents; what it
+ * throws is logged). Samples do not overlap: a tick while one (with its `onSample`) runs is skipped.
  */
-export function startGaugeSampler(sources: GaugeSources & { clock: Clock }, intervalMs = 60_000): () => void {
+export function startGaugeSampler(sources: GaugeSources & { clock: Clock }, intervalMs = 60_000, onSample?: (sample: GaugeSample) => Promise<void>): () => void {
   let running = false;
   const tick = () => {
     if (running) return;
     running = true;
-    void sampleGauges(sources).finally(() => {
+    void sampleGauges(sources)
+      .then((sample) => onSample?.(sample))
+      .catch((err: unknown) => sources.log.warn(`gauge sample not handled: ${errorMessage(err)}`))
+      .finally(() => {
       running = false;
     });
   };
