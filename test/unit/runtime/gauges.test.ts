@@ -130,3 +130,46 @@ describe('startGaugeSampler', () => {
     expect(metrics.points.filter((p) => p.name === 'WatermarkLagSeconds').map((p) => p.value)).toEqual([0, 60, 120]);
   });
 });
+
+describe('startGaugeSampler with a consumer of its samples', () => {
+  it('hands each sample on, says whether the lag was read, and logs what the consumer throws without stopping', async () => {
+    const clock = new FakeClock('2026-05-01T12:00:00Z');
+    const log = recordingLog();
+    let readable = true;
+    const seen: Array<{ lagSampled: boolean; depths: number }> = [];
+    const stop = startGaugeSampler(
+      {
+        jobs: () => [job('accounts', 'datetime')],
+        watermarks: {
+          getAllWatermarks: async () => {
+            if (!readable) throw new Error('table unavailable');
+            return new Map([['accounts', record('accounts', '2026-05-01T12:00:00.0000000Z')]]);
+          },
+        },
+        bus: { counts: async () => ({ active: 0, scheduled: 0, deadLetter: 0 }) },
+        queues: DEFAULT_QUEUES,
+        metrics: new InMemoryMetrics(),
+        clock,
+        log,
+      },
+      15_000,
+      async (sample) => {
+        seen.push({ lagSampled: sample.lagSampled, depths: sample.depths.length });
+        if (seen.length === 2) throw new Error('consumer broke');
+      },
+    );
+    await clock.advance(0);
+    readable = false;
+    await clock.advance(15_000);
+    readable = true;
+    await clock.advance(15_000);
+    stop();
+    const queues = queueRoles(DEFAULT_QUEUES).length;
+    expect(seen).toEqual([
+      { lagSampled: true, depths: queues },
+      { lagSampled: false, depths: queues },
+      { lagSampled: true, depths: queues },
+    ]);
+    expect(log.lines).toEqual(['warn watermark lag not sampled: table unavailable', 'warn gauge sample not handled: consumer broke']);
+  });
+});
