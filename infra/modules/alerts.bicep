@@ -79,7 +79,7 @@ var rules = [
   {
     id: 'lagBeyond'
     displayName: 'Highwater: watermark lag beyond threshold'
-    description: 'A job\'s newest change read is more than ${alertLagSeconds} seconds old (datetime watermarks).'
+    description: 'An enabled job\'s newest change read is more than ${alertLagSeconds} seconds old (datetime watermarks).'
     cause: 'job'
     window: 'PT15M'
     severity: 2

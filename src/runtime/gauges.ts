@@ -9,7 +9,7 @@ import { METRIC_NAMES, type Metrics } from '../telemetry/metrics';
 import { queueRoles, type QueueNames, type QueueRole } from '../platform/queue-topology';
 
 export interface GaugeSources {
-  /** The configured jobs (all of them; disabled jobs still have a watermark). */
+  /** The configured jobs (all of them; a disabled one gets no lag: nothing reads for it, and its watermark only ages). */
   jobs: () => readonly Job[];
   watermarks: Pick<WatermarkStore, 'getAllWatermarks'>;
   bus: Pick<MessageBus, 'counts'>;
@@ -41,7 +41,7 @@ export function watermarkLagSeconds(type: string, watermark: string | null, now:
 }
 
 /**
- * Tracks the gauges: `WatermarkLagSeconds{job}` per job with a datetime watermark and
+ * Tracks the gauges: `WatermarkLagSeconds{job}` per enabled job with a datetime watermark and
  * `QueueDepth{queue, role, state}` per queue with state `active`, `scheduled` and `deadLetter`.
  * Called periodically (local host, a timer function in Azure); never throws.
  */
@@ -52,6 +52,8 @@ export async function sampleGauges(sources: GaugeSources): Promise<GaugeSample> 
   try {
     const records = await sources.watermarks.getAllWatermarks();
     for (const job of sources.jobs()) {
+      // A disabled job's watermark ages while nothing reads for it: as a lag it would only raise the lag alert for ever.
+      if (job.enabled === false) continue;
       const lag = watermarkLagSeconds(job.watermark.type, records.get(job.name)?.watermark ?? null, now);
       if (lag === null) continue;
       sample.lagSeconds[job.name] = lag;

@@ -92,7 +92,7 @@ export const ALERT_CONDITIONS: readonly AlertCondition[] = [
   {
     id: 'lagBeyond',
     title: 'Watermark lag beyond threshold',
-    description: "A job's newest change read is more than {threshold} seconds old (datetime watermarks).",
+    description: "An enabled job's newest change read is more than {threshold} seconds old (datetime watermarks).",
     cause: 'job',
     metric: METRIC_NAMES.watermarkLagSeconds,
     thresholdParam: 'alertLagSeconds',

@@ -90,6 +90,22 @@ describe('sampleGauges', () => {
     expect(log.lines).toEqual(['warn depth of queue sbqlow not sampled: bus is down']);
   });
 
+  it('gives a disabled job no lag: nothing reads for it, and its aging watermark would raise the lag alert for ever', async () => {
+    const metrics = new InMemoryMetrics();
+    const old = '2026-04-01T00:00:00.0000000Z';
+    const sample = await sampleGauges({
+      jobs: () => [job('accounts', 'datetime'), { ...job('paused', 'datetime'), enabled: false }],
+      watermarks: { getAllWatermarks: async () => new Map([['accounts', record('accounts', old)], ['paused', record('paused', old)]]) },
+      bus,
+      queues: DEFAULT_QUEUES,
+      metrics,
+      clock: { now: () => NOW },
+      log: recordingLog(),
+    });
+    expect(sample.lagSeconds).toEqual({ accounts: 30 * 86_400 + 12 * 3_600 });
+    expect(metrics.points.filter((p) => p.name === 'WatermarkLagSeconds').map((p) => p.dimensions.job)).toEqual(['accounts']);
+  });
+
   it('still samples queue depths when the watermarks cannot be read', async () => {
     const metrics = new InMemoryMetrics();
     const log = recordingLog();
