@@ -109,8 +109,10 @@ describe('infra/modules/alerts.bicep', () => {
       const load = `loadTextContent('../alerts/${c.queryFile}')`;
       const query = c.thresholdParam ? `replace(${load}, '{threshold}', string(${c.thresholdParam}))` : load;
       expect([c.id, rule.get('query')]).toEqual([c.id, query]);
-      // The description states the threshold in force.
-      if (c.thresholdParam) expect(rule.get('description')).toContain(`\${${c.thresholdParam}}`);
+      expect([c.id, stringLiteral(rule.get('displayName') ?? '')]).toEqual([c.id, `Highwater: ${c.title.toLowerCase()}`]);
+      // The list's description, stating the threshold in force.
+      const described = c.thresholdParam ? c.description.replace('{threshold}', `\${${c.thresholdParam}}`) : c.description;
+      expect([c.id, rule.get('description')?.slice(1, -1).replace(/\\'/g, "'")]).toEqual([c.id, described]);
     }
   });
 
