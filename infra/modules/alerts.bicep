@@ -43,7 +43,7 @@ var rules = [
   {
     id: 'deadLettersRising'
     displayName: 'Highwater: dead letters rising'
-    description: 'A work queue\'s dead-letter subqueue holds at least ${alertDeadLetterRise} more messages than at its lowest in the last 15 minutes.'
+    description: 'A queue\'s dead-letter subqueue (a work, parked or ignored queue) holds at least ${alertDeadLetterRise} more messages than at its lowest in the last 15 minutes.'
     cause: 'queue'
     window: 'PT15M'
     severity: 2

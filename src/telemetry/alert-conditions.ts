@@ -42,7 +42,7 @@ export const ALERT_CONDITIONS: readonly AlertCondition[] = [
   {
     id: 'deadLettersRising',
     title: 'Dead letters rising',
-    description: "A work queue's dead-letter subqueue holds at least {threshold} more messages than at its lowest in the last 15 minutes.",
+    description: "A queue's dead-letter subqueue (a work, parked or ignored queue) holds at least {threshold} more messages than at its lowest in the last 15 minutes.",
     cause: 'queue',
     metric: METRIC_NAMES.queueDepth,
     thresholdParam: 'alertDeadLetterRise',

@@ -75,7 +75,7 @@ function evaluate(condition: AlertCondition, o: IncidentObservation, threshold: 
   const since = now.getTime() - condition.windowMs;
   switch (condition.id) {
     case 'deadLettersRising':
-      return o.depths && rises(o.depths, since, (p) => p.role === 'work', (p) => p.deadLetter, threshold).map((r) => finding(r.queue, `${r.latest} dead-lettered, ${r.rise} more than ${windowText(condition)} ago at the lowest`));
+      return o.depths && rises(o.depths, since, () => true, (p) => p.deadLetter, threshold).map((r) => finding(r.queue, `${r.latest} dead-lettered, ${r.rise} more than ${windowText(condition)} ago at the lowest`));
     case 'parkedGrowing':
       return o.depths && rises(o.depths, since, (p) => p.role === 'transitive', (p) => p.active, threshold).map((r) => finding(r.queue, `${r.latest} parked, ${r.rise} more than ${windowText(condition)} ago at the lowest`));
     case 'jobFailing':

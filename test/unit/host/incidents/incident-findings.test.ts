@@ -8,10 +8,13 @@ const defaults = defaultAlertThresholds();
 const holding = (o: IncidentObservation, now: Date, thresholds = defaults) => findConditions(o, thresholds, now).holding.map((f) => `${f.condition} ${f.cause}: ${f.detail}`);
 
 describe('findConditions: the alert rules read locally', () => {
-  it('dead letters rising: the newest depth against the lowest of the last 15 minutes, per work queue', () => {
+  it('dead letters rising: the newest depth against the lowest of the last 15 minutes, per queue of any role', () => {
     const depths = [depth(0, 'sbqnormal', 'work', 0, 4), depth(5, 'sbqnormal', 'work', 0, 2), depth(10, 'sbqnormal', 'work', 0, 3), depth(10, 'sbqhigh', 'work', 0, 7)];
     // From its lowest (2, at 10:05) to 3 now: one more; sbqhigh holds 7 throughout.
     expect(holding({ depths }, at(10))).toEqual(['deadLettersRising sbqnormal: 3 dead-lettered, 1 more than 15 min ago at the lowest']);
+    // A parked message that expired into its queue's dead-letter subqueue counts as well.
+    const expired = [depth(0, 'sbqtransitivelow', 'transitive', 1, 0), depth(1, 'sbqtransitivelow', 'transitive', 0, 1)];
+    expect(holding({ depths: expired }, at(1))).toEqual(['deadLettersRising sbqtransitivelow: 1 dead-lettered, 1 more than 15 min ago at the lowest']);
     // 16 minutes on, the 2 has left the window: 3 against 3, nothing rises.
     expect(holding({ depths: [...depths, depth(21, 'sbqnormal', 'work', 0, 3)] }, at(21))).toEqual([]);
     // A higher threshold: a rise of 1 is not enough.
