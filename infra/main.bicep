@@ -1,6 +1,6 @@
 // Highwater on Azure: one resource group holding the storage account (Highwater's tables and the
 // Functions host), the Service Bus namespace with every queue, the Function App (Flex
-// Consumption), monitoring (Log Analytics, Application Insights, the workbook), an optional Key
+// Consumption), monitoring (Log Analytics, Application Insights, the workbook, alert rules), an optional Key
 // Vault for connector secrets, and the user-assigned identity everything is reached with.
 //
 //   deploy:        azd up                                   (docs/deployment.md)
@@ -70,6 +70,25 @@ type connectorSecret = {
 @description('Connector secrets to expose as Key Vault references in app settings; the values are set in the vault, never here.')
 param connectorSecrets connectorSecret[] = []
 
+@description('E-mail address told when an alert fires or resolves (infra/modules/alerts.bicep). Empty: no action group; the alerts still show in Azure Monitor.')
+param alertEmail string = ''
+
+@description('Alert: dead letters rising by this many messages within 15 minutes.')
+@minValue(1)
+param alertDeadLetterRise int = 1
+
+@description('Alert: parked (transitive) messages growing by this many within an hour.')
+@minValue(1)
+param alertParkedRise int = 10
+
+@description('Alert: a job failing this many runs in a row.')
+@minValue(1)
+param alertJobFailedRuns int = 3
+
+@description('Alert: the newest change a job read older than this many seconds (datetime watermarks; a source quiet for longer alerts too).')
+@minValue(60)
+param alertLagSeconds int = 3600
+
 var resourceToken = toLower(uniqueString(subscription().id, environmentName, location))
 var tags = {
   'azd-env-name': environmentName
@@ -84,6 +103,7 @@ var names = {
   plan: 'plan-highwater-${resourceToken}'
   functionApp: 'func-highwater-${resourceToken}'
   keyVault: 'kv-hw-${resourceToken}'
+  alerts: 'highwater-${resourceToken}'
   deploymentContainer: 'app-package'
 }
 
@@ -204,6 +224,23 @@ module monitoring 'modules/monitoring.bicep' = {
     appInsightsName: names.appInsights
     location: location
     tags: tags
+  }
+}
+
+// The alert rules on the metrics in Application Insights, and an e-mail action group when alertEmail is set.
+module alerts 'modules/alerts.bicep' = {
+  name: 'alerts'
+  scope: rg
+  params: {
+    location: location
+    tags: tags
+    namePrefix: names.alerts
+    appInsightsId: monitoring.outputs.appInsightsId
+    alertEmail: alertEmail
+    alertDeadLetterRise: alertDeadLetterRise
+    alertParkedRise: alertParkedRise
+    alertJobFailedRuns: alertJobFailedRuns
+    alertLagSeconds: alertLagSeconds
   }
 }
 

@@ -55,4 +55,5 @@ resource workbook 'Microsoft.Insights/workbooks@2023-06-01' = {
 }
 
 output appInsightsName string = appInsights.name
+output appInsightsId string = appInsights.id
 output workbookId string = workbook.id

@@ -8,6 +8,7 @@ import type { HostStats } from './host-stats';
 import { LocalHttpServer } from './http-server';
 import { resource, type Resource } from './lifecycle';
 import { listenError } from './start-checks';
+import type { StatusSources } from './status/build-status';
 import { statusRoutes } from './status/status-routes';
 
 /** The routes of the local host: the Functions app's, then the caller's, then the status page's. */
@@ -20,16 +21,18 @@ export interface HostRoutesOptions {
   extraRoutes?: (ctx: { runtime: Runtime; stats: HostStats }) => HttpRoute[];
   /** The outage mode the status page shows: the processing thread's. Default the runtime's. */
   targetHealth?: TargetHealthView;
+  /** The incidents the status page shows. Default none. */
+  incidents?: StatusSources['incidents'];
 }
 
-export function hostRoutes({ runtime, stats, configDir, durable, extraRoutes, targetHealth }: HostRoutesOptions): HttpRoute[] {
+export function hostRoutes({ runtime, stats, configDir, durable, extraRoutes, targetHealth, incidents }: HostRoutesOptions): HttpRoute[] {
   return [
     ...durable.routes,
     { method: 'POST', route: EXECUTE_JOB_ROUTE, handler: (input) => executeJobHandler(runtime, input) },
     { method: 'GET', route: 'health', handler: async () => ({ status: 200, body: { status: 'ok', startedAt: stats.startedAt.toISOString() } }) },
     // Earlier routes win: callers' routes can replace the status page's.
     ...(extraRoutes?.({ runtime, stats }) ?? []),
-    ...statusRoutes({ runtime: { ...runtime, targetHealth: targetHealth ?? runtime.targetHealth }, stats }, { configDir }),
+    ...statusRoutes({ runtime: { ...runtime, targetHealth: targetHealth ?? runtime.targetHealth, ...(incidents ? { incidents } : {}) }, stats }, { configDir }),
   ];
 }
 

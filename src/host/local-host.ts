@@ -14,6 +14,8 @@ import { createTelemetry } from '../telemetry/create-telemetry';
 import { consoleLogger, type Logger } from '../telemetry/logger';
 import { durableRoutes } from './durable-routes';
 import { HostStats } from './host-stats';
+import { IncidentMonitor } from './incidents/incident-monitor';
+import type { Incident } from './incidents/incident-lifecycle';
 import { hostRoutes, httpServerComponent } from './http-component';
 import { resource, startInOrder, step, type LifecycleComponent } from './lifecycle';
 import type { ProcessingMode } from './processing-mode';
@@ -55,6 +57,8 @@ export interface LocalHostOptions {
    * to another thread), unless `worker` is asked for here, which is then an error.
    */
   processing?: ProcessingMode;
+  /** How often the gauges are sampled and the incidents evaluated, ms. Default 15 000. */
+  gaugeIntervalMs?: number;
   /**
    * Check the configuration against its systems when starting (`highwater check`), logging what
    * it finds as warnings. Default true.
@@ -72,6 +76,8 @@ export interface LocalHost {
   processing: ProcessingMode;
   /** The outage mode of whoever processes (the worker's, or the runtime's inline): which targets wait, and why. */
   targetHealth: TargetHealthView;
+  /** The incidents the status page shows (evaluated at every gauge sample). */
+  incidents: { list(): Incident[] };
   /**
    * Resolves true when every work queue is empty and nothing is in flight (checked twice in a
    * row), false at the timeout. @throws the processing worker's failure once it is given up on.
@@ -151,12 +157,18 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
     await runtime.value.init.ensureInitialized();
     await options.beforeStart?.(runtime.value);
   });
+  // Evaluated at every gauge sample, on what the sample found, the runs table and the outage mode
+  // of whoever processes (the worker's once it runs: read lazily).
+  let incidents: IncidentMonitor | undefined;
   const gauges = resource(
     'the gauge sampler',
     async () => {
       const rt = runtime.value;
-      const sources = { jobs: () => (rt.init.isInitialized ? rt.init.config.jobs : []), watermarks: rt.watermarks, bus: rt.bus, queues: settings.queues };
-      return startGaugeSampler({ ...sources, metrics: rt.metrics, clock, log }, GAUGE_INTERVAL_MS);
+      const jobs = () => (rt.init.isInitialized ? rt.init.config.jobs : []);
+      const monitor = new IncidentMonitor({ jobs, runLog: rt.runLog, targetHealth: () => processors.targetHealth ?? rt.targetHealth, clock, log });
+      incidents = monitor;
+      const sources = { jobs, watermarks: rt.watermarks, bus: rt.bus, queues: settings.queues };
+      return startGaugeSampler({ ...sources, metrics: rt.metrics, clock, log }, options.gaugeIntervalMs ?? GAUGE_INTERVAL_MS, (sample) => monitor.observe(sample));
     },
     async (stopSampler) => stopSampler(),
   );
@@ -166,7 +178,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
   const server = httpServerComponent({
     port,
     log,
-    routes: () => hostRoutes({ runtime: runtime.value, stats, configDir, durable: durable.value, extraRoutes: options.extraRoutes, targetHealth: processors.targetHealth }),
+    routes: () => hostRoutes({ runtime: runtime.value, stats, configDir, durable: durable.value, extraRoutes: options.extraRoutes, targetHealth: processors.targetHealth, incidents: { list: () => incidents?.list() ?? [] } }),
   });
   const schedule = { settings, configDir, runtime, clock, log, telemetryLog: () => telemetry.value.log };
   const timers: LifecycleComponent[] = options.noSchedule ? [] : [requeueComponent(schedule), detectionScheduleComponent(schedule)];
@@ -181,6 +193,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
     processors: processors.views,
     processing: mode,
     targetHealth: processors.targetHealth ?? runtime.value.targetHealth,
+    incidents: { list: () => incidents?.list() ?? [] },
     drained: (drainOptions) => waitUntilDrained(processors, { bus: runtime.value.bus, queues: settings.queues }, drainOptions),
     stop,
   };

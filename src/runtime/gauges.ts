@@ -9,7 +9,7 @@ import { METRIC_NAMES, type Metrics } from '../telemetry/metrics';
 import { queueRoles, type QueueNames, type QueueRole } from '../platform/queue-topology';
 
 export interface GaugeSources {
-  /** The configured jobs (all of them; disabled jobs still have a watermark). */
+  /** The configured jobs (all of them; a disabled one gets no lag: nothing reads for it, and its watermark only ages). */
   jobs: () => readonly Job[];
   watermarks: Pick<WatermarkStore, 'getAllWatermarks'>;
   bus: Pick<MessageBus, 'counts'>;
@@ -23,6 +23,8 @@ export interface GaugeSources {
 /** What one sample found (also what was tracked). */
 export interface GaugeSample {
   lagSeconds: Record<string, number>;
+  /** False when the watermarks could not be read (then `lagSeconds` is empty for that reason). */
+  lagSampled: boolean;
   depths: Array<{ queue: string; role: QueueRole; active: number; scheduled: number; deadLetter: number }>;
 }
 
@@ -39,22 +41,25 @@ export function watermarkLagSeconds(type: string, watermark: string | null, now:
 }
 
 /**
- * Tracks the gauges: `WatermarkLagSeconds{job}` per job with a datetime watermark and
+ * Tracks the gauges: `WatermarkLagSeconds{job}` per enabled job with a datetime watermark and
  * `QueueDepth{queue, role, state}` per queue with state `active`, `scheduled` and `deadLetter`.
  * Called periodically (local host, a timer function in Azure); never throws.
  */
 export async function sampleGauges(sources: GaugeSources): Promise<GaugeSample> {
   const { metrics, log } = sources;
   const now = sources.clock.now();
-  const sample: GaugeSample = { lagSeconds: {}, depths: [] };
+  const sample: GaugeSample = { lagSeconds: {}, lagSampled: false, depths: [] };
   try {
     const records = await sources.watermarks.getAllWatermarks();
     for (const job of sources.jobs()) {
+      // A disabled job's watermark ages while nothing reads for it: as a lag it would only raise the lag alert for ever.
+      if (job.enabled === false) continue;
       const lag = watermarkLagSeconds(job.watermark.type, records.get(job.name)?.watermark ?? null, now);
       if (lag === null) continue;
       sample.lagSeconds[job.name] = lag;
       metrics.track(METRIC_NAMES.watermarkLagSeconds, lag, { job: job.name });
     }
+    sample.lagSampled = true;
   } catch (err) {
     log.warn(`watermark lag not sampled: ${errorMessage(err)}`);
   }
@@ -74,14 +79,18 @@ export async function sampleGauges(sources: GaugeSources): Promise<GaugeSample> 
 
 /**
  * Samples the gauges now and then every `intervalMs` (default 60 000) until the returned
- * function is called. Samples do not overlap: a tick while one runs is skipped.
+ * function is called, handing each sample to `onSample` (the local host's incidents; what it
+ * throws is logged). Samples do not overlap: a tick while one (with its `onSample`) runs is skipped.
  */
-export function startGaugeSampler(sources: GaugeSources & { clock: Clock }, intervalMs = 60_000): () => void {
+export function startGaugeSampler(sources: GaugeSources & { clock: Clock }, intervalMs = 60_000, onSample?: (sample: GaugeSample) => Promise<void>): () => void {
   let running = false;
   const tick = () => {
     if (running) return;
     running = true;
-    void sampleGauges(sources).finally(() => {
+    void sampleGauges(sources)
+      .then((sample) => onSample?.(sample))
+      .catch((err: unknown) => sources.log.warn(`gauge sample not handled: ${errorMessage(err)}`))
+      .finally(() => {
       running = false;
     });
   };

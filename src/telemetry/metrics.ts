@@ -11,7 +11,7 @@ export const METRIC_NAMES = {
   jobRunDurationMs: 'JobRunDurationMs',
   watermarkLagSeconds: 'WatermarkLagSeconds',
   queueDepth: 'QueueDepth',
-  /** 1 when a target connection enters its outage mode, 0 when it answers again. */
+  /** 1 when a target connection enters its outage mode and at each failed probe during it, 0 when it answers again. */
   targetOutage: 'TargetOutage',
 } as const;
 

@@ -12,6 +12,7 @@ import type { WatermarkRecord, WatermarkStore } from '../../model/watermark-reco
 import { watermarkLagSeconds } from '../../runtime/gauges';
 import type { Metrics } from '../../telemetry/metrics';
 import type { HostStats } from '../host-stats';
+import type { Incident } from '../incidents/incident-lifecycle';
 import { buildDeadLetterReport, type ParkedGroup } from './dead-letter-report';
 import type { MetricsFileHistory } from './metrics-history';
 import { recentRunRows, runStatus } from './recent-runs';
@@ -31,6 +32,8 @@ export interface StatusSources {
   clock: Pick<Clock, 'now'>;
   /** Target connections in outage mode, and those recovering from one. Default: none known. */
   targetHealth?: { snapshot(): OutageState[]; recoveries?(now: Date): RecoveryState[] };
+  /** The host's incidents. Default: none known. */
+  incidents?: { list(): Incident[] };
   /** The last hour before this host started, from the metrics file. Default: none (only what this process tracked). */
   metricsHistory?: Pick<MetricsFileHistory, 'points'>;
 }
@@ -66,6 +69,17 @@ export async function buildStatus(sources: StatusSources, stats: StatusStats): P
     startedAt: stats.startedAt.toISOString(),
     ...(jobsPart.configError ? { configError: jobsPart.configError } : {}),
     jobs: jobsPart.jobs,
+    incidents: (sources.incidents?.list() ?? []).map((i) => ({
+      id: i.id,
+      condition: i.condition,
+      title: i.title,
+      causeKind: i.causeKind,
+      cause: i.cause,
+      detail: i.detail,
+      state: i.closedAt === null ? 'open' : 'closed',
+      openedAt: i.openedAt.toISOString(),
+      closedAt: i.closedAt?.toISOString() ?? null,
+    })),
     targetOutages: (sources.targetHealth?.snapshot() ?? []).map((o) => ({
       connection: o.connection,
       since: o.since.toISOString(),

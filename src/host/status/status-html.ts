@@ -1,6 +1,6 @@
 import { escapeHtml as e, formatSeconds, formatTime, layout } from './html';
 import { outcomesChart, throughputChart } from './status-charts';
-import { OUTCOMES, type JobStatus, type QueueStatus, type RunStatus, type StatusModel } from './status-model';
+import { OUTCOMES, type IncidentStatus, type JobStatus, type QueueStatus, type RunStatus, type StatusModel } from './status-model';
 import { statusScript } from './status-script';
 import { outcomeTotals } from './throughput';
 
@@ -14,6 +14,7 @@ export function renderStatusPage(model: StatusModel, refreshMs = 5_000): string 
   const body = [
     `<p class="muted">Host started ${e(formatTime(model.startedAt))} · page generated ${e(formatTime(model.generatedAt))}</p>`,
     model.configError ? `<section class="problem"><h2>Configuration not loaded</h2><p>${e(model.configError)}</p></section>` : '',
+    incidentsSection(model.incidents),
     ...model.targetOutages.map(
       (o) =>
         `<section class="problem"><h2>Target ${e(o.connection)} is in outage</h2><p>Since ${e(o.since)} after ${o.failures} failed ${o.failures === 1 ? 'group' : 'groups'}: ${e(o.error)}. Its messages wait in their queues (longer the longer the outage lasts, at most 5 minutes at a time); the next probe goes through at ${e(o.nextProbeAt)}.</p></section>`,
@@ -29,6 +30,19 @@ export function renderStatusPage(model: StatusModel, refreshMs = 5_000): string 
     failuresSection(model),
   ].join('\n');
   return layout(STATUS_TITLE, NAV, body, statusScript(refreshMs));
+}
+
+/** The alert conditions as incidents: what the Azure alert rules would fire on, open ones first. */
+function incidentsSection(incidents: readonly IncidentStatus[]): string {
+  const open = incidents.filter((i) => i.state === 'open').length;
+  const rows = incidents.map(
+    (i) => `<tr data-incident="${e(i.condition)}" data-cause="${e(i.cause)}" data-state="${i.state}"${i.state === 'open' ? ' class="problem"' : ''}>
+<td>${i.state === 'open' ? '<strong>open</strong>' : 'closed'}</td><td>${e(i.title)}</td><td>${e(i.causeKind)} <strong>${e(i.cause)}</strong></td><td>${e(i.detail)}</td>
+<td>${e(formatTime(i.openedAt))}</td><td>${e(formatTime(i.closedAt))}</td></tr>`,
+  );
+  return `<section id="incidents"><h2>Incidents (${open} open)</h2><table>
+<thead><tr><th>State</th><th>Condition</th><th>Cause</th><th>Found</th><th>Opened</th><th>Closed</th></tr></thead>
+<tbody>${rows.join('\n') || '<tr><td colspan="6" class="muted">No incident in the last 24 hours.</td></tr>'}</tbody></table></section>`;
 }
 
 function jobsSection(jobs: readonly JobStatus[]): string {

@@ -1,5 +1,6 @@
 import type { ProcessOutcome } from '../../telemetry/metrics';
 import type { QueueRole } from '../../platform/queue-topology';
+import type { AlertConditionId, CauseKind } from '../../telemetry/alert-conditions';
 
 /**
  * What `GET /api/status` answers and the status page renders. Times are ISO 8601 UTC strings;
@@ -12,6 +13,11 @@ export interface StatusModel {
   /** Set when the configuration could not be loaded (jobs are then empty). */
   configError?: string;
   jobs: JobStatus[];
+  /**
+   * The alert conditions (those the Azure alert rules fire on) as incidents: open ones first, then
+   * those closed in the last 24 h. Kept by this host process, from its start.
+   */
+  incidents: IncidentStatus[];
   /** Target connections in outage mode: their messages wait, one probe goes through per interval. */
   targetOutages: TargetOutageStatus[];
   /** Target connections back from an outage whose deferred messages are still to come back (by `until`). */
@@ -29,6 +35,20 @@ export interface StatusModel {
   detectedLastHour: number;
   /** Where the throughput comes from: the metrics adapter, or the host's bounded recent list. */
   throughputSource: 'metrics' | 'hostStats';
+}
+
+export interface IncidentStatus {
+  id: string;
+  condition: AlertConditionId;
+  title: string;
+  /** What the condition holds for: a `queue`, a `job` or a target `connection`. */
+  causeKind: CauseKind;
+  cause: string;
+  /** What was found the last time the condition held. */
+  detail: string;
+  state: 'open' | 'closed';
+  openedAt: string;
+  closedAt: string | null;
 }
 
 export interface TargetOutageStatus {

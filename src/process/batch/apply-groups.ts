@@ -229,7 +229,12 @@ function noteHealth(deps: ProcessingDependencies, connection: string, error: unk
   }
   const text = safeErrorText(errorMessage(error));
   const config = errorKind(error) === 'config';
-  if (health.failed(connection, now, text, messageIds, config ? 'config' : 'transient') !== 'outageStarted') return;
+  if (health.failed(connection, now, text, messageIds, config ? 'config' : 'transient') !== 'outageStarted') {
+    // A failed probe: tracked again, so that an alert over a window of points (the target-outage
+    // alert rule) still sees an outage that began before its window.
+    if (health.inOutage(connection)) deps.metrics.track(METRIC_NAMES.targetOutage, 1, { connection });
+    return;
+  }
   const probes = `one probe every ${Math.round(health.probeEveryMs / 1000)} s`;
   deps.log.error(
     config

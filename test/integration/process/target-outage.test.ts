@@ -2,6 +2,7 @@ import { ConfigError, TransientError } from '../../../src/platform/errors';
 import type { ReceivedMessage } from '../../../src/bus/message-bus';
 import { busSettler } from '../../../src/process/bus-settler';
 import type { ProcessResult } from '../../../src/process/process-queue-message-service';
+import { InMemoryMetrics } from '../../../src/telemetry/metrics';
 import { FakeClock } from '../../support/fake-clock';
 import { FaultInjection, faultInjectingRegistry } from '../../support/fault-injection';
 import { createSyncFixture, type SyncFixture } from '../../support/sync-fixture';
@@ -48,6 +49,8 @@ describe('outage mode of a failing target', () => {
     const by = (rs: ProcessResult[], d: string) => rs.filter((r) => r.disposition === d).length;
     expect({ retried: by(first, 'retried'), deferred: by(first, 'deferred') }).toEqual({ retried: 50, deferred: 50 });
     expect(f.runtime.targetHealth.snapshot()).toMatchObject([{ connection: 'erp', failures: 5 }]);
+    const outagePoints = () => (f.runtime.metrics as InMemoryMetrics).points.filter((p) => p.name === 'TargetOutage').map((p) => [p.dimensions.connection, p.value]);
+    expect(outagePoints()).toEqual([['erp', 1]]);
     // The deferred ones keep their attempt (1); the failed ones are at attempt 2.
     const waiting = await f.runtime.bus.peek(f.settings.queues.work.normal, { maxMessages: 200 });
     expect(waiting.map((m) => m.applicationProperties.Attempt).sort()).toEqual([...Array(50).fill(1), ...Array(50).fill(2)]);
@@ -58,6 +61,8 @@ describe('outage mode of a failing target', () => {
     const second = await processBatches(10);
     expect(faults.calls.length - callsBefore).toBe(1);
     expect(by(second, 'deferred')).toBe(99);
+    // The failed probe says again that the outage goes on (the target-outage alert looks back 30 minutes).
+    expect(outagePoints()).toEqual([['erp', 1], ['erp', 1]]);
     expect(await f.runtime.bus.peek(f.settings.queues.work.normal, { subQueue: 'deadLetter' })).toEqual([]);
 
     // Fixed: the next probe succeeds and ends the outage; the rest of the probe's group goes at
@@ -67,6 +72,7 @@ describe('outage mode of a failing target', () => {
     const third = await processBatches(10);
     expect(f.runtime.targetHealth.snapshot()).toEqual([]);
     expect({ completed: by(third, 'completed'), deferred: by(third, 'deferred') }).toEqual({ completed: 100, deferred: 0 });
+    expect(outagePoints()).toEqual([['erp', 1], ['erp', 1], ['erp', 0]]);
     expect(f.erp.prepare('SELECT count(*) AS n FROM contacts').get()).toEqual({ n: 100 });
     expect(await f.runtime.bus.peek(f.settings.queues.work.normal, { subQueue: 'deadLetter' })).toEqual([]);
     faults.plan = {};

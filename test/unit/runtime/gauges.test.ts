@@ -90,6 +90,22 @@ describe('sampleGauges', () => {
     expect(log.lines).toEqual(['warn depth of queue sbqlow not sampled: bus is down']);
   });
 
+  it('gives a disabled job no lag: nothing reads for it, and its aging watermark would raise the lag alert for ever', async () => {
+    const metrics = new InMemoryMetrics();
+    const old = '2026-04-01T00:00:00.0000000Z';
+    const sample = await sampleGauges({
+      jobs: () => [job('accounts', 'datetime'), { ...job('paused', 'datetime'), enabled: false }],
+      watermarks: { getAllWatermarks: async () => new Map([['accounts', record('accounts', old)], ['paused', record('paused', old)]]) },
+      bus,
+      queues: DEFAULT_QUEUES,
+      metrics,
+      clock: { now: () => NOW },
+      log: recordingLog(),
+    });
+    expect(sample.lagSeconds).toEqual({ accounts: 30 * 86_400 + 12 * 3_600 });
+    expect(metrics.points.filter((p) => p.name === 'WatermarkLagSeconds').map((p) => p.dimensions.job)).toEqual(['accounts']);
+  });
+
   it('still samples queue depths when the watermarks cannot be read', async () => {
     const metrics = new InMemoryMetrics();
     const log = recordingLog();
@@ -128,5 +144,48 @@ describe('startGaugeSampler', () => {
     stop();
     await clock.advance(120_000);
     expect(metrics.points.filter((p) => p.name === 'WatermarkLagSeconds').map((p) => p.value)).toEqual([0, 60, 120]);
+  });
+});
+
+describe('startGaugeSampler with a consumer of its samples', () => {
+  it('hands each sample on, says whether the lag was read, and logs what the consumer throws without stopping', async () => {
+    const clock = new FakeClock('2026-05-01T12:00:00Z');
+    const log = recordingLog();
+    let readable = true;
+    const seen: Array<{ lagSampled: boolean; depths: number }> = [];
+    const stop = startGaugeSampler(
+      {
+        jobs: () => [job('accounts', 'datetime')],
+        watermarks: {
+          getAllWatermarks: async () => {
+            if (!readable) throw new Error('table unavailable');
+            return new Map([['accounts', record('accounts', '2026-05-01T12:00:00.0000000Z')]]);
+          },
+        },
+        bus: { counts: async () => ({ active: 0, scheduled: 0, deadLetter: 0 }) },
+        queues: DEFAULT_QUEUES,
+        metrics: new InMemoryMetrics(),
+        clock,
+        log,
+      },
+      15_000,
+      async (sample) => {
+        seen.push({ lagSampled: sample.lagSampled, depths: sample.depths.length });
+        if (seen.length === 2) throw new Error('consumer broke');
+      },
+    );
+    await clock.advance(0);
+    readable = false;
+    await clock.advance(15_000);
+    readable = true;
+    await clock.advance(15_000);
+    stop();
+    const queues = queueRoles(DEFAULT_QUEUES).length;
+    expect(seen).toEqual([
+      { lagSampled: true, depths: queues },
+      { lagSampled: false, depths: queues },
+      { lagSampled: true, depths: queues },
+    ]);
+    expect(log.lines).toEqual(['warn watermark lag not sampled: table unavailable', 'warn gauge sample not handled: consumer broke']);
   });
 });

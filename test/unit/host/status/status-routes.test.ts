@@ -7,6 +7,7 @@ import { moverCommandLine } from '../../../../src/host/status/mover-report';
 import { statusRoutes } from '../../../../src/host/status/status-routes';
 import { statusScript } from '../../../../src/host/status/status-script';
 import { TargetHealth } from '../../../../src/process/target-health';
+import { advanceIncidents } from '../../../../src/host/incidents/incident-lifecycle';
 import { busMessage, NOW, statusFixture } from './status-fixture';
 
 const input: HttpInput = { method: 'GET', params: {}, query: new URLSearchParams(), body: '', headers: {} };
@@ -68,6 +69,31 @@ describe('statusRoutes', () => {
     expect((await model()).targetRecoveries).toEqual([{ connection: 'erp', until: '2026-06-01T10:35:30.000Z' }]);
     expect((await model()).targetOutages).toEqual([]);
     expect(await page()).toContain('<h2>Target erp is back from an outage</h2>');
+  });
+
+  it('shows the incidents, open ones first, in the page and in /api/status', async () => {
+    const f = statusFixture();
+    const opened = new Date(NOW.getTime() - 600_000);
+    const incidents = advanceIncidents(
+      advanceIncidents([], { holding: [{ condition: 'targetOutage', causeKind: 'connection', cause: 'erp', detail: 'no such table: <customers>' }, { condition: 'lagBeyond', causeKind: 'job', cause: 'crm-accounts-to-erp', detail: 'old' }], undetermined: [] }, opened).incidents,
+      { holding: [{ condition: 'targetOutage', causeKind: 'connection', cause: 'erp', detail: 'no such table: <customers>' }], undetermined: [] },
+      NOW,
+    ).incidents;
+    const routes = statusRoutes({ runtime: { ...f.sources, incidents: { list: () => incidents } }, stats: f.stats });
+    const model = (await route(routes, 'GET', 'status').handler(input)).body as StatusModel;
+    expect(model.incidents).toEqual([
+      { id: `targetOutage:connection:erp:${opened.toISOString()}`, condition: 'targetOutage', title: 'Target in outage', causeKind: 'connection', cause: 'erp', detail: 'no such table: <customers>', state: 'open', openedAt: opened.toISOString(), closedAt: null },
+      expect.objectContaining({ condition: 'lagBeyond', cause: 'crm-accounts-to-erp', state: 'closed', closedAt: NOW.toISOString() }),
+    ]);
+    const html = String((await route(routes, 'GET', '/').handler(input)).body);
+    expect(html).toContain('<h2>Incidents (1 open)</h2>');
+    expect(html).toContain('<tr data-incident="targetOutage" data-cause="erp" data-state="open" class="problem">');
+    expect(html).toContain('no such table: &lt;customers&gt;');
+    expect(html).toContain('<tr data-incident="lagBeyond" data-cause="crm-accounts-to-erp" data-state="closed">');
+    // Without a monitor (none known): an empty list, and the page says so.
+    const none = statusRoutes({ runtime: f.sources, stats: f.stats });
+    expect(((await route(none, 'GET', 'status').handler(input)).body as StatusModel).incidents).toEqual([]);
+    expect(String((await route(none, 'GET', '/').handler(input)).body)).toContain('No incident in the last 24 hours.');
   });
 
   it('a disabled response job says what feeds it and offers no Run now (issue 20, item 8)', async () => {
