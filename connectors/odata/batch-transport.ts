@@ -39,7 +39,6 @@ export interface BatchTransportOptions {
 
 // Every error status is answered, not thrown, for single requests: each becomes its operation's answer.
 const ANY_ERROR_STATUS = Array.from({ length: 200 }, (_, i) => 400 + i);
-const THROTTLED = new Set([429, 503]);
 
 /**
  * Sends a group of independent operations and returns one answer per operation, in order.
@@ -122,7 +121,7 @@ export class BatchTransport {
     const body = contentType.includes('json') ? jsonObject(text) : undefined;
     if (status < 400) return { status, headers, body };
     const { message, serviceCode } = parseErrorBody(text, `HTTP ${status}`);
-    const retryAfterMs = THROTTLED.has(status) ? parseRetryAfter(headers['retry-after'], this.options.http.now()) : undefined;
+    const retryAfterMs = parseRetryAfter(headers['retry-after'], this.options.http.now());
     const redact = (t: string) => this.options.http.redact(t);
     const error = classifyHttpFailure({ method: op.method, status, message, serviceCode, retryAfterMs }, { operation: `${this.options.http.label}: ${op.operation}`, redact });
     return { status, headers, body, error };

@@ -52,6 +52,7 @@ export interface HttpFailure {
   message: string;
   /** The service's own error code (`error.code`), e.g. Dataverse `0x80044352`. */
   serviceCode?: string;
+  /** The answer's `Retry-After` ({@link parseRetryAfter}); kept only when the failure is transient. */
   retryAfterMs?: number;
 }
 
@@ -73,16 +74,23 @@ export function parseErrorBody(text: string, statusText: string): { message: str
 }
 
 /**
- * `Retry-After` in ms: delta seconds or an HTTP date (relative to `now`); undefined when absent
- * or unreadable, 0 for a date in the past.
+ * The longest `Retry-After` taken from a service, ms (1 hour). A larger value (a date days ahead
+ * from a misconfigured gateway, a typo) would hold a message that long; past this bound the
+ * message is retried after an hour, and its attempts still end in the dead-letter queue.
+ */
+export const MAX_RETRY_AFTER_MS = 3_600_000;
+
+/**
+ * `Retry-After` in ms: delta seconds or an HTTP date (relative to `now`), at most
+ * {@link MAX_RETRY_AFTER_MS}; undefined when absent or unreadable, 0 for a date in the past.
  */
 export function parseRetryAfter(header: string | null | undefined, now: Date): number | undefined {
   if (!header) return undefined;
   const text = header.trim();
-  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  if (/^\d+$/.test(text)) return Math.min(Number(text) * 1000, MAX_RETRY_AFTER_MS);
   const at = Date.parse(text);
   if (Number.isNaN(at)) return undefined;
-  return Math.max(0, at - now.getTime());
+  return Math.min(Math.max(0, at - now.getTime()), MAX_RETRY_AFTER_MS);
 }
 
 export interface ClassifyHttpOptions {
@@ -91,14 +99,19 @@ export interface ClassifyHttpOptions {
   redact: (text: string) => string;
 }
 
-/** An HTTP failure in the taxonomy (see {@link ODATA_ERROR_RULES}), with `retryAfterMs` and the service's code in details. */
+/**
+ * An HTTP failure in the taxonomy (see {@link ODATA_ERROR_RULES}), with the service's code in
+ * details. `Retry-After` is honoured on every answer that is retried (transient), whatever its
+ * status: services send it on 429 and 503, Business Central also on 502, gateways on others.
+ */
 export function classifyHttpFailure(failure: HttpFailure, options: ClassifyHttpOptions): HighwaterError {
   const code = `${failure.method} ${failure.status}`;
   const shown = failure.serviceCode && failure.serviceCode !== String(failure.status) ? `${failure.message} [${failure.serviceCode}]` : failure.message;
   const classified = classifyError({ code, message: shown }, ODATA_ERROR_RULES, { codeOf: stringCode, operation: options.operation, redact: options.redact });
+  const retryAfterMs = classified.kind === 'transient' ? failure.retryAfterMs : undefined;
   return createError(classified.kind, classified.message, {
     details: { code, status: failure.status, serviceCode: failure.serviceCode },
-    retryAfterMs: failure.retryAfterMs,
+    retryAfterMs,
   });
 }
 
