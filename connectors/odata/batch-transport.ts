@@ -3,7 +3,7 @@ import { type HighwaterError, TransientError } from '../../src/platform/errors';
 import { malformedAnswer } from '../base/error-classification';
 import { holdsBatchAnswers, matchJsonResponses } from './batch-answers';
 import { boundaryOf, buildBatch, parseBatch } from './batch-multipart';
-import { classifyHttpFailure, parseErrorBody, parseRetryAfter } from './odata-errors';
+import { classifyHttpFailure, hasIfMatch, parseErrorBody, parseRetryAfter } from './odata-errors';
 import type { OdataHttpClient, OdataResponse } from './odata-http';
 
 /** How the operations of a group travel: one `$batch` in JSON or multipart format, or single requests. */
@@ -158,7 +158,8 @@ export class BatchTransport {
     const { message, serviceCode } = parseErrorBody(text, `HTTP ${status}`);
     const retryAfterMs = parseRetryAfter(headers['retry-after'], this.options.http.now());
     const redact = (t: string) => this.options.http.redact(t);
-    const error = classifyHttpFailure({ method: op.method, status, message, serviceCode, retryAfterMs }, { operation: `${this.options.http.label}: ${op.operation}`, redact });
+    const conditional = hasIfMatch(op.headers);
+    const error = classifyHttpFailure({ method: op.method, status, message, serviceCode, retryAfterMs, conditional }, { operation: `${this.options.http.label}: ${op.operation}`, redact });
     return { status, headers, body, error };
   }
 

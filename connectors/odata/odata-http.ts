@@ -2,7 +2,7 @@ import { type Clock, systemClock } from '../../src/platform/clock';
 import { PermanentError } from '../../src/platform/errors';
 import type { AccessTokenProvider } from './odata-auth';
 import { ConcurrencyLimit } from '../../src/platform/concurrency-limit';
-import { classifyHttpFailure, classifyNetworkError, parseErrorBody, parseRetryAfter } from './odata-errors';
+import { classifyHttpFailure, classifyNetworkError, hasIfMatch, parseErrorBody, parseRetryAfter } from './odata-errors';
 import { exactJsonText } from './typed-values';
 
 /** The part of the global `fetch` the connector uses (injected in tests). */
@@ -169,7 +169,8 @@ export class OdataHttpClient {
     if (!response.ok && !request.accept?.includes(response.status) && !request.acceptFailure?.(response.status, text)) {
       const { message, serviceCode } = parseErrorBody(text, response.statusText);
       const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), this.now());
-      throw classifyHttpFailure({ method: request.method, status: response.status, message, serviceCode, retryAfterMs }, { operation, redact });
+      const conditional = hasIfMatch(request.headers);
+      throw classifyHttpFailure({ method: request.method, status: response.status, message, serviceCode, retryAfterMs, conditional }, { operation, redact });
     }
     return { status: response.status, url, headers: response.headers, body: parseJsonObject(text, response.headers), text };
   }

@@ -148,3 +148,28 @@ describe('Business Central applyBatch: answers as Business Central writes them',
     expect(shown(outcomes)).toEqual([{ status: 'failed', error: 'PermanentError 400' }, { status: 'failed', error: 'TransientError' }, { status: 'failed', error: 'TransientError' }]);
   });
 });
+
+describe('Business Central applyBatch: a record deleted between its read and its write', () => {
+  it('creates it again (404 on the PATCH with If-Match is not a missing dependency), and a delete of it is done', async () => {
+    let deleted = false;
+    const bc = fakeBc((r) => {
+      if (r.method === 'GET') return { status: 200, body: { value: deleted ? [] : [existing] } };
+      if (r.method === 'PATCH' || r.method === 'DELETE') {
+        // Someone deleted the customer after it was read: Business Central's answer for a record that is not there.
+        deleted = true;
+        return { status: 404, body: { error: { code: 'Internal_RecordNotFound', message: `The Customer does not exist. Identification fields and values: Id='{${existing.id.toUpperCase()}}'  CorrelationId:  x.` } } };
+      }
+      return { status: 201, body: { id: '9f1a2b3c-0000-0000-0000-000000000009', ...r.body } };
+    });
+    const outcomes = await bc.target().applyBatch({ job, mapping: toCustomers, action: JobActionType.NewUpdate, messages: [msg('C-1', 'Adatum again')] });
+    expect(outcomes).toEqual([{ status: 'applied' }]);
+    expect(bc.batches.map((b) => b.map((r) => `${r.method} ${decodeURIComponent(r.url).split('?')[0]}`))).toEqual([
+      ['GET customers'], [`PATCH customers(${existing.id})`], ['GET customers'], ['POST customers'],
+    ]);
+    expect(bc.batches[3][0].body).toEqual({ number: 'C-1', displayName: 'Adatum again' });
+
+    deleted = false;
+    const del = createQueueMessage({ jobName: 'j', action: JobActionType.Delete, sourceKey: 'C-1', targetKey: { number: 'C-1' }, changeTracker: '2026-02-01T00:00:00Z', fields: { number: 'C-1' } });
+    expect(await bc.target().applyBatch({ job: { ...job, action: JobActionType.Delete }, mapping: toCustomers, action: JobActionType.Delete, messages: [del] })).toEqual([{ status: 'applied' }]);
+  });
+});

@@ -55,6 +55,21 @@ describe('the OData error table', () => {
     expect(err.message).toBe(`odata connection "c": upsert Books(ID=1): ${reason} (${method} ${status}): ${message}${serviceCode ? ` [${serviceCode}]` : ''}`);
   });
 
+  it('tells a record deleted since it was read (404 on a PATCH with If-Match) from a missing dependency (404 without)', () => {
+    const gone = (method: string, status: number, conditional: boolean) =>
+      classifyHttpFailure({ method, status, message: "The Customer does not exist. Identification fields and values: No.='C-1'", serviceCode: 'Internal_RecordNotFound', conditional }, options);
+    expect(gone('PATCH', 404, true)).toMatchObject({
+      name: 'TransientError',
+      message: `odata connection "c": upsert Books(ID=1): the record was deleted since it was read (read again: it is created) (PATCH 404 if-match): The Customer does not exist. Identification fields and values: No.='C-1' [Internal_RecordNotFound]`,
+      details: { code: 'PATCH 404', status: 404, serviceCode: 'Internal_RecordNotFound' },
+    });
+    expect(gone('PATCH', 404, false).name).toBe('TransitiveError');
+    // A bound action on a record that is gone waits as before; other statuses of a conditional request are the plain code's.
+    expect(gone('POST', 404, true).name).toBe('TransitiveError');
+    expect(gone('PATCH', 412, true).message).toContain('the record changed since it was read (ETag) (PATCH 412)');
+    expect(gone('PATCH', 400, true).name).toBe('PermanentError');
+  });
+
   it('keeps the service message out of 401 and secret values out of every message', () => {
     expect(classify('GET', 401, 'token for tenant contoso rejected').message).toBe(
       'odata connection "c": upsert Books(ID=1): authentication failed: check settings.auth and its secret (GET 401)',
