@@ -28,8 +28,9 @@ export function holdsBatchAnswers(text: string): boolean {
 /**
  * The answer of each of `count` requests (sent with ids `"1"`…`"count"`), in request order;
  * undefined where none came. An answer is matched by its `id`; one whose `id` is null or missing
- * (Business Central writes `"id": null`) takes the first request not yet answered: the services
- * answer in request order, so by position. An id that names no request matches nothing.
+ * (Business Central writes `"id": null`), or names no request or one already answered, takes the
+ * first request not yet answered: the services answer in request order, so by position. No
+ * answer is dropped while a request is without one, so a real error is never left unclassified.
  */
 export function matchJsonResponses(count: number, responses: readonly JsonBatchResponse[]): Array<JsonBatchResponse | undefined> {
   const matched = new Array<JsonBatchResponse | undefined>(count).fill(undefined);
@@ -41,7 +42,8 @@ export function matchJsonResponses(count: number, responses: readonly JsonBatchR
       continue;
     }
     const index = Number(id) - 1;
-    if (Number.isInteger(index) && String(index + 1) === String(id) && index < count && matched[index] === undefined) matched[index] = response;
+    if (Number.isInteger(index) && String(index + 1) === String(id) && index >= 0 && index < count && matched[index] === undefined) matched[index] = response;
+    else unnamed.push(response);
   }
   let next = 0;
   for (const response of unnamed) {
