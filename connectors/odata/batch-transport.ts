@@ -44,9 +44,11 @@ const ANY_ERROR_STATUS = Array.from({ length: 200 }, (_, i) => 400 + i);
 /**
  * Sends a group of independent operations and returns one answer per operation, in order.
  * A `$batch` goes with `Prefer: odata.continue-on-error` and no change set (no `Isolation`), so
- * each operation keeps its own status. Rejects only when every `$batch` request failed as a
- * whole (429, 401, connection lost …); when some of several did, the others' operations get that
- * error as their answer.
+ * each operation keeps its own status. A service that did not apply the preference stops at the
+ * first failed operation (see `batch-answers.ts`): that one gets its error, those after it never
+ * ran and get a transient `not run`. Rejects only when every `$batch` request failed as a whole
+ * (429, 401, connection lost …); when some of several did, the others' operations get that error
+ * as their answer.
  */
 export class BatchTransport {
   constructor(private readonly options: BatchTransportOptions) {}
