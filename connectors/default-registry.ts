@@ -1,6 +1,6 @@
 /* eslint-disable @typescript-eslint/no-require-imports -- `require` on purpose: connectors open synchronously, and a static import would load what this file exists to defer */
 import { ConnectorRegistry, lazyConnectorFactory } from './base/registry';
-import { businessCentralSettingsSchema, validateBusinessCentralSettings } from './businesscentral/bc-settings';
+import { businessCentralSettingsSchema, validateBusinessCentralSettings, validateBusinessCentralSourceJob } from './businesscentral/bc-settings';
 import { dataverseSettingsSchema, validateDataverseSettings } from './dataverse/dataverse-settings';
 import { odataSettingsSchema, validateOdataSettings } from './odata/odata-settings';
 import { sqlConnectorFactories } from './sql/sql-connectors';
@@ -29,6 +29,7 @@ const dataverse = lazyConnectorFactory({
 const businessCentral = lazyConnectorFactory({
   type: 'businesscentral',
   validateSettings: validateBusinessCentralSettings,
+  validateSourceJob: validateBusinessCentralSourceJob,
   settingsSchema: businessCentralSettingsSchema,
   load: () => (require('./businesscentral/bc-connectors') as typeof import('./businesscentral/bc-connectors')).businessCentralConnectorFactory,
 });

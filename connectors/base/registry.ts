@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { ConfigError } from '../../src/platform/errors';
+import type { Job } from '../../src/model/job';
 import type { ConnectorContext } from './connector-context';
 import type { SourceConnector } from './source-connector';
 import type { TargetConnector } from './target-connector';
@@ -16,11 +17,23 @@ export interface SettingsProblem {
  */
 export type SettingsValidator = (settings: Record<string, unknown>, secrets: Record<string, string>) => SettingsProblem[];
 
+/**
+ * Checks a job that reads from a connection of the type, for what the type cannot do (e.g. a
+ * way of detecting changes the system does not offer). `path` is relative to the job, e.g.
+ * `watermark.field`. Returns every problem found, none when the type can serve the job.
+ */
+export type SourceJobValidator = (job: Job) => SettingsProblem[];
+
+/** A type's settings check as config validation takes it, with its source-job check when it has one. */
+export type ConnectionTypeCheck = SettingsValidator & { sourceJob?: SourceJobValidator };
+
 /** Opens connectors of one `connection.type`. */
 export interface ConnectorFactory {
   /** The `connection.type` served, lower case, e.g. `sqlite`. */
   type: string;
   validateSettings: SettingsValidator;
+  /** Checks jobs reading from a connection of the type. Default: any job the settings allow. */
+  validateSourceJob?: SourceJobValidator;
   /**
    * The zod schema of `settings` that `validateSettings` checks with (`base/settings-schema.ts`):
    * the generated JSON Schema describes each type's settings with it. Absent: any object.
@@ -57,9 +70,13 @@ export class ConnectorRegistry {
     return this.factories.get(normalize(type));
   }
 
-  /** The settings validators by type, as config validation takes them (`validateConfig({ connectionTypes })`). */
-  connectionTypes(): Record<string, SettingsValidator> {
-    return Object.fromEntries([...this.factories].map(([type, factory]) => [type, factory.validateSettings]));
+  /** The settings validators by type (with their source-job checks), as config validation takes them (`validateConfig({ connectionTypes })`). */
+  connectionTypes(): Record<string, ConnectionTypeCheck> {
+    return Object.fromEntries([...this.factories].map(([type, factory]) => {
+      const { validateSettings, validateSourceJob } = factory;
+      const check: ConnectionTypeCheck = validateSourceJob ? Object.assign((settings: Record<string, unknown>, secrets: Record<string, string>) => validateSettings(settings, secrets), { sourceJob: validateSourceJob }) : validateSettings;
+      return [type, check];
+    }));
   }
 
   /** The settings schemas by type, sorted by type; types without one are left out. */
@@ -116,6 +133,8 @@ export interface LazyConnectorFactoryOptions {
   type: string;
   /** The settings checks, from a module that loads no connector code; must be the loaded factory's own. */
   validateSettings: SettingsValidator;
+  /** The source-job checks, from the same module; must be the loaded factory's own. Default: none. */
+  validateSourceJob?: SourceJobValidator;
   /** The schema they check with, from the same module; must be the loaded factory's own. */
   settingsSchema?: z.ZodType;
   /** Returns the implementing factory, typically by `require`-ing its module; called once, on the first open. */
@@ -142,6 +161,9 @@ export function lazyConnectorFactory(options: LazyConnectorFactoryOptions): Conn
     if (factory.validateSettings !== options.validateSettings) {
       throw new Error(`connector type "${options.type}": its implementation validates settings with another function than the one registered`);
     }
+    if (factory.validateSourceJob !== options.validateSourceJob) {
+      throw new Error(`connector type "${options.type}": its implementation checks source jobs with another function than the one registered`);
+    }
     if (factory.settingsSchema !== options.settingsSchema) {
       throw new Error(`connector type "${options.type}": its implementation describes its settings with another schema than the one registered`);
     }
@@ -151,6 +173,7 @@ export function lazyConnectorFactory(options: LazyConnectorFactoryOptions): Conn
   return {
     type: options.type,
     validateSettings: options.validateSettings,
+    ...(options.validateSourceJob ? { validateSourceJob: options.validateSourceJob } : {}),
     settingsSchema: options.settingsSchema,
     createSource: (ctx) => openSource(implementation(), ctx),
     createTarget: (ctx) => openTarget(implementation(), ctx),

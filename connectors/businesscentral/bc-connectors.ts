@@ -6,7 +6,7 @@ import { isGuid } from '../odata/odata-literals';
 import { OdataSource } from '../odata/odata-source';
 import { OdataTarget } from '../odata/odata-target';
 import { companyServiceRoot } from './bc-company';
-import { BC_SCOPE, businessCentralApiRoot, type BusinessCentralSettings, businessCentralSettingsSchema, validateBusinessCentralSettings } from './bc-settings';
+import { BC_SCOPE, businessCentralApiRoot, type BusinessCentralSettings, businessCentralSettingsSchema, validateBusinessCentralSettings, validateBusinessCentralSourceJob } from './bc-settings';
 
 /** Business Central's limits: operations per `$batch`, and requests in flight per user. */
 export const BC_MAX_BATCH_OPERATIONS = 100;
@@ -25,7 +25,7 @@ function openCompany(ctx: ConnectorContext, overrides?: OdataTransportOverrides)
 
 /**
  * `businesscentral`: Business Central API (v2.0 or custom); source (watermark
- * `lastModifiedDateTime`, or change tracking with `watermark.field: "@odata.deltaLink"`) and
+ * `lastModifiedDateTime`; change tracking is refused, Business Central has no delta links) and
  * target (records found by the mapped key, written at `id` with `If-Match: <ETag>`, a batch of
  * messages as JSON `$batch` requests of at most 100 operations; bound actions
  * such as `salesInvoices/Microsoft.NAV.post`). `overrides` replace the transport (tests).
@@ -34,6 +34,7 @@ export function createBusinessCentralConnectorFactory(overrides?: OdataTransport
   return {
     type: 'businesscentral',
     validateSettings: validateBusinessCentralSettings,
+    validateSourceJob: validateBusinessCentralSourceJob,
     settingsSchema: businessCentralSettingsSchema,
     createSource: (ctx) => new OdataSource({ http: openCompany(ctx, overrides).http, clock: contextClock(ctx), delta: { warn: ctx.warn } }),
     createTarget: (ctx) => {

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
-import type { SettingsProblem, SettingsValidator } from '../base/registry';
+import type { SettingsProblem, SettingsValidator, SourceJobValidator } from '../base/registry';
+import { DELTA_LINK_FIELD, isDeltaJob } from '../odata/delta-watermark';
 import { described, knownProperties, matching, nonEmptyString } from '../base/settings-schema';
 import { checkOdataConnection, entityKeys, httpUrl, ODATA_COMMON_SETTINGS } from '../odata/odata-settings';
 
@@ -58,3 +59,18 @@ export function businessCentralApiRoot(settings: BusinessCentralSettings): strin
   const environment = encodeURIComponent(settings.environment ?? 'production');
   return `${BC_ONLINE_BASE}/${tenant}/${environment}/${settings.apiPath ?? 'api/v2.0'}/`;
 }
+
+/**
+ * Business Central offers no change tracking any more: its delta links were deprecated in 2023
+ * release wave 2 (version 23) and removed in 2024 release wave 1 (version 24). A job asking for
+ * them is refused when the configuration is validated, instead of failing at every run.
+ */
+export const validateBusinessCentralSourceJob: SourceJobValidator = (job) =>
+  isDeltaJob(job)
+    ? [{
+        path: 'watermark.field',
+        message:
+          `${DELTA_LINK_FIELD} (change tracking) is not available from businesscentral: Business Central removed delta links in version 24 (2024 release wave 1); ` +
+          'use watermark { type: datetime, field: lastModifiedDateTime } (deletions are then not seen)',
+      }]
+    : [];

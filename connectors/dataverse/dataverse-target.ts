@@ -1,21 +1,17 @@
-import { randomUUID } from 'node:crypto';
 import { toJsonValue } from '../base/connector-base';
 import { plainRecord } from '../../src/model/exact-values';
 import type { TargetConnector, UpsertContext, UpsertResult } from '../base/target-connector';
 import { applyOneByOne } from '../base/apply-one-by-one';
 import type { ItemOutcome, TargetBatch } from '../base/target-batch';
-import { malformedAnswer } from '../base/error-classification';
 import { type Job, JobActionType } from '../../src/model/job';
 import type { Mapping } from '../../src/model/mapping';
 import type { JsonValue, QueueMessage } from '../../src/model/queue-message';
-import { classifyHttpFailure, parseErrorBody } from '../odata/odata-errors';
 import type { OdataHttpClient } from '../odata/odata-http';
 import { identifier, isGuid, queryString } from '../odata/odata-literals';
 import { OdataTarget } from '../odata/odata-target';
 import { BatchTransport } from '../odata/batch-transport';
 import { BatchWriter } from '../odata/batch-writer';
 import { RecordLocator, type TargetRef } from '../odata/record-locator';
-import { type BatchAnswer, boundaryOf, buildBatch, parseBatch } from '../odata/batch-multipart';
 import { withLookupBinds } from './dataverse-lookups';
 import type { DataverseLookup } from './dataverse-settings';
 import { GroupCommit, type ItemResult } from './group-commit';
@@ -55,6 +51,7 @@ export class DataverseTarget implements TargetConnector {
   private readonly locator: RecordLocator;
   private readonly batcher: GroupCommit<Upsert, Record<string, unknown> | undefined>;
   private readonly writer: BatchWriter;
+  private readonly transport: BatchTransport;
   private readonly bulk: UpsertMultiple;
 
   constructor(private readonly options: DataverseTargetOptions) {
@@ -63,8 +60,8 @@ export class DataverseTarget implements TargetConnector {
     this.locator = new RecordLocator({ http: options.http, bareSingleKey });
     this.batcher = new GroupCommit({ sendOne: (u) => this.sendOne(u), sendMany: (us) => this.sendMany(us), maxSize: options.batchSize ?? 50 });
     const body = (message: QueueMessage, target: TargetRef) => this.body(message, target);
-    const transport = new BatchTransport({ http: options.http, format: 'multipart', maxOperations: options.batchSize ?? 50, absoluteUrls: true });
-    this.writer = new BatchWriter({ transport, locator: this.locator, mode: 'patch', body, versionField: (mapping) => this.versionField(mapping) });
+    this.transport = new BatchTransport({ http: options.http, format: 'multipart', maxOperations: options.batchSize ?? 50, absoluteUrls: true });
+    this.writer = new BatchWriter({ transport: this.transport, locator: this.locator, mode: 'patch', body, versionField: (mapping) => this.versionField(mapping) });
     this.bulk = new UpsertMultiple({ http: options.http, locator: this.locator, body, warn: options.warn });
   }
 
@@ -130,29 +127,11 @@ export class DataverseTarget implements TargetConnector {
     return response.body;
   }
 
+  /** Upserts sent together: one `$batch` of independent requests, each keeping its own answer (see {@link BatchTransport}). */
   private async sendMany(upserts: Upsert[]): Promise<Array<ItemResult<Record<string, unknown> | undefined>>> {
-    const root = await this.options.http.serviceRoot();
-    const boundary = `batch_${randomUUID()}`;
-    const text = buildBatch(boundary, upserts.map((u) => ({ method: 'PATCH', url: new URL(u.path, root).href, headers: this.headers(u), body: u.body })));
-    const response = await this.options.http.request({
-      method: 'POST',
-      url: '$batch',
-      rawBody: { contentType: `multipart/mixed; boundary=${boundary}`, text },
-      headers: { Prefer: 'odata.continue-on-error' },
-      operation: `upsert ${upserts.length} records ($batch)`,
-    });
-    const answerBoundary = boundaryOf(response.headers.get('content-type'));
-    if (!answerBoundary) throw malformedAnswer(`${this.options.label}: $batch: the answer is not multipart`);
-    const answers = parseBatch(response.text, answerBoundary);
-    return upserts.map((u, i) => this.result(u, answers[i]));
-  }
-
-  private result(upsert: Upsert, answer: BatchAnswer | undefined): ItemResult<Record<string, unknown> | undefined> {
-    if (!answer) return { ok: false, error: malformedAnswer(`${this.options.label}: upsert ${upsert.path} ($batch): no answer`) };
-    if (answer.status < 300) return { ok: true, value: jsonObject(answer.body) };
-    const { message, serviceCode } = parseErrorBody(answer.body, answer.statusText);
-    const error = classifyHttpFailure({ method: 'PATCH', status: answer.status, message, serviceCode }, { operation: `${this.options.label}: upsert ${upsert.path} ($batch)`, redact: (t) => this.options.http.redact(t) });
-    return { ok: false, error };
+    const ops = upserts.map((u) => ({ method: 'PATCH' as const, url: u.path, headers: this.headers(u), body: u.body, operation: `upsert ${u.path}` }));
+    const answers = await this.transport.send(ops, 'upsert');
+    return answers.map((a) => (a.error ? { ok: false, error: a.error } : { ok: true, value: a.body }));
   }
 
   private async read(upsert: Upsert): Promise<Record<string, unknown>> {
@@ -160,14 +139,5 @@ export class DataverseTarget implements TargetConnector {
       method: 'GET', url: `${upsert.path}${queryString([['$select', upsert.returning.join(',')]])}`, operation: `read ${upsert.path}`,
     });
     return response.body ?? {};
-  }
-}
-
-function jsonObject(text: string): Record<string, unknown> | undefined {
-  try {
-    const parsed: unknown = text === '' ? undefined : JSON.parse(text);
-    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
   }
 }

@@ -6,6 +6,7 @@ import { JobActionType } from '../../src/model/job';
 import type { Mapping } from '../../src/model/mapping';
 import type { JsonValue, QueueMessage } from '../../src/model/queue-message';
 import type { BatchOperation, BatchTransport, OperationAnswer } from './batch-transport';
+import { hasIfMatch } from './odata-errors';
 import { identifier, queryString } from './odata-literals';
 import type { FoundRecord, RecordLocator, TargetRef } from './record-locator';
 import { typedRecord } from './typed-values';
@@ -84,7 +85,7 @@ export class BatchWriter {
       }
       const answers = await this.send(writes.map((w) => w.op), progress, what);
       const again: Item[] = [];
-      writes.forEach(({ item, create }, i) => {
+      writes.forEach(({ item, op, create }, i) => {
         const answer = answers[i];
         if (!answer.error || (isDelete && answer.status === 404)) {
           progress.applied = true;
@@ -92,7 +93,7 @@ export class BatchWriter {
           if (returning.length === 0) outcomes[item.index] = { status: 'applied' };
           else if (body && returning.every((f) => f in body)) outcomes[item.index] = withReturned(body, returning);
           else readBack.push(item);
-        } else if (round < (this.options.maxRounds ?? 3) && (answer.status === 412 || (create && answer.status === 409))) again.push(item);
+        } else if (round < (this.options.maxRounds ?? 3) && changedSinceRead(answer, op, create)) again.push(item);
         else outcomes[item.index] = { status: 'failed', error: answer.error };
       });
       pending = again;
@@ -187,6 +188,17 @@ export class BatchWriter {
     if (kind === 'update') for (const key of this.options.locator.entityKey(item.target)) delete record[key];
     return record;
   }
+}
+
+/**
+ * Whether a write failed because the record changed between the read and the write, so that the
+ * item is read and decided again: 412 (another ETag), 409 on a create (created meanwhile), 404
+ * on an update conditional on what was read (deleted meanwhile: the next round creates it).
+ */
+function changedSinceRead(answer: OperationAnswer, op: BatchOperation, create: boolean): boolean {
+  if (answer.status === 412) return true;
+  if (create) return answer.status === 409;
+  return answer.status === 404 && op.method === 'PATCH' && hasIfMatch(op.headers);
 }
 
 /** Applied, with the response fields of the written record (a value that is no JSON fails the item). */

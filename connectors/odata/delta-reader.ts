@@ -12,6 +12,7 @@ import { matchesCondition } from './odata-filter';
 import type { OdataHttpClient, OdataResponse } from './odata-http';
 import { identifier, queryString } from './odata-literals';
 import { isRemovedEntry, removedEntryKey, rowsOf, selectedFields, withoutAnnotations } from './source-rows';
+import { completeRows } from './row-completion';
 import { optionalServiceModel } from './service-model';
 import { propertyTypes, readTypedRow } from './typed-values';
 
@@ -45,7 +46,8 @@ export function statusOf(err: unknown): number | undefined {
  * ends with an `@odata.deltaLink`; each later run follows the stored link and gets what changed
  * since, new and updated records as they are now, removed ones as `$deletedEntity` entries
  * (which become `Delete` messages carrying the source key only). The link is stored as the
- * job's `string` watermark (see `delta-watermark.ts`). A stored link the service no longer
+ * job's `string` watermark (see `delta-watermark.ts`). A record the answer gives without some
+ * selected properties is read whole first (see `completeRows`). A stored link the service no longer
  * accepts starts a full resync, which is logged. The service does not filter tracked reads
  * (Dataverse refuses `$filter`), so `job.filter` is applied to the records read.
  */
@@ -85,8 +87,9 @@ export class DeltaReader {
 
     const run = { mapping, job, clock: this.options.clock, lookup: new ResolverCache(this.options.lookup) };
     const types = this.options.typedValues ? propertyTypes((await optionalServiceModel(http, this.options.warn, this.options.metadataUrl)).get(set)) : undefined;
+    const completion = { http, set, keys: mapping.source.key, select: [...select], operation: `read changes from ${set}` };
     for (;;) {
-      const rows = rowsOf(response, `read changes from ${set}`);
+      const rows = await completeRows(rowsOf(response, `read changes from ${set}`), completion);
       // Every change of a run carries its stamp, so the page's tracker is the stamp when any row was a change.
       const changes = await serializeRows(run, rows, (row) => changeOf(row, mapping, job, stamp, types));
       const nextLink = response.body?.['@odata.nextLink'];

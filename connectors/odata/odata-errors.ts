@@ -1,14 +1,20 @@
 import { classifyError, MALFORMED_ANSWER, stringCode } from '../base/error-classification';
-import { createError, type ErrorRule } from '../../src/platform/error-table';
+import { createError, type ErrorRule, matchRule } from '../../src/platform/error-table';
 import type { HighwaterError } from '../../src/platform/errors';
 
 /**
  * Every failure of an OData service Highwater tells apart, first match wins; codes are
- * `<METHOD> <status>` for HTTP answers, or the network error's code. Unmatched codes are
- * transient. A 404 on a read means the path is wrong; on a write it means a record the write
- * refers to is not there (yet). 401 keeps the service's message out (it may name the tenant).
+ * `<METHOD> <status>` for HTTP answers, or the network error's code. A request conditional on a
+ * record it read (`If-Match`) is looked up as `<METHOD> <status> if-match` first, then as the
+ * plain code. Unmatched codes are transient. A 404 on a read means the path is wrong; on a
+ * write it means a record the write refers to is not there (yet), except on a conditional
+ * update: that record was there when it was read and has been deleted since. 401 keeps the
+ * service's message out (it may name the tenant).
  */
 export const ODATA_ERROR_RULES: readonly ErrorRule[] = [
+  // Not a missing dependency (parking would wait for a record that is gone for good): the write
+  // is decided again from a fresh read, which finds no record and creates it (upsert).
+  { code: 'PATCH 404 if-match', kind: 'transient', reason: 'the record was deleted since it was read (read again: it is created)' },
   { code: /^\w+ 429$/, kind: 'transient', reason: 'throttled by the service (retry after Retry-After)' },
   { code: /^\w+ 503$/, kind: 'transient', reason: 'the service is unavailable (retry after Retry-After)' },
   { code: /^\w+ 401$/, kind: 'config', reason: 'authentication failed: check settings.auth and its secret', hideDriverMessage: true },
@@ -52,7 +58,10 @@ export interface HttpFailure {
   message: string;
   /** The service's own error code (`error.code`), e.g. Dataverse `0x80044352`. */
   serviceCode?: string;
+  /** The answer's `Retry-After` ({@link parseRetryAfter}); kept only when the failure is transient. */
   retryAfterMs?: number;
+  /** The request carried `If-Match` (conditional on the record it read). Default false. */
+  conditional?: boolean;
 }
 
 /** The `error` object of an OData error body (`{ "error": { "code", "message" } }`), else the body's first 300 characters. */
@@ -73,16 +82,23 @@ export function parseErrorBody(text: string, statusText: string): { message: str
 }
 
 /**
- * `Retry-After` in ms: delta seconds or an HTTP date (relative to `now`); undefined when absent
- * or unreadable, 0 for a date in the past.
+ * The longest `Retry-After` taken from a service, ms (1 hour). A larger value (a date days ahead
+ * from a misconfigured gateway, a typo) would hold a message that long; past this bound the
+ * message is retried after an hour, and its attempts still end in the dead-letter queue.
+ */
+export const MAX_RETRY_AFTER_MS = 3_600_000;
+
+/**
+ * `Retry-After` in ms: delta seconds or an HTTP date (relative to `now`), at most
+ * {@link MAX_RETRY_AFTER_MS}; undefined when absent or unreadable, 0 for a date in the past.
  */
 export function parseRetryAfter(header: string | null | undefined, now: Date): number | undefined {
   if (!header) return undefined;
   const text = header.trim();
-  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  if (/^\d+$/.test(text)) return Math.min(Number(text) * 1000, MAX_RETRY_AFTER_MS);
   const at = Date.parse(text);
   if (Number.isNaN(at)) return undefined;
-  return Math.max(0, at - now.getTime());
+  return Math.min(Math.max(0, at - now.getTime()), MAX_RETRY_AFTER_MS);
 }
 
 export interface ClassifyHttpOptions {
@@ -91,15 +107,27 @@ export interface ClassifyHttpOptions {
   redact: (text: string) => string;
 }
 
-/** An HTTP failure in the taxonomy (see {@link ODATA_ERROR_RULES}), with `retryAfterMs` and the service's code in details. */
+/**
+ * An HTTP failure in the taxonomy (see {@link ODATA_ERROR_RULES}), with the service's code in
+ * details. `Retry-After` is honoured on every answer that is retried (transient), whatever its
+ * status: services send it on 429 and 503, Business Central also on 502, gateways on others.
+ */
 export function classifyHttpFailure(failure: HttpFailure, options: ClassifyHttpOptions): HighwaterError {
-  const code = `${failure.method} ${failure.status}`;
+  const plain = `${failure.method} ${failure.status}`;
   const shown = failure.serviceCode && failure.serviceCode !== String(failure.status) ? `${failure.message} [${failure.serviceCode}]` : failure.message;
+  const conditional = `${plain} if-match`;
+  const code = failure.conditional && matchRule(ODATA_ERROR_RULES, conditional, shown) ? conditional : plain;
   const classified = classifyError({ code, message: shown }, ODATA_ERROR_RULES, { codeOf: stringCode, operation: options.operation, redact: options.redact });
+  const retryAfterMs = classified.kind === 'transient' ? failure.retryAfterMs : undefined;
   return createError(classified.kind, classified.message, {
-    details: { code, status: failure.status, serviceCode: failure.serviceCode },
-    retryAfterMs: failure.retryAfterMs,
+    details: { code: plain, status: failure.status, serviceCode: failure.serviceCode },
+    retryAfterMs,
   });
+}
+
+/** Whether request headers make it conditional on a record read before (`If-Match`, any case). */
+export function hasIfMatch(headers: Record<string, string> | undefined): boolean {
+  return Object.keys(headers ?? {}).some((name) => name.toLowerCase() === 'if-match');
 }
 
 /** A thrown network / timeout error in the taxonomy. */

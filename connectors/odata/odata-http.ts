@@ -2,7 +2,7 @@ import { type Clock, systemClock } from '../../src/platform/clock';
 import { PermanentError } from '../../src/platform/errors';
 import type { AccessTokenProvider } from './odata-auth';
 import { ConcurrencyLimit } from '../../src/platform/concurrency-limit';
-import { classifyHttpFailure, classifyNetworkError, parseErrorBody, parseRetryAfter } from './odata-errors';
+import { classifyHttpFailure, classifyNetworkError, hasIfMatch, parseErrorBody, parseRetryAfter } from './odata-errors';
 import { exactJsonText } from './typed-values';
 
 /** The part of the global `fetch` the connector uses (injected in tests). */
@@ -58,7 +58,7 @@ export interface OdataRequest {
    * bulk request on an elastic table that applied part of its records). Default: none.
    */
   acceptFailure?: (status: number, text: string) => boolean;
-  /** Wait for `Retry-After` and retry on 429 / 503, up to `maxRetries` times (source reads). Default false. */
+  /** Wait and retry on 429 / 503, and on any other retryable answer with a `Retry-After`, up to `maxRetries` times (source reads). Default false. */
   retryThrottled?: boolean;
 }
 
@@ -168,8 +168,9 @@ export class OdataHttpClient {
     }
     if (!response.ok && !request.accept?.includes(response.status) && !request.acceptFailure?.(response.status, text)) {
       const { message, serviceCode } = parseErrorBody(text, response.statusText);
-      const retryAfterMs = THROTTLED.has(response.status) ? parseRetryAfter(response.headers.get('retry-after'), this.now()) : undefined;
-      throw classifyHttpFailure({ method: request.method, status: response.status, message, serviceCode, retryAfterMs }, { operation, redact });
+      const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), this.now());
+      const conditional = hasIfMatch(request.headers);
+      throw classifyHttpFailure({ method: request.method, status: response.status, message, serviceCode, retryAfterMs, conditional }, { operation, redact });
     }
     return { status: response.status, url, headers: response.headers, body: parseJsonObject(text, response.headers), text };
   }
@@ -188,13 +189,19 @@ export class OdataHttpClient {
   }
 }
 
-/** How long to wait before retrying a throttled request: its `Retry-After`, else 1 s, 2 s, 4 s … */
+/**
+ * How long to wait before retrying a read the service refused for now: a 429 or 503 after its
+ * `Retry-After`, else 1 s, 2 s, 4 s …; any other retryable answer (a 502 from Business Central,
+ * a gateway's 504) only when it carries a `Retry-After` (the classified error keeps it only
+ * when the answer is transient). Undefined: not retried here.
+ */
 function throttledWait(err: unknown, attempt: number): number | undefined {
   if (!err || typeof err !== 'object' || !('details' in err)) return undefined;
   const details = err.details as { status?: number } | undefined;
-  if (!details?.status || !THROTTLED.has(details.status)) return undefined;
+  if (!details?.status) return undefined;
   const retryAfterMs = (err as { retryAfterMs?: number }).retryAfterMs;
-  return retryAfterMs ?? 1000 * 2 ** attempt;
+  if (THROTTLED.has(details.status)) return retryAfterMs ?? 1000 * 2 ** attempt;
+  return retryAfterMs;
 }
 
 function parseJsonObject(text: string, headers: Headers): Record<string, unknown> | undefined {

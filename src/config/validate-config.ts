@@ -15,6 +15,12 @@ import { configErrorMessage, describeType, toConfigIssues } from './zod-issues';
  */
 export interface ConnectionTypeValidator {
   (settings: Record<string, unknown>, secrets: Record<string, string>): Array<{ path: string; message: string }>;
+  /**
+   * Checks a job whose source is a connection of the type (what the type cannot do, e.g. change
+   * tracking a system does not offer). Paths are relative to the job, e.g. `watermark.field`.
+   * Default: none.
+   */
+  sourceJob?: (job: Job) => Array<{ path: string; message: string }>;
 }
 
 export interface ValidateOptions {
@@ -82,6 +88,25 @@ function checkConnections(
   }
 }
 
+/** Each job against what its source connection's type can do ({@link ConnectionTypeValidator.sourceJob}). */
+function checkSourceJobs(
+  connections: Array<{ index: number; value: Connection }>,
+  jobs: Array<{ index: number; value: Job }>,
+  file: string,
+  options: ValidateOptions,
+  issues: ConfigIssue[],
+): void {
+  const types = options.connectionTypes;
+  if (!types) return;
+  const typeOf = new Map<string, string>();
+  for (const { value } of connections) if (!typeOf.has(value.name)) typeOf.set(value.name, value.type);
+  for (const { index, value: job } of jobs) {
+    const type = typeOf.get(job.source);
+    const check = type !== undefined && Object.prototype.hasOwnProperty.call(types, type) ? types[type].sourceJob : undefined;
+    for (const problem of check?.(job) ?? []) issues.push({ file, path: `jobs[${index}].${problem.path}`, message: problem.message });
+  }
+}
+
 /** Sets `issue.entry` to the name of the entry its path points into, when that entry has a string name. */
 function nameEntry(issue: ConfigIssue, entries: ConfigEntries): void {
   const match = /^(connections|mappings|jobs)\[(\d+)\]/.exec(issue.path);
@@ -114,6 +139,7 @@ export function collectConfigIssues(entries: ConfigEntries, options: ValidateCon
   const mappings = entriesOf<Mapping>('mappings');
   const jobs = entriesOf<Job>('jobs');
   checkConnections(entries.connections ?? [], connections.parsed, files.connections, options, issues);
+  checkSourceJobs(connections.parsed, jobs.parsed, files.jobs, options, issues);
   crossIssues.push(...checkCrossReferences({ connections, mappings, jobs }));
   for (const issue of crossIssues) issues.push({ file: files[issue.kind], path: issue.path, message: issue.message });
   const fileOrder = (issue: ConfigIssue) => CONFIG_KINDS.findIndex((kind) => files[kind] === issue.file);

@@ -4,6 +4,7 @@ import { type ConnectorFactory, ConnectorRegistry, lazyConnectorFactory, type Se
 import type { SourceConnector } from '../../../../connectors/base/source-connector';
 import type { TargetConnector } from '../../../../connectors/base/target-connector';
 import type { Connection } from '../../../../src/model/connection';
+import type { Job } from '../../../../src/model/job';
 
 const source: SourceConnector = {
   // eslint-disable-next-line require-yield
@@ -83,6 +84,18 @@ describe('lazyConnectorFactory', () => {
     });
     expect(new ConnectorRegistry([factory]).settingsSchemas().lazy).toBe(settingsSchema);
     expect(() => factory.createSource!(ctx())).toThrow('connector type "lazy": its implementation describes its settings with another schema than the one registered');
+  });
+
+  it('carries the source-job check to config validation, and refuses an implementation checking source jobs with another', () => {
+    const sourceJob = (job: Job) => (job.watermark.field === 'x' ? [{ path: 'watermark.field', message: 'no x here' }] : []);
+    const factory = lazyConnectorFactory({ type: 'lazy', validateSettings: validate, validateSourceJob: sourceJob, load: () => ({ type: 'lazy', validateSettings: validate, createSource: () => source }) });
+    const check = new ConnectorRegistry([factory]).connectionTypes().lazy;
+    expect(check({ url: 'u' }, {})).toEqual([]);
+    expect(check({}, {})).toEqual([{ path: 'settings.url', message: 'is required' }]);
+    expect(check.sourceJob).toBe(sourceJob);
+    expect(() => factory.createSource!(ctx())).toThrow('connector type "lazy": its implementation checks source jobs with another function than the one registered');
+    // A type without one keeps its settings validator as is.
+    expect(new ConnectorRegistry([lazyConnectorFactory({ type: 'plain', validateSettings: validate, load: () => ({ type: 'plain', validateSettings: validate }) })]).connectionTypes().plain).toBe(validate);
   });
 
   it('lets a failing load through unchanged, so a missing module names itself', () => {

@@ -3,6 +3,9 @@ import type { ConnectorContext } from '../../../../connectors/base/connector-con
 import { ConnectorRegistry } from '../../../../connectors/base/registry';
 import type { SourcePage } from '../../../../connectors/base/source-connector';
 import { createBusinessCentralConnectorFactory } from '../../../../connectors/businesscentral';
+import { defaultConnectorRegistry } from '../../../../connectors/default-registry';
+import { validateConfig } from '../../../../src/config/validate-config';
+import { issueLines } from '../../config/valid-config';
 import { type Job, JobActionType } from '../../../../src/model/job';
 import type { Mapping } from '../../../../src/model/mapping';
 import { createQueueMessage, type JsonValue, type QueueMessage } from '../../../../src/model/queue-message';
@@ -105,27 +108,19 @@ describe('Business Central connector (recorded API v2.0 exchanges)', () => {
     bc.replay.assertDone();
   });
 
-  it('follows delta links too, and resyncs (logged) when Business Central answers 410 Gone', async () => {
-    const company = 'https://api.businesscentral.dynamics.com/v2.0/11111111-2222-3333-4444-555555555555/production/api/v2.0/companies(f03f6225-081c-ec11-86bc-000d3a4a1b2c)/';
-    const stale = `${company}customers?$deltatoken=C8AFE6A1`;
-    const bc = openBc([
-      { request: { method: 'GET', url: stale }, response: { status: 410, statusText: 'Gone', headers: { Location: `${company}customers` }, body: { error: { code: 'Gone', message: 'The delta token is no longer valid.' } } } },
-      {
-        request: { method: 'GET', url: `${company}customers?$select=id,number,displayName`, headers: { prefer: 'odata.track-changes,odata.maxpagesize=2' } },
-        response: { status: 200, body: { value: [{ id: '0a1b2c3d-44e3-ea11-bb43-000d3a2feca1', number: '10000', displayName: 'Adatum Corporation' }], '@odata.deltaLink': `${company}customers?$deltatoken=D9B0F7B2` } },
-      },
-    ], 'f03f6225-081c-ec11-86bc-000d3a4a1b2c');
-    const watermark = WatermarkValue.initialize('string', `2026-02-28T00:00:00.000Z ${stale}`);
-    const job = { ...customersJob, watermark: { type: 'string', field: '@odata.deltaLink' } };
-    const messages = [];
-    for await (const page of bc.source().retrieveChanges(fromBc, job, watermark)) {
-      messages.push(...page.messages);
-      page.timeStamps.forEach((t) => watermark.advance(t.changeTracker));
-    }
-    bc.replay.assertDone();
-    expect(messages.map((m) => m.fields.accountnumber)).toEqual(['10000']);
-    expect(bc.warnings).toEqual(['job "bc-customers": the stored delta link is no longer valid; reading everything again (full resync)']);
-    expect(watermark.value).toBe(`2026-03-01T10:00:00.000Z ${company}customers?$deltatoken=D9B0F7B2`);
+  it('refuses change tracking when the configuration is validated, with the reason: Business Central has no delta links', () => {
+    const connections = [{ name: 'erp', type: 'businesscentral', settings: { tenantId: TENANT, company: 'CRONUS USA, Inc.' } }, { name: 'crm', type: 'sqlite', settings: { file: './crm.db' } }];
+    const mappings = [{ name: 'customers', source: { entity: 'customers', key: ['id'] }, target: { entity: 'accounts', key: ['accountnumber'] }, fields: [{ target: 'accountnumber', source: 'number' }] }];
+    const job = (name: string, source: string, watermark: Record<string, string>) => ({ name, order: 1, schedule: '0 * * * * *', source, target: source === 'erp' ? 'crm' : 'erp', mapping: 'customers', watermark });
+    const options = { connectionTypes: defaultConnectorRegistry().connectionTypes() };
+    expect(issueLines(() => validateConfig({ connections, mappings, jobs: [
+      job('bc-delta', 'erp', { type: 'string', field: '@odata.deltaLink' }),
+      job('bc-modified', 'erp', { type: 'datetime', field: 'lastModifiedDateTime' }),
+      job('into-bc', 'crm', { type: 'string', field: '@odata.deltaLink' }),
+    ] }, options))).toEqual([
+      'jobs: jobs[0].watermark.field: @odata.deltaLink (change tracking) is not available from businesscentral: Business Central removed delta links in version 24 (2024 release wave 1); ' +
+        'use watermark { type: datetime, field: lastModifiedDateTime } (deletions are then not seen)',
+    ]);
   });
 
   it('names the companies there are when the configured one is not found', async () => {

@@ -16,8 +16,10 @@ const BOUNDARY = 'batchresponse_8d1d2e8b-7c0f-4d2a-9a55-2f1b3c4d5e6f';
  * A `$batch` exchange: the request body as the connector builds it (`{{boundary}}` stands for
  * its random boundary) and the answer as Dataverse sends it: CRLF lines, `--batchresponse_<guid>`
  * parts of `application/http`, `HTTP/1.1 <status>` lines, OData headers and JSON bodies.
+ * `batchStatus`: the status of the `$batch` answer itself (Dataverse answers a batch it stopped
+ * at a failed request with that request's status, e.g. `400 BadRequest`).
  */
-export function batchExchange(note: string, parts: BatchPart[], answers: PartAnswer[]): RecordedExchange {
+export function batchExchange(note: string, parts: BatchPart[], answers: PartAnswer[], batchStatus: { status: number; statusText: string } = { status: 200, statusText: 'OK' }): RecordedExchange {
   const lines: string[] = [];
   for (const answer of answers) {
     lines.push(`--${BOUNDARY}`, 'Content-Type: application/http', 'Content-Transfer-Encoding: binary', '');
@@ -31,7 +33,7 @@ export function batchExchange(note: string, parts: BatchPart[], answers: PartAns
   return {
     note,
     request: { method: 'POST', url: `${API}$batch`, headers: { prefer: 'odata.continue-on-error', accept: 'multipart/mixed' }, body: buildBatch('{{boundary}}', parts) },
-    response: { status: 200, headers: { 'content-type': `multipart/mixed; boundary=${BOUNDARY}`, 'odata-version': '4.0' }, body: lines.join('\r\n') },
+    response: { ...batchStatus, headers: { 'content-type': `multipart/mixed; boundary=${BOUNDARY}`, 'odata-version': '4.0' }, body: lines.join('\r\n') },
   };
 }
 

@@ -91,6 +91,20 @@ describe('DataverseTarget.applyBatch (recorded Web API exchanges)', () => {
     dv.replay.assertDone();
   });
 
+  it('creates a record deleted between its read and its If-Match write (Dataverse answers 404 "Does Not Exist"), instead of parking it', async () => {
+    const read = (no: string) => ({ method: 'GET' as const, url: `${at(no)}${queryString([['$select', 'modifiedon']])}` });
+    const gone = { status: 404, statusText: 'Not Found', body: dataverseError('', 'account With Id = 5a0f9a3e-3ef0-f011-8544-000d3a4a1b2c Does Not Exist') };
+    const dv = openDataverse([
+      batchExchange('read', [read('A-1')], [{ status: 200, statusText: 'OK', body: { '@odata.etag': 'W/"800"', modifiedon: '2026-01-01T00:00:00Z', accountid: '5a0f9a3e-3ef0-f011-8544-000d3a4a1b2c' } }]),
+      batchExchange('write: deleted meanwhile', [patch('A-1', { 'If-Match': 'W/"800"' })], [gone]),
+      batchExchange('read again: not there', [read('A-1')], [{ status: 404, statusText: 'Not Found', body: dataverseError('0x80040217', 'account With Id = accountnumber:A-1 Does Not Exist') }]),
+      batchExchange('create', [patch('A-1', { 'If-None-Match': '*' })], [noContent('accounts(7c0f9a3e-3ef0-f011-8544-000d3a4a1b2c)')]),
+    ]);
+    const outcomes = await dv.target().applyBatch({ job, mapping: accounts, action: JobActionType.NewUpdate, versionCheck: { type: 'datetime' }, messages: [msg('A-1', { name: 'N A-1' })] });
+    expect(outcomes).toEqual([{ status: 'applied' }]);
+    dv.replay.assertDone();
+  });
+
   it('returns response fields per item from the $batch answers (Prefer: return=representation)', async () => {
     const prefer = { Prefer: 'return=representation' };
     const dv = openDataverse([

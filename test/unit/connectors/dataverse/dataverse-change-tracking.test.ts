@@ -52,6 +52,32 @@ describe('Dataverse change tracking (recorded Web API exchanges)', () => {
     dv.replay.assertDone();
   });
 
+  it('reads whole the changed records that lack a mapped column, instead of failing the run, and the link advances', async () => {
+    const dv = openDataverse(recording('change-tracking-partial'));
+    const watermark = WatermarkValue.initialize('string', `2026-03-01T10:00:00.000Z ${LINK_1}`);
+    const { messages } = await run(dv.source(), mapping, job, watermark);
+    dv.replay.assertDone();
+    // The column's value as it is now (null here), not a guess; the record deleted meanwhile is left to its removal.
+    expect(messages.map((m) => [m.action, m.sourceKey, m.fields])).toEqual([
+      ['NewUpdate', '60c4e274-0d87-e711-80e5-00155db19e6d', { crm_id: '60c4e274-0d87-e711-80e5-00155db19e6d', name: 'Monte Orton', number: null }],
+      ['Delete', '2e451703-c686-e711-80e5-00155db19e6d', { crm_id: '2e451703-c686-e711-80e5-00155db19e6d', name: null, number: null }],
+    ]);
+    expect(watermark.value).toBe(`2026-03-01T10:00:00.001Z ${LINK_2}`);
+  });
+
+  it('still fails the run with a ConfigError when the record read whole lacks the column too (the mapping names a column the table does not have)', async () => {
+    const exchanges = recording('change-tracking-partial');
+    const whole = exchanges[1].response.body as { value: Array<Record<string, unknown>> };
+    whole.value = [{ accountid: '60c4e274-0d87-e711-80e5-00155db19e6d', name: 'Monte Orton' }];
+    const dv = openDataverse(exchanges);
+    const watermark = WatermarkValue.initialize('string', `2026-03-01T10:00:00.000Z ${LINK_1}`);
+    await expect(run(dv.source(), mapping, job, watermark)).rejects.toMatchObject({
+      name: 'ConfigError',
+      message: 'mapping "accounts": field "number": source field "accountnumber" is not in the accounts record',
+    });
+    expect(watermark.value).toBe(`2026-03-01T10:00:00.000Z ${LINK_1}`);
+  });
+
   it('starts a full resync, logged, when the stored link has expired', async () => {
     const dv = openDataverse(recording('change-tracking-expired'), {}, '2026-03-09T08:00:00.000Z');
     const watermark = WatermarkValue.initialize('string', `2026-03-01T10:00:00.000Z ${LINK_1}`);

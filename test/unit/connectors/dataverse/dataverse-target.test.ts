@@ -34,7 +34,7 @@ describe('Dataverse target (recorded Web API exchanges)', () => {
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected']);
     expect((results[2] as PromiseRejectedResult).reason).toMatchObject({
       name: 'TransitiveError',
-      message: `dataverse connection "crm": upsert accounts(accountnumber='A-3') ($batch): a referenced record does not exist (yet) (PATCH 404): A record with the specified key values does not exist in account entity [0x80060891]`,
+      message: `dataverse connection "crm": upsert accounts(accountnumber='A-3'): a referenced record does not exist (yet) (PATCH 404): A record with the specified key values does not exist in account entity [0x80060891]`,
     });
   });
 

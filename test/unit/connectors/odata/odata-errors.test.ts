@@ -1,7 +1,7 @@
 import { classifyHttpFailure, parseRetryAfter } from '../../../../connectors/odata';
 import { MALFORMED_ANSWER } from '../../../../connectors/base/error-classification';
 import { parseBatch } from '../../../../connectors/odata/batch-multipart';
-import { classifyNetworkError, parseErrorBody } from '../../../../connectors/odata/odata-errors';
+import { classifyNetworkError, MAX_RETRY_AFTER_MS, parseErrorBody } from '../../../../connectors/odata/odata-errors';
 
 const options = { operation: 'odata connection "c": upsert Books(ID=1)', redact: (t: string) => t.split('hunter2').join('***') };
 const classify = (method: string, status: number, message = 'boom', serviceCode?: string, retryAfterMs?: number) =>
@@ -55,6 +55,21 @@ describe('the OData error table', () => {
     expect(err.message).toBe(`odata connection "c": upsert Books(ID=1): ${reason} (${method} ${status}): ${message}${serviceCode ? ` [${serviceCode}]` : ''}`);
   });
 
+  it('tells a record deleted since it was read (404 on a PATCH with If-Match) from a missing dependency (404 without)', () => {
+    const gone = (method: string, status: number, conditional: boolean) =>
+      classifyHttpFailure({ method, status, message: "The Customer does not exist. Identification fields and values: No.='C-1'", serviceCode: 'Internal_RecordNotFound', conditional }, options);
+    expect(gone('PATCH', 404, true)).toMatchObject({
+      name: 'TransientError',
+      message: `odata connection "c": upsert Books(ID=1): the record was deleted since it was read (read again: it is created) (PATCH 404 if-match): The Customer does not exist. Identification fields and values: No.='C-1' [Internal_RecordNotFound]`,
+      details: { code: 'PATCH 404', status: 404, serviceCode: 'Internal_RecordNotFound' },
+    });
+    expect(gone('PATCH', 404, false).name).toBe('TransitiveError');
+    // A bound action on a record that is gone waits as before; other statuses of a conditional request are the plain code's.
+    expect(gone('POST', 404, true).name).toBe('TransitiveError');
+    expect(gone('PATCH', 412, true).message).toContain('the record changed since it was read (ETag) (PATCH 412)');
+    expect(gone('PATCH', 400, true).name).toBe('PermanentError');
+  });
+
   it('keeps the service message out of 401 and secret values out of every message', () => {
     expect(classify('GET', 401, 'token for tenant contoso rejected').message).toBe(
       'odata connection "c": upsert Books(ID=1): authentication failed: check settings.auth and its secret (GET 401)',
@@ -71,6 +86,18 @@ describe('the OData error table', () => {
     expect(parseRetryAfter('Wed, 21 Oct 2026 07:28:30 GMT', new Date('2026-10-21T08:00:00Z'))).toBe(0);
     expect(parseRetryAfter('soon', new Date())).toBeUndefined();
     expect(parseRetryAfter(null, new Date())).toBeUndefined();
+  });
+
+  it('honours Retry-After on every retried answer (a Business Central 502 too), never on one that is not retried, and bounds it', () => {
+    expect(classify('PATCH', 502, 'Bad Gateway', undefined, 10_000)).toMatchObject({ name: 'TransientError', retryAfterMs: 10_000 });
+    expect(classify('GET', 504, 'Gateway Timeout', undefined, 5_000)).toMatchObject({ name: 'TransientError', retryAfterMs: 5_000 });
+    expect(classify('POST', 409, 'conflict', undefined, 2_000)).toMatchObject({ name: 'TransientError', retryAfterMs: 2_000 });
+    // A dead-lettered or parked message waits for nothing: the header is dropped.
+    expect(classify('PATCH', 400, 'bad', undefined, 10_000).retryAfterMs).toBeUndefined();
+    expect(classify('PATCH', 404, 'Not Found', undefined, 10_000).retryAfterMs).toBeUndefined();
+    expect(parseRetryAfter('86400', new Date())).toBe(MAX_RETRY_AFTER_MS);
+    expect(parseRetryAfter('Wed, 28 Oct 2026 07:28:30 GMT', new Date('2026-10-21T07:28:00Z'))).toBe(MAX_RETRY_AFTER_MS);
+    expect(MAX_RETRY_AFTER_MS).toBe(3_600_000);
   });
 
   it('reads OData error bodies and anything else', () => {

@@ -45,6 +45,27 @@ describe('OdataHttpClient', () => {
     await expect(long.request({ method: 'GET', url: 'Books', operation: 'read', retryThrottled: true })).rejects.toMatchObject({ retryAfterMs: 3_600_000 });
     expect(sleeps).toEqual([1000, 2000]);
   });
+
+  it('waits for Retry-After on any retryable answer of a read (a Business Central 502, as seconds or a date), and retries a 502 without it no sooner than the job', async () => {
+    const sleeps: number[] = [];
+    const now = new Date('2026-10-21T07:28:00Z');
+    const answers = [
+      json({ error: { code: 'BadGateway', message: 'Bad Gateway' } }, 502, { 'retry-after': '7' }),
+      json({ error: { code: 'BadGateway', message: 'Bad Gateway' } }, 502, { 'retry-after': 'Wed, 21 Oct 2026 07:28:03 GMT' }),
+      json({ value: [{ id: 1 }] }),
+    ];
+    const http = new OdataHttpClient({ serviceRoot: 'http://127.0.0.1:1/', label: 'c', fetch: async () => answers.shift()!, clock: { now: () => now, sleep: async (ms) => void sleeps.push(ms) } });
+    const response = await http.request({ method: 'GET', url: 'customers', operation: 'read', retryThrottled: true });
+    expect(response.body?.value).toEqual([{ id: 1 }]);
+    expect(sleeps).toEqual([7000, 3000]);
+    // Without the header a 502 is not waited for here: the read fails as transient, for the run to retry.
+    const bare = new OdataHttpClient({ serviceRoot: 'http://127.0.0.1:1/', label: 'c', fetch: async () => json({ error: { message: 'Bad Gateway' } }, 502), clock: { now: () => now, sleep: async (ms) => void sleeps.push(ms) } });
+    await expect(bare.request({ method: 'GET', url: 'customers', operation: 'read', retryThrottled: true })).rejects.toMatchObject({ name: 'TransientError', retryAfterMs: undefined });
+    expect(sleeps).toEqual([7000, 3000]);
+    // A write keeps the wait on its error, for the retry copy: a 502 with Retry-After included.
+    const write = new OdataHttpClient({ serviceRoot: 'http://127.0.0.1:1/', label: 'c', fetch: async () => json({ error: { message: 'Bad Gateway' } }, 502, { 'retry-after': '12' }), clock: { now: () => now, sleep: async () => undefined } });
+    await expect(write.request({ method: 'PATCH', url: 'customers(1)', body: {}, operation: 'update' })).rejects.toMatchObject({ name: 'TransientError', retryAfterMs: 12_000 });
+  });
 });
 
 describe('CachedTokenProvider', () => {
