@@ -78,8 +78,8 @@ var rules = [
   }
   {
     id: 'lagBeyond'
-    displayName: 'Highwater: watermark lag beyond threshold'
-    description: 'An enabled job\'s newest change read is more than ${alertLagSeconds} seconds old (datetime watermarks).'
+    displayName: 'Highwater: job behind its schedule'
+    description: 'An enabled job has not finished a read of its source for more than ${alertLagSeconds} seconds after its schedule said it should.'
     cause: 'job'
     window: 'PT15M'
     severity: 2

@@ -167,7 +167,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
       const jobs = () => (rt.init.isInitialized ? rt.init.config.jobs : []);
       const monitor = new IncidentMonitor({ jobs, runLog: rt.runLog, targetHealth: () => processors.targetHealth ?? rt.targetHealth, clock, log });
       incidents = monitor;
-      const sources = { jobs, watermarks: rt.watermarks, bus: rt.bus, queues: settings.queues };
+      const sources = { jobs, watermarks: rt.watermarks, bus: rt.bus, queues: settings.queues, timeZone: settings.timeZone };
       return startGaugeSampler({ ...sources, metrics: rt.metrics, clock, log }, options.gaugeIntervalMs ?? GAUGE_INTERVAL_MS, (sample) => monitor.observe(sample));
     },
     async (stopSampler) => stopSampler(),

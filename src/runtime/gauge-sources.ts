@@ -16,11 +16,12 @@ export function runtimeGaugeSources(runtime: Runtime): GaugeSources {
     metrics: runtime.metrics,
     clock: runtime.clock,
     log: runtime.log,
+    timeZone: runtime.settings.timeZone,
   };
 }
 
 /**
- * One sample of `WatermarkLagSeconds` and `QueueDepth` (the Functions app's gauge timer). Loads
+ * One sample of `WatermarkLagSeconds`, `JobOverdueSeconds` and `QueueDepth` (the Functions app's gauge timer). Loads
  * the configuration first, so lag is sampled on an instance no other function has run on yet; a
  * configuration that does not load is logged, and queue depths are sampled all the same.
  */

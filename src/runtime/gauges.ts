@@ -4,6 +4,7 @@ import { errorMessage } from '../platform/errors';
 import type { Job } from '../model/job';
 import type { WatermarkStore } from '../model/watermark-record';
 import { parseWatermarkType, WatermarkValue } from '../model/watermark-value';
+import { nextOccurrence } from '../platform/schedule';
 import type { Logger } from '../telemetry/logger';
 import { METRIC_NAMES, type Metrics } from '../telemetry/metrics';
 import { queueRoles, type QueueNames, type QueueRole } from '../platform/queue-topology';
@@ -18,12 +19,16 @@ export interface GaugeSources {
   clock: Pick<Clock, 'now'>;
   /** Where a failed read is reported; the other gauges are still sampled. */
   log: Logger;
+  /** The zone schedules are read in (the app's `timeZone` setting); default UTC. */
+  timeZone?: string;
 }
 
 /** What one sample found (also what was tracked). */
 export interface GaugeSample {
   lagSeconds: Record<string, number>;
-  /** False when the watermarks could not be read (then `lagSeconds` is empty for that reason). */
+  /** Per enabled job that has finished a read: {@link jobOverdueSeconds}. */
+  overdueSeconds: Record<string, number>;
+  /** False when the watermarks could not be read (then `lagSeconds` and `overdueSeconds` are empty for that reason). */
   lagSampled: boolean;
   depths: Array<{ queue: string; role: QueueRole; active: number; scheduled: number; deadLetter: number }>;
 }
@@ -41,20 +46,45 @@ export function watermarkLagSeconds(type: string, watermark: string | null, now:
 }
 
 /**
- * Tracks the gauges: `WatermarkLagSeconds{job}` per enabled job with a datetime watermark and
+ * How late a job is against its own schedule: seconds from the run that was due after its last
+ * complete read (`lastCronRun`, the start of the last run that read the source to the end) to
+ * `now`; 0 while that run is not due yet. Unlike the watermark's age this stays 0 over a quiet
+ * source, and it grows for a job whose runs fail, hang or never finish a read. Null before the
+ * first complete read and for a schedule that does not parse.
+ */
+export function jobOverdueSeconds(schedule: string, lastCronRun: Date | null, now: Date, timeZone = 'UTC'): number | null {
+  if (lastCronRun === null) return null;
+  let due: Date;
+  try {
+    due = nextOccurrence(schedule, lastCronRun, timeZone);
+  } catch {
+    return null;
+  }
+  return Math.max(0, Math.round((now.getTime() - due.getTime()) / 1000));
+}
+
+/**
+ * Tracks the gauges: `WatermarkLagSeconds{job}` per enabled job with a datetime watermark,
+ * `JobOverdueSeconds{job}` per enabled job that has finished a read, and
  * `QueueDepth{queue, role, state}` per queue with state `active`, `scheduled` and `deadLetter`.
  * Called periodically (local host, a timer function in Azure); never throws.
  */
 export async function sampleGauges(sources: GaugeSources): Promise<GaugeSample> {
   const { metrics, log } = sources;
   const now = sources.clock.now();
-  const sample: GaugeSample = { lagSeconds: {}, lagSampled: false, depths: [] };
+  const sample: GaugeSample = { lagSeconds: {}, overdueSeconds: {}, lagSampled: false, depths: [] };
   try {
     const records = await sources.watermarks.getAllWatermarks();
     for (const job of sources.jobs()) {
       // A disabled job's watermark ages while nothing reads for it: as a lag it would only raise the lag alert for ever.
       if (job.enabled === false) continue;
-      const lag = watermarkLagSeconds(job.watermark.type, records.get(job.name)?.watermark ?? null, now);
+      const record = records.get(job.name);
+      const overdue = jobOverdueSeconds(job.schedule, record?.lastCronRun ?? null, now, sources.timeZone);
+      if (overdue !== null) {
+        sample.overdueSeconds[job.name] = overdue;
+        metrics.track(METRIC_NAMES.jobOverdueSeconds, overdue, { job: job.name });
+      }
+      const lag = watermarkLagSeconds(job.watermark.type, record?.watermark ?? null, now);
       if (lag === null) continue;
       sample.lagSeconds[job.name] = lag;
       metrics.track(METRIC_NAMES.watermarkLagSeconds, lag, { job: job.name });

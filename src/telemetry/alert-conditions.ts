@@ -91,10 +91,10 @@ export const ALERT_CONDITIONS: readonly AlertCondition[] = [
   },
   {
     id: 'lagBeyond',
-    title: 'Watermark lag beyond threshold',
-    description: "An enabled job's newest change read is more than {threshold} seconds old (datetime watermarks).",
+    title: 'Job behind its schedule',
+    description: 'An enabled job has not finished a read of its source for more than {threshold} seconds after its schedule said it should.',
     cause: 'job',
-    metric: METRIC_NAMES.watermarkLagSeconds,
+    metric: METRIC_NAMES.jobOverdueSeconds,
     thresholdParam: 'alertLagSeconds',
     defaultThreshold: 3600,
     window: 'PT15M',

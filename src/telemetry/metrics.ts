@@ -10,6 +10,8 @@ export const METRIC_NAMES = {
   processingDurationMs: 'ProcessingDurationMs',
   jobRunDurationMs: 'JobRunDurationMs',
   watermarkLagSeconds: 'WatermarkLagSeconds',
+  /** Per enabled job: seconds since the run after its last complete read was due (0 while on schedule). */
+  jobOverdueSeconds: 'JobOverdueSeconds',
   queueDepth: 'QueueDepth',
   /** 1 when a target connection enters its outage mode and at each failed probe during it, 0 when it answers again. */
   targetOutage: 'TargetOutage',
@@ -30,6 +32,7 @@ export const METRIC_DIMENSIONS: Readonly<Record<MetricName, readonly string[]>> 
   ProcessingDurationMs: ['job', 'queue', 'outcome'],
   JobRunDurationMs: ['job', 'outcome'],
   WatermarkLagSeconds: ['job'],
+  JobOverdueSeconds: ['job'],
   QueueDepth: ['queue', 'role', 'state'],
   TargetOutage: ['connection'],
 };

@@ -5,7 +5,7 @@ import { formatSeconds } from '../status/html';
 /**
  * Which alert conditions hold now, per cause: the local host's reading of the rules Azure Monitor
  * evaluates (`infra/alerts/*.kql`), on the same quantities — the gauge samples behind
- * `QueueDepth` and `WatermarkLagSeconds`, the runs behind `JobRunDurationMs`, the outage mode
+ * `QueueDepth` and `JobOverdueSeconds`, the runs behind `JobRunDurationMs`, the outage mode
  * behind `TargetOutage`. Pure: time and every input are passed in.
  */
 
@@ -37,8 +37,8 @@ export interface OutagePoint {
 export interface IncidentObservation {
   /** Depth samples of the longest window of the queue conditions, any order. */
   depths?: readonly DepthPoint[];
-  /** The newest `WatermarkLagSeconds` sample per job (jobs without one are absent). */
-  lagSeconds?: Readonly<Record<string, number>>;
+  /** The newest `JobOverdueSeconds` sample per job (jobs without one are absent). */
+  overdueSeconds?: Readonly<Record<string, number>>;
   /** Per job, its newest runs, newest first (at least as many as the failed-runs threshold, where there are). */
   runs?: ReadonlyMap<string, readonly RunPoint[]>;
   outages?: readonly OutagePoint[];
@@ -84,10 +84,10 @@ function evaluate(condition: AlertCondition, o: IncidentObservation, threshold: 
       return o.outages?.map((t) => finding(t.connection, `in outage since ${t.since.toISOString()} after ${t.failures} failed ${t.failures === 1 ? 'group' : 'groups'}: ${t.error}`));
     case 'lagBeyond':
       return (
-        o.lagSeconds &&
-        Object.entries(o.lagSeconds)
-          .filter(([, lag]) => lag > threshold)
-          .map(([job, lag]) => finding(job, `newest change read ${formatSeconds(lag)} ago, more than ${formatSeconds(threshold)}`))
+        o.overdueSeconds &&
+        Object.entries(o.overdueSeconds)
+          .filter(([, overdue]) => overdue > threshold)
+          .map(([job, overdue]) => finding(job, `no complete read for ${formatSeconds(overdue)} after a run was due, more than ${formatSeconds(threshold)}`))
       );
   }
 }

@@ -48,7 +48,7 @@ export class IncidentMonitor {
     for (const d of sample.depths) this.depths.push({ at: now, queue: d.queue, role: d.role, active: d.active, deadLetter: d.deadLetter });
     const observation: IncidentObservation = {
       depths: this.depths,
-      ...(sample.lagSampled ? { lagSeconds: sample.lagSeconds } : {}),
+      ...(sample.lagSampled ? { overdueSeconds: sample.overdueSeconds } : {}),
       ...(await this.runs()),
       ...this.outages(),
     };

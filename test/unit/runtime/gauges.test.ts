@@ -1,7 +1,7 @@
 import { BusError, type QueueCounts } from '../../../src/bus/message-bus';
 import type { Job } from '../../../src/model/job';
 import type { WatermarkRecord } from '../../../src/model/watermark-record';
-import { sampleGauges, startGaugeSampler, watermarkLagSeconds } from '../../../src/runtime/gauges';
+import { jobOverdueSeconds, sampleGauges, startGaugeSampler, watermarkLagSeconds } from '../../../src/runtime/gauges';
 import { InMemoryMetrics } from '../../../src/telemetry/metrics';
 import { FakeClock } from '../../support/fake-clock';
 import { recordingLog } from '../telemetry/telemetry-stubs';
@@ -9,13 +9,34 @@ import { DEFAULT_QUEUES, queueRoles } from '../../../src/platform/queue-topology
 
 const NOW = new Date('2026-05-01T12:00:00Z');
 
-function job(name: string, type: string): Job {
-  return { name, watermark: { type, field: 'modified_at' } } as Job;
+function job(name: string, type: string, schedule = '*/5 * * * *'): Job {
+  return { name, schedule, watermark: { type, field: 'modified_at' } } as Job;
 }
 
-function record(jobName: string, watermark: string | null): WatermarkRecord {
-  return { jobName, watermark, lastCronRun: null, persisted: true, resync: null };
+function record(jobName: string, watermark: string | null, lastCronRun: Date | null = null): WatermarkRecord {
+  return { jobName, watermark, lastCronRun, persisted: true, resync: null };
 }
+
+describe('jobOverdueSeconds', () => {
+  it('is 0 until the run after the last complete read is due, then counts from that moment', () => {
+    const read = new Date('2026-05-01T11:50:30Z'); // next run due 11:55:00 on */5
+    expect(jobOverdueSeconds('*/5 * * * *', read, new Date('2026-05-01T11:54:59Z'))).toBe(0);
+    expect(jobOverdueSeconds('*/5 * * * *', read, new Date('2026-05-01T11:55:00Z'))).toBe(0);
+    expect(jobOverdueSeconds('*/5 * * * *', read, NOW)).toBe(300);
+  });
+
+  it('reads the schedule in the given zone', () => {
+    // Daily at 02:00 in Berlin (UTC+2 in May) is 00:00 UTC: a read at 2026-04-30T00:00Z is next due 2026-05-01T00:00Z.
+    expect(jobOverdueSeconds('0 2 * * *', new Date('2026-04-30T00:00:00Z'), NOW, 'Europe/Berlin')).toBe(12 * 3600);
+    // In UTC the run after that read was due at 2026-04-30T02:00Z.
+    expect(jobOverdueSeconds('0 2 * * *', new Date('2026-04-30T00:00:00Z'), NOW)).toBe(34 * 3600);
+  });
+
+  it('is null before the first complete read and for a schedule that does not parse', () => {
+    expect(jobOverdueSeconds('*/5 * * * *', null, NOW)).toBeNull();
+    expect(jobOverdueSeconds('every five minutes', new Date('2026-05-01T11:00:00Z'), NOW)).toBeNull();
+  });
+});
 
 describe('watermarkLagSeconds', () => {
   it.each([
@@ -88,6 +109,33 @@ describe('sampleGauges', () => {
     expect(depth('sbqlow', 'active')).toEqual([]);
     expect(sample.depths.map((d) => d.queue)).toEqual(['sbqhigh', 'sbqnormal', 'sbqtransitivehigh', 'sbqtransitivenormal', 'sbqtransitivelow', 'sbqignored']);
     expect(log.lines).toEqual(['warn depth of queue sbqlow not sampled: bus is down']);
+  });
+
+  it('tracks how late each enabled job is against its schedule, whatever its watermark type, and 0 over a quiet source', async () => {
+    const metrics = new InMemoryMetrics();
+    const sample = await sampleGauges({
+      jobs: () => [job('quiet', 'datetime'), job('stuck', 'number'), job('never-read', 'datetime'), { ...job('paused', 'datetime'), enabled: false }],
+      watermarks: {
+        getAllWatermarks: async () =>
+          new Map([
+            // Newest change a month old, but read to the end 2 minutes ago: on schedule.
+            ['quiet', record('quiet', '2026-04-01T00:00:00.0000000Z', new Date('2026-05-01T11:58:00Z'))],
+            // Last read to the end at 10:00: the run due at 10:05 has not finished a read since.
+            ['stuck', record('stuck', '7', new Date('2026-05-01T10:00:00Z'))],
+            ['paused', record('paused', null, new Date('2026-04-01T00:00:00Z'))],
+          ]),
+      },
+      bus,
+      queues: DEFAULT_QUEUES,
+      metrics,
+      clock: { now: () => NOW },
+      log: recordingLog(),
+    });
+    expect(sample.overdueSeconds).toEqual({ quiet: 0, stuck: 6900 });
+    expect(metrics.points.filter((p) => p.name === 'JobOverdueSeconds').map((p) => [p.value, p.dimensions])).toEqual([
+      [0, { job: 'quiet' }],
+      [6900, { job: 'stuck' }],
+    ]);
   });
 
   it('gives a disabled job no lag: nothing reads for it, and its aging watermark would raise the lag alert for ever', async () => {

@@ -44,12 +44,12 @@ describe('findConditions: the alert rules read locally', () => {
     expect(holding({ outages: [] }, at(2))).toEqual([]);
   });
 
-  it('lag beyond threshold: the newest watermark lag over 3600 s', () => {
-    expect(holding({ lagSeconds: { accounts: 3601, contacts: 3600 } }, at(0))).toEqual(['lagBeyond accounts: newest change read 1h 0m ago, more than 1h 0m']);
+  it('job behind its schedule: no complete read for over 3600 s after a run was due', () => {
+    expect(holding({ overdueSeconds: { accounts: 3601, contacts: 3600 } }, at(0))).toEqual(['lagBeyond accounts: no complete read for 1h 0m after a run was due, more than 1h 0m']);
   });
 
   it('leaves a condition undetermined when its part could not be read, not cleared', () => {
     expect(findConditions({ outages: [] }, defaults, at(0)).undetermined.sort()).toEqual(['deadLettersRising', 'jobFailing', 'lagBeyond', 'parkedGrowing']);
-    expect(findConditions({ depths: [], runs: new Map(), outages: [], lagSeconds: {} }, defaults, at(0))).toEqual({ holding: [], undetermined: [] });
+    expect(findConditions({ depths: [], runs: new Map(), outages: [], overdueSeconds: {} }, defaults, at(0))).toEqual({ holding: [], undetermined: [] });
   });
 });

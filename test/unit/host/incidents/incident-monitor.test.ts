@@ -20,10 +20,10 @@ describe('IncidentMonitor on the gauge sampler', () => {
   const counts = new Map<string, QueueCounts>();
   const runs: JobRunResult[] = [];
   let runsReadable = true;
-  /** The job's watermark; null: a change read just now (a busy source). */
-  let watermark: string | null = null;
+  /** When the job last read its source to the end; null: just now (a job on schedule). */
+  let lastRead: Date | null = null;
   const log = recordingLog();
-  const jobs = [{ name: 'accounts', watermark: { type: 'datetime', field: 'modified_at' } } as Job];
+  const jobs = [{ name: 'accounts', schedule: '* * * * *', watermark: { type: 'datetime', field: 'modified_at' } } as Job];
   const monitor = new IncidentMonitor({
     jobs: () => jobs,
     runLog: {
@@ -45,7 +45,7 @@ describe('IncidentMonitor on the gauge sampler', () => {
     stop = startGaugeSampler(
       {
         jobs: () => jobs,
-        watermarks: { getAllWatermarks: async () => new Map<string, WatermarkRecord>([['accounts', { jobName: 'accounts', watermark: watermark ?? clock.now().toISOString(), lastCronRun: null, persisted: true, resync: null }]]) },
+        watermarks: { getAllWatermarks: async () => new Map<string, WatermarkRecord>([['accounts', { jobName: 'accounts', watermark: '2026-01-01T00:00:00.0000000Z', lastCronRun: lastRead ?? clock.now(), persisted: true, resync: null }]]) },
         bus: { counts: async (queue) => counts.get(queue) ?? { active: 0, scheduled: 0, deadLetter: 0 } },
         queues: DEFAULT_QUEUES,
         metrics: new InMemoryMetrics(),
@@ -101,19 +101,22 @@ describe('IncidentMonitor on the gauge sampler', () => {
     expect(state()[0]).toBe('closed jobFailing accounts');
   });
 
-  it('opens a lag incident past 3600 s and forgets closed incidents after 24 h', async () => {
-    watermark = new Date(clock.now().getTime() - 3_700_000).toISOString();
+  it('opens a behind-schedule incident past 3600 s, none over a quiet source, and forgets closed incidents after 24 h', async () => {
+    // The source is quiet (its newest change is months old) while the job reads it every minute: no incident.
+    await clock.advance(15_000);
+    expect(state().filter((s) => s.includes('lagBeyond'))).toEqual([]);
+    // The job has not read to the end for over an hour after a run was due.
+    lastRead = new Date(clock.now().getTime() - 3_700_000);
     await clock.advance(15_000);
     expect(state()[0]).toBe('open lagBeyond accounts');
-    watermark = null;
+    lastRead = null;
     await clock.advance(15_000);
     expect(state().filter((s) => s.startsWith('open'))).toEqual([]);
     // A day on (the sampler stopped, so that the fake clock need not step through every sample).
     stop();
     await clock.advance(24 * 60 * 60_000 + 1);
     expect(monitor.list()).toEqual([]);
-    // A quiet source: its newest change ages as well; the rule cannot tell it from a job left behind.
-    await monitor.observe({ lagSeconds: { accounts: 7200 }, lagSampled: true, depths: [] });
+    await monitor.observe({ lagSeconds: {}, overdueSeconds: { accounts: 7200 }, lagSampled: true, depths: [] });
     expect(state()).toEqual(['open lagBeyond accounts']);
   });
 });
