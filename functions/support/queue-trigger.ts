@@ -44,10 +44,10 @@ const warnedNoRenewal = new WeakSet<ServiceBusSettlementActions>();
  *
  * 1. Messages whose binding data cannot be decoded are dead-lettered alone, with the reason.
  * 2. Every other message's lock is renewed from the first moment (lock-keeper.ts).
- * 3. The runtime is created; while that fails (storage, role assignments, configuration) the
- *    batch is held, locks renewed, and creation retried with a backoff (startup-hold.ts), for
- *    up to {@link STARTUP_HOLD_MS}; only then are the messages abandoned with error properties
- *    and the invocation failed. Abandoning at once would let the host's batch loop, which
+ * 3. The runtime is created and its configuration loaded; while that fails (storage, role
+ *    assignments, configuration) the batch is held, locks renewed, and both retried with a
+ *    backoff (startup-hold.ts), for up to {@link STARTUP_HOLD_MS}; only then are the messages
+ *    abandoned with error properties and the invocation failed. Abandoning at once would let the host's batch loop, which
  *    receives again straight away, use up every delivery within seconds.
  * 4. The batch goes through `executeBatch`, which settles each message explicitly. On a host
  *    without lock renewal, in chunks that each start only within the locks (within-locks.ts).
@@ -104,7 +104,7 @@ export function processQueueItems(priority: Priority, clock: Clock = systemClock
 async function createRuntimeHolding(messages: readonly ServiceBusReceivedMessage[], locks: LockKeeper, receivedAt: number, clock: Clock, context: InvocationContext): Promise<Runtime> {
   const lockEnd = earliestLockEnd(messages, receivedAt);
   try {
-    return await holdUntilCreated(getRuntime, {
+    return await holdUntilCreated(readyRuntime, {
       clock,
       // Without renewal the hold ends while the locks still allow an abandon.
       deadline: () => (locks.unsupported ? Math.min(receivedAt + STARTUP_HOLD_MS, lockEnd - LOCK_RENEWAL_MARGIN_MS) : receivedAt + STARTUP_HOLD_MS),
@@ -119,6 +119,18 @@ async function createRuntimeHolding(messages: readonly ServiceBusReceivedMessage
     context.warn(`runtime not available after ${Math.round((clock.now().getTime() - receivedAt) / 1000)} s: ${settlers.length - failed} messages abandoned${failed > 0 ? `, ${failed} not (${errorMessage(errors.find((e) => e !== undefined))})` : ''}`);
     throw err;
   }
+}
+
+/**
+ * The runtime with its configuration loaded: the configuration is read from the tables on first
+ * use, and a failure there (storage, a 403 while role assignments propagate, an invalid
+ * configuration) stops every message as much as a runtime that cannot be created. Inside the
+ * processor it would make each message a retry copy and use up its attempts within minutes.
+ */
+async function readyRuntime(): Promise<Runtime> {
+  const runtime = await getRuntime();
+  await runtime.init.ensureInitialized();
+  return runtime;
 }
 
 /** Registers the batch trigger of one priority's work queue (batch sizes: host.json). */

@@ -33,7 +33,7 @@ function completingRuntime() {
     const errors = await (settlement.completeMany?.(items) ?? Promise.resolve([]));
     return errors.map((err): ProcessResult => ({ outcome: 'Success', disposition: 'completed', ...(err ? { settleError: String(err) } : {}) }));
   };
-  return { runtime: { settings: { queues: { work: { high: 'sbqhigh' } } }, processor: { executeBatch } } as unknown as Runtime, chunks };
+  return { runtime: { settings: { queues: { work: { high: 'sbqhigh' } } }, processor: { executeBatch }, init: { ensureInitialized: async () => ({}) } } as unknown as Runtime, chunks };
 }
 
 function invocation() {

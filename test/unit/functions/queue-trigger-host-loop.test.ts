@@ -15,8 +15,12 @@ jest.mock('@azure/functions-core', () => ({ setProgrammingModel() {}, registerFu
 
 const BODY = (i: number) => JSON.stringify({ version: 1, jobName: 'crm-accounts', sourceKey: `A-${i}` });
 
-/** A processor that completes every message after `workMs` of (fake) time, and records the delivery count it saw. */
-function runtimeOn(clock: FakeClock, workMs = 0) {
+/**
+ * A processor that completes every message after `workMs` of (fake) time, and records the delivery
+ * count it saw; its configuration cannot be read until `configDownMs` after the start.
+ */
+function runtimeOn(clock: FakeClock, workMs = 0, configDownMs = 0) {
+  const configBackAt = clock.now().getTime() + configDownMs;
   const deliveries: number[] = [];
   const batches: number[] = [];
   const executeBatch = async (items: readonly ReceivedItem[], _queue: string, settlement: BatchSettlement): Promise<ProcessResult[]> => {
@@ -26,7 +30,11 @@ function runtimeOn(clock: FakeClock, workMs = 0) {
     const errors = await (settlement.completeMany?.(items) ?? Promise.resolve([]));
     return errors.map((err): ProcessResult => ({ outcome: 'Success', disposition: 'completed', jobName: 'crm-accounts', ...(err ? { settleError: String(err) } : {}) }));
   };
-  const runtime = { settings: { queues: { work: { high: 'sbqhigh', normal: 'sbqnormal', low: 'sbqlow' } } }, processor: { executeBatch } } as unknown as Runtime;
+  const ensureInitialized = async () => {
+    if (clock.now().getTime() < configBackAt) throw new Error('table query on "jobs" failed: 403 AuthorizationPermissionMismatch');
+    return {};
+  };
+  const runtime = { settings: { queues: { work: { high: 'sbqhigh', normal: 'sbqnormal', low: 'sbqlow' } } }, processor: { executeBatch }, init: { ensureInitialized } } as unknown as Runtime;
   return { runtime, deliveries, batches };
 }
 
@@ -87,6 +95,21 @@ describe("the batch trigger under the host's batch loop (fake clock; lock 60 s, 
     const retries = host.logs.filter((l) => l.startsWith('warning: runtime not available (attempt'));
     expect(retries[0]).toBe('warning: runtime not available (attempt 1): storage unreachable: 503 Service Unavailable; 256 messages held, next attempt in 5 s');
     expect(retries.length).toBeLessThanOrEqual(15);
+  });
+
+  it('configuration unreadable for 10 minutes (role assignments propagating) once the runtime exists: held the same way, nothing dead-lettered', async () => {
+    const clock = new FakeClock();
+    const host = new FakeServiceBusHost({ clock });
+    host.send(50, BODY);
+    const { runtime, deliveries } = runtimeOn(clock, 0, 10 * 60_000);
+    setRuntimeFactory(async () => runtime);
+
+    await drive(host, clock, processQueueItems('high', clock), 60 * 60_000);
+
+    expect(host.count('completed')).toBe(50);
+    expect(host.count('deadLettered')).toBe(0);
+    expect(new Set(deliveries)).toEqual(new Set([1]));
+    expect(host.logs[0]).toBe('warning: runtime not available (attempt 1): table query on "jobs" failed: 403 AuthorizationPermissionMismatch; 50 messages held, next attempt in 5 s');
   });
 
   it('an outage longer than the hold costs one delivery per hold: abandoned with error properties after 15 minutes, processed once the storage is back', async () => {

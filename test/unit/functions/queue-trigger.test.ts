@@ -62,7 +62,7 @@ function fakeRuntime(onBatch: (items: readonly ReceivedItem[]) => Promise<void> 
     const errors = await (settlement.completeMany?.(items) ?? Promise.resolve([]));
     return errors.map((err): ProcessResult => ({ outcome: 'Success', disposition: 'completed', jobName: 'crm-accounts', ...(err ? { settleError: String(err) } : {}) }));
   };
-  const runtime = { settings: { queues: { work: { high: 'sbqhigh', normal: 'sbqnormal', low: 'sbqlow' } } }, processor: { executeBatch } } as unknown as Runtime;
+  const runtime = { settings: { queues: { work: { high: 'sbqhigh', normal: 'sbqnormal', low: 'sbqlow' } } }, processor: { executeBatch }, init: { ensureInitialized: async () => ({}) } } as unknown as Runtime;
   return { runtime, seen };
 }
 
