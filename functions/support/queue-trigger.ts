@@ -1,6 +1,6 @@
 import { app, type InvocationContext } from '@azure/functions';
 import type { ServiceBusReceivedMessage } from '@azure/service-bus';
-import { errorProperties } from '../../src/bus/message-properties';
+import { errorProperties, safeErrorText } from '../../src/bus/message-properties';
 import { systemClock, type Clock } from '../../src/platform/clock';
 import { errorMessage } from '../../src/platform/errors';
 import { DEFAULT_LOCK_RENEWAL_MS, type ProcessResult } from '../../src/process/process-queue-message-service';
@@ -110,14 +110,15 @@ async function createRuntimeHolding(messages: readonly ServiceBusReceivedMessage
       deadline: () => (locks.unsupported ? Math.min(receivedAt + STARTUP_HOLD_MS, lockEnd - LOCK_RENEWAL_MARGIN_MS) : receivedAt + STARTUP_HOLD_MS),
       stillHeld: () => messages.some((_, i) => locks.isHeld(i)),
       onRetry: (err, attempt, delayMs) =>
-        context.warn(`runtime not available (attempt ${attempt}): ${errorMessage(err)}; ${messages.length} messages held, next attempt in ${Math.round(delayMs / 1000)} s`),
+        context.warn(`runtime not available (attempt ${attempt}): ${safeErrorText(errorMessage(err))}; ${messages.length} messages held, next attempt in ${Math.round(delayMs / 1000)} s`),
     });
   } catch (err) {
     const settlers = locks.settlers.filter((_, i) => locks.isHeld(i));
     const errors = await abandonAll(settlers, errorProperties(err, clock.now()));
     const failed = errors.filter((e) => e !== undefined).length;
     context.warn(`runtime not available after ${Math.round((clock.now().getTime() - receivedAt) / 1000)} s: ${settlers.length - failed} messages abandoned${failed > 0 ? `, ${failed} not (${errorMessage(errors.find((e) => e !== undefined))})` : ''}`);
-    throw err;
+    // The host records the invocation's exception: scrubbed, like every other error text.
+    throw new Error(safeErrorText(errorMessage(err)));
   }
 }
 

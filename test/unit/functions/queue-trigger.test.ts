@@ -214,6 +214,23 @@ describe('batch trigger handler', () => {
     expect(logs).toContain('warning: runtime not available after 900 s: 3 messages abandoned');
   });
 
+  it('keeps secrets of a creation error out of the hold warnings and the abandoned messages', async () => {
+    const clock = new FakeClock(NOW);
+    const secret = 'c2VjcmV0LWFjY291bnQta2V5';
+    setRuntimeFactory(() => Promise.reject(new Error(`table storage unreachable (DefaultEndpointsProtocol=https;AccountName=st;AccountKey=${secret})`)));
+    const settlement = new FakeSettlement();
+    const { context, logs } = invocation();
+
+    const outcome = processQueueItems('high', clock)(trigger(settlement), context).catch((err: Error) => err.message);
+    await clock.advance(STARTUP_HOLD_MS);
+    expect(await outcome).toBe('table storage unreachable (DefaultEndpointsProtocol=https;AccountName=st;AccountKey=***');
+
+    expect(logs[0]).toContain('AccountKey=***');
+    expect(logs.join('\n')).not.toContain(secret);
+    const abandoned = settlement.records.find((r) => r.action === 'abandon');
+    expect(JSON.stringify(decodePropertiesToModify(abandoned?.propertiesToModify ?? new Uint8Array()))).not.toContain(secret);
+  });
+
   it('dead-letters an undecodable message of the batch alone, with the reason, and processes the rest', async () => {
     const { runtime, seen } = fakeRuntime();
     setRuntimeFactory(async () => runtime);
