@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import * as grpc from '@grpc/grpc-js';
 import { classifyError, type ErrorRule } from '../../connectors/base/error-classification';
+import { safeErrorText } from '../../src/bus/message-properties';
 import { encodeSettlementRequest, type SettlementRequest } from './settlement-wire';
 import type { DeadLetterRequest, RenewalSupport, ServiceBusSettlementActions } from './service-bus-settler';
 
@@ -22,6 +23,9 @@ const SETTLEMENT_ERRORS: readonly ErrorRule[] = [
   { code: /^(UNAVAILABLE|DEADLINE_EXCEEDED|CANCELLED)$/, kind: 'transient', reason: 'the host did not answer' },
   { code: 'UNKNOWN', kind: 'transient', reason: 'the broker refused' },
 ];
+
+/** How much of the host's answer an error keeps. */
+const MAX_ANSWER_LENGTH = 300;
 
 /** Per-call deadline: a host that hangs must not hold an invocation until the function timeout. */
 export const SETTLEMENT_CALL_TIMEOUT_MS = 30_000;
@@ -86,6 +90,8 @@ export class GrpcSettlementClient implements ServiceBusSettlementActions {
           classifyError(err, SETTLEMENT_ERRORS, {
             codeOf: (e) => grpc.status[(e as grpc.ServiceError).code],
             operation: `Service Bus settlement: ${method} of lock ${request.lockToken}`,
+            // UNKNOWN carries the host's whole .NET exception, stack included.
+            redact: (text) => safeErrorText(text, MAX_ANSWER_LENGTH),
           }),
         );
       });

@@ -7,7 +7,7 @@ import type { ProcessResult } from '../../../src/process/process-queue-message-s
 import type { BatchSettlement, ReceivedItem } from '../../../src/process/received-item';
 import type { Runtime } from '../../../src/runtime/runtime';
 import { bindHostMessages, type HostMessage, useSettlementEndpoint } from '../../unit/functions/support/sdk-binding';
-import { startFakeSettlementHost } from './support/fake-settlement-host';
+import { BROKER_REFUSES, startFakeSettlementHost } from './support/fake-settlement-host';
 
 jest.mock('@azure/functions-core', () => ({ setProgrammingModel() {}, registerFunction: () => ({ dispose() {} }), registerHook: () => ({ dispose() {} }), log() {} }), {
   virtual: true,
@@ -88,6 +88,24 @@ describe('the settlement client against the host contract', () => {
       expect(second.logs.filter((l) => l.includes('RenewMessageLock'))).toEqual([]);
       expect(chunks).toEqual([32, 32, 6, 3]);
       expect(host.settled.filter((s) => s.action === 'complete')).toHaveLength(73);
+    } finally {
+      client.close();
+      await host.close();
+    }
+  });
+
+  it("keeps the start of the host's answer when the broker refused (UNKNOWN with the .NET exception and its stack)", async () => {
+    const host = await startFakeSettlementHost();
+    const client = new GrpcSettlementClient(`127.0.0.1:${host.port}`);
+    try {
+      const err = await client.complete(BROKER_REFUSES).catch((e: Error) => e);
+      expect(err).toMatchObject({
+        name: 'TransientError',
+        message: expect.stringMatching(
+          /^Service Bus settlement: Complete of lock 00000000-0000-4000-8000-00000000dead: the broker refused \(UNKNOWN\): 2 UNKNOWN: Azure\.Messaging\.ServiceBus\.ServiceBusException: The lock supplied is invalid\. \(MessageLockLost\)/,
+        ),
+      });
+      expect((err as Error).message.length).toBeLessThan(450);
     } finally {
       client.close();
       await host.close();

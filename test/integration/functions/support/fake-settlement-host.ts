@@ -21,6 +21,9 @@ export interface HostSettlement {
   description?: string;
 }
 
+/** A lock token the stand-in answers as the host does when the broker refuses: UNKNOWN with the SDK's exception, stack and all. */
+export const BROKER_REFUSES = '00000000-0000-4000-8000-00000000dead';
+
 export interface FakeSettlementHostOptions {
   /**
    * `unimplemented`: a host whose Service Bus extension predates RenewMessageLock; its ASP.NET
@@ -51,6 +54,9 @@ export async function startFakeSettlementHost(options: FakeSettlementHostOptions
       calls.push(`${action} ${request.locktoken}`);
       if (action === 'renewMessageLock' && options.renewal === 'unimplemented') {
         return callback({ code: grpc.status.UNIMPLEMENTED, details: 'Method is unimplemented.' });
+      }
+      if (request.locktoken === BROKER_REFUSES) {
+        return callback({ code: grpc.status.UNKNOWN, details: `Azure.Messaging.ServiceBus.ServiceBusException: The lock supplied is invalid. (MessageLockLost)\n${'   at Azure.Messaging.ServiceBus.Amqp.AmqpReceiver.CompleteInternalAsync()\n'.repeat(40)}` });
       }
       if (done.has(request.locktoken)) {
         refused.push(`${action} ${request.locktoken}`);
