@@ -1,4 +1,8 @@
 import type { ApplicationProperties } from '../../src/bus/message-bus';
+import { errorProperties, safeErrorText } from '../../src/bus/message-properties';
+import { errorTypeName } from '../../src/platform/errors';
+import type { UndecodableMessage } from './service-bus-extension';
+import { serviceBusSettler, type ServiceBusSettlementActions } from './service-bus-settler';
 import type { MessageSettler } from '../../src/process/message-settler';
 import type { BatchSettlement, ReceivedItem } from '../../src/process/received-item';
 
@@ -34,7 +38,23 @@ export function completeMany(items: readonly ReceivedItem[]): Promise<unknown[]>
 /** The processor's batch settlement on the Functions host's per-message actions. */
 export const functionsBatchSettlement: BatchSettlement = { completeMany };
 
-/** Abandons every settler with the same properties; resolves with one error (or undefined) per settler. */
-export function abandonAll(settlers: readonly MessageSettler[], properties: ApplicationProperties): Promise<unknown[]> {
+/** Abandons every settler with the same properties (none: left as they are); resolves with one error (or undefined) per settler. */
+export function abandonAll(settlers: readonly MessageSettler[], properties?: ApplicationProperties): Promise<unknown[]> {
   return mapConcurrently(settlers, SETTLE_CONCURRENCY, (settler) => settler.abandon(properties).then(() => undefined, (err: unknown) => err));
+}
+
+/**
+ * Dead-letters each message whose binding data could not be decoded, with the decoding error as
+ * reason (its type), description and error properties. One without a lock token cannot be
+ * settled: it comes back when its lock expires, and after the queue's `maxDeliveryCount` the
+ * broker dead-letters it. Resolves with one entry per message: `undefined` when dead-lettered,
+ * else why not.
+ */
+export function deadLetterUndecodable(undecodable: readonly UndecodableMessage[], actions: ServiceBusSettlementActions, now: Date): Promise<unknown[]> {
+  return mapConcurrently(undecodable, SETTLE_CONCURRENCY, async (m) => {
+    if (m.lockToken === undefined) return new Error('no lock token in the binding data: left to expire');
+    const properties = errorProperties(m.error, now);
+    const request = { reason: errorTypeName(m.error), description: safeErrorText(m.error.message), propertiesToModify: properties };
+    return serviceBusSettler(actions, m.lockToken).deadLetter(request).then(() => undefined, (err: unknown) => err);
+  });
 }

@@ -7,11 +7,17 @@ import { DEFAULT_LOCK_RENEWAL_MS, type ProcessResult } from '../../src/process/p
 import type { ReceivedItem } from '../../src/process/received-item';
 import type { Runtime } from '../../src/runtime/runtime';
 import { getRuntime } from '../runtime-instance';
-import { abandonAll, functionsBatchSettlement } from './batch-settlement';
+import { abandonAll, deadLetterUndecodable, functionsBatchSettlement } from './batch-settlement';
+import { reportBatch } from './batch-report';
+import { earliestLockEnd } from './lock-budget';
 import { keepLocks, type LockKeeper } from './lock-keeper';
+// Registers the binding factory that builds this trigger's input.
 import './service-bus-extension';
+import type { ServiceBusBinding } from './service-bus-extension';
 import { toBusMessage } from './service-bus-message';
 import type { ServiceBusSettlementActions } from './service-bus-settler';
+import { holdUntilCreated, STARTUP_HOLD_MS } from './startup-hold';
+import { processWithinLocks } from './within-locks';
 import type { Priority } from '../../src/platform/queue-topology';
 import { TRIGGER_CONNECTION_SETTING } from '../../src/platform/settings';
 
@@ -25,75 +31,107 @@ export const QUEUE_NAME_SETTINGS: Record<Priority, string> = {
 /** A lock known to end sooner than this after the invocation starts is renewed at once. */
 export const LOCK_RENEWAL_MARGIN_MS = 15_000;
 
-/** What the SDK binding passes to a trigger: the message(s) and their settlement actions. */
-export interface ServiceBusTriggerInput {
-  messages: ServiceBusReceivedMessage | ServiceBusReceivedMessage[];
-  actions: ServiceBusSettlementActions;
-}
+/** The trigger's input: what our binding factory (service-bus-extension.ts) returns. */
+export type ServiceBusTriggerInput = ServiceBusBinding;
 
 export type QueueItemsHandler = (trigger: unknown, context: InvocationContext) => Promise<void>;
 
+/** Hosts (settlement clients) already warned about: the warning is logged once per process. */
+const warnedNoRenewal = new WeakSet<ServiceBusSettlementActions>();
+
 /**
- * The handler of one priority's batch trigger. Every message's lock is renewed from the first
- * moment (see lock-keeper.ts: the trigger owns the invocation's one renewal loop), then the batch
- * goes through `ProcessQueueMessageService.executeBatch`, which settles each message explicitly
- * (the trigger never auto-completes). The invocation fails only when no message could be
- * settled, so that the host abandons them; a message whose settlement failed on its own comes
- * back when its lock expires. When the runtime cannot be created, every message is abandoned
- * with error properties and the invocation fails.
+ * The handler of one priority's batch trigger.
+ *
+ * 1. Messages whose binding data cannot be decoded are dead-lettered alone, with the reason.
+ * 2. Every other message's lock is renewed from the first moment (lock-keeper.ts).
+ * 3. The runtime is created and its configuration loaded; while that fails (storage, role
+ *    assignments, configuration) the batch is held, locks renewed, and both retried with a
+ *    backoff (startup-hold.ts), for up to {@link STARTUP_HOLD_MS}; only then are the messages
+ *    abandoned with error properties and the invocation failed. Abandoning at once would let the host's batch loop, which
+ *    receives again straight away, use up every delivery within seconds.
+ * 4. The batch goes through `executeBatch`, which settles each message explicitly. On a host
+ *    without lock renewal, in chunks that each start only within the locks (within-locks.ts).
+ *
+ * The invocation fails only when no message could be settled; a message whose settlement failed
+ * on its own comes back when its lock expires.
  */
 export function processQueueItems(priority: Priority, clock: Clock = systemClock): QueueItemsHandler {
   return async (trigger, context) => {
-    const { messages, actions } = asTriggerInput(trigger, context.functionName);
+    const { messages, undecodable, actions } = asTriggerInput(trigger, context.functionName);
+    if (undecodable.length > 0) {
+      const errors = await deadLetterUndecodable(undecodable, actions, clock.now());
+      undecodable.forEach((m, i) => {
+        const outcome = errors[i] === undefined ? 'dead-lettered' : `not dead-lettered (${errorMessage(errors[i])})`;
+        context.warn(`message ${m.position + 1} of the batch (lock ${m.lockToken ?? 'unknown'}) ${outcome}: ${m.error.message}`);
+      });
+    }
     if (messages.length === 0) return;
+    const receivedAt = clock.now().getTime();
     const locks = keepLocks(messages, actions, {
       clock,
       intervalMs: DEFAULT_LOCK_RENEWAL_MS,
       marginMs: LOCK_RENEWAL_MARGIN_MS,
       onLost: (message, err) => context.warn(`message ${String(message.messageId)}: lock renewal failed: ${errorMessage(err)}`),
+      onUnsupported: (err) => {
+        if (warnedNoRenewal.has(actions)) return;
+        warnedNoRenewal.add(actions);
+        context.warn(`${err.message}; batches are processed in chunks that start only with half a lock left, the rest is released. Update the extension bundle.`);
+      },
     });
     try {
-      let runtime: Runtime;
-      try {
-        runtime = await getRuntime();
-      } catch (err) {
-        await abandonOnStartupFailure(messages, locks, err, clock, context);
-        throw err;
-      }
+      await locks.ready;
+      const runtime = await createRuntimeHolding(messages, locks, receivedAt, clock, context);
       const queue = runtime.settings.queues.work[priority];
       const items = messages.map((message, i): ReceivedItem => ({ message: toBusMessage(message, queue), settler: locks.settlers[i] }));
-      const results = await runtime.processor.executeBatch(items, queue, functionsBatchSettlement);
-      report(messages, results, context);
+      let results: ProcessResult[];
+      if (!locks.unsupported) results = await runtime.processor.executeBatch(items, queue, functionsBatchSettlement);
+      else {
+        results = await processWithinLocks(items, messages, queue, (chunk, q, settlement) => runtime.processor.executeBatch(chunk, q, settlement), {
+          clock,
+          receivedAt,
+          settlement: functionsBatchSettlement,
+          onRelease: (count, lockEnd) => context.warn(`${count} of ${items.length} messages released unprocessed: the locks end at ${lockEnd.toISOString()} and cannot be renewed`),
+        });
+      }
+      reportBatch(messages, results, context);
     } finally {
       locks.stop();
     }
   };
 }
 
-/** One line per failed or unsettled message and one for the batch; throws when nothing was settled. */
-function report(messages: readonly ServiceBusReceivedMessage[], results: readonly ProcessResult[], context: InvocationContext): void {
-  const counts = new Map<string, number>();
-  results.forEach((result, i) => {
-    const key = `${result.outcome}/${result.disposition}`;
-    counts.set(key, (counts.get(key) ?? 0) + 1);
-    if (result.outcome !== 'Failed' && result.settleError === undefined) return;
-    let line = `message ${String(messages[i].messageId)} (job ${result.jobName ?? 'unknown'}): ${result.outcome}, ${result.disposition}`;
-    if (result.error !== undefined) line += `: ${safeErrorText(result.error)}`;
-    if (result.settleError !== undefined) line += ` (not settled: ${result.settleError})`;
-    context.warn(line);
-  });
-  const unsettled = results.filter((result) => result.settleError !== undefined);
-  context.log(`${results.length} messages: ${[...counts].map(([key, n]) => `${n} ${key}`).join(', ')}${unsettled.length > 0 ? `; ${unsettled.length} not settled` : ''}`);
-  if (results.length > 0 && unsettled.length === results.length) {
-    throw new Error(`none of the ${results.length} messages could be settled: ${unsettled[0].settleError}`);
+/** The runtime, retried while the batch is held (see step 3 above); abandons the batch when it never came. */
+async function createRuntimeHolding(messages: readonly ServiceBusReceivedMessage[], locks: LockKeeper, receivedAt: number, clock: Clock, context: InvocationContext): Promise<Runtime> {
+  const lockEnd = earliestLockEnd(messages, receivedAt);
+  try {
+    return await holdUntilCreated(readyRuntime, {
+      clock,
+      // Without renewal the hold ends while the locks still allow an abandon.
+      deadline: () => (locks.unsupported ? Math.min(receivedAt + STARTUP_HOLD_MS, lockEnd - LOCK_RENEWAL_MARGIN_MS) : receivedAt + STARTUP_HOLD_MS),
+      stillHeld: () => messages.some((_, i) => locks.isHeld(i)),
+      onRetry: (err, attempt, delayMs) =>
+        context.warn(`runtime not available (attempt ${attempt}): ${safeErrorText(errorMessage(err))}; ${messages.length} messages held, next attempt in ${Math.round(delayMs / 1000)} s`),
+    });
+  } catch (err) {
+    const settlers = locks.settlers.filter((_, i) => locks.isHeld(i));
+    const errors = await abandonAll(settlers, errorProperties(err, clock.now()));
+    const failed = errors.filter((e) => e !== undefined).length;
+    context.warn(`runtime not available after ${Math.round((clock.now().getTime() - receivedAt) / 1000)} s: ${settlers.length - failed} messages abandoned${failed > 0 ? `, ${failed} not (${errorMessage(errors.find((e) => e !== undefined))})` : ''}`);
+    // The host records the invocation's exception: scrubbed, like every other error text.
+    throw new Error(safeErrorText(errorMessage(err)));
   }
 }
 
-async function abandonOnStartupFailure(messages: readonly ServiceBusReceivedMessage[], locks: LockKeeper, err: unknown, clock: Clock, context: InvocationContext): Promise<void> {
-  const errors = await abandonAll(locks.settlers, errorProperties(err, clock.now()));
-  errors.forEach((abandonError, i) => {
-    if (abandonError !== undefined) context.warn(`message ${String(messages[i].messageId)} not abandoned: ${errorMessage(abandonError)}`);
-  });
+/**
+ * The runtime with its configuration loaded: the configuration is read from the tables on first
+ * use, and a failure there (storage, a 403 while role assignments propagate, an invalid
+ * configuration) stops every message as much as a runtime that cannot be created. Inside the
+ * processor it would make each message a retry copy and use up its attempts within minutes.
+ */
+async function readyRuntime(): Promise<Runtime> {
+  const runtime = await getRuntime();
+  await runtime.init.ensureInitialized();
+  return runtime;
 }
 
 /** Registers the batch trigger of one priority's work queue (batch sizes: host.json). */
@@ -108,13 +146,11 @@ export function registerQueueTrigger(name: string, priority: Priority, handler: 
   });
 }
 
-function asTriggerInput(trigger: unknown, functionName: string): { messages: ServiceBusReceivedMessage[]; actions: ServiceBusSettlementActions } {
-  const input = trigger as Partial<ServiceBusTriggerInput> | null;
+function asTriggerInput(trigger: unknown, functionName: string): ServiceBusBinding {
+  const input = trigger as Partial<ServiceBusBinding> | null;
   const actions = input?.actions;
-  if (!input || input.messages === undefined || !actions || typeof actions.complete !== 'function' || typeof actions.abandon !== 'function') {
-    throw new Error(
-      `${functionName}: expected the Service Bus SDK binding's { messages, actions } (sdkBinding: true needs @azure/functions-extensions-servicebus and a recent extension bundle)`,
-    );
+  if (!input || !Array.isArray(input.messages) || !actions || typeof actions.complete !== 'function' || typeof actions.abandon !== 'function') {
+    throw new Error(`${functionName}: expected the Service Bus SDK binding's { messages, actions } (sdkBinding: true needs a recent extension bundle)`);
   }
-  return { messages: Array.isArray(input.messages) ? input.messages : [input.messages], actions };
+  return { messages: input.messages, undecodable: input.undecodable ?? [], actions };
 }

@@ -1,78 +1,67 @@
 import { ResourceFactoryResolver } from '@azure/functions-extensions-base';
 import type { ServiceBusReceivedMessage } from '@azure/service-bus';
-import { BINDING_SOURCE, decodeBindingData } from './binding-data';
+import { errorMessage, PermanentError } from '../../src/platform/errors';
+import { BINDING_SOURCE, decodeBindingData, LOCK_TOKEN_BYTES, lockTokenFromBytes } from './binding-data';
+import { hostSettlementClient } from './settlement-client';
 import type { ServiceBusSettlementActions } from './service-bus-settler';
 
 /**
- * Turns the host's SDK binding data into `{ messages, actions }` for Service Bus triggers
- * declared with `sdkBinding: true`, with our own decoder (binding-data.ts) and the settlement
- * actions of `@azure/functions-extensions-servicebus`.
+ * Turns the host's SDK binding data into the trigger's input for Service Bus triggers declared
+ * with `sdkBinding: true`: our decoder (binding-data.ts) and our client of the host's
+ * Settlement service (settlement-client.ts). Nothing of `@azure/functions-extensions-servicebus`
+ * is used: @azure/functions asks the one `ResourceFactoryResolver` of
+ * `@azure/functions-extensions-base` (its documented extension point) for a client of the
+ * binding's source, and this module registers that factory.
  *
- * Why not the extension's factory: 0.2.0-preview (the only version the registry serves) decodes
- * the message from the wrong offset and loses the delivery count and TTL. Its factory is
- * registered under `AzureServiceBusReceivedMessage` only when none is registered yet; ours takes
- * that place. The extension exports nothing, so its factory is captured while it registers and
- * used only for its `actions` (the gRPC client of the host's Settlement service): called with an
- * empty collection, it decodes nothing and returns `{ messages: [], actions }`.
- *
- * The extension is loaded with `require`, not `import`: its typings point at TypeScript sources
- * that do not compile under our settings (TS7016 in its gRPC helper), and we use none of its
- * types (see service-bus-settler.ts).
+ * A message that cannot be decoded does not fail the batch: a factory that throws fails the
+ * invocation before the handler runs, and the host then abandons every message of the batch.
+ * It is handed over in `undecodable`, with its lock token when the bytes have one, so that the
+ * trigger dead-letters it alone.
  */
 export interface ServiceBusBinding {
-  /** Always an array: one message for `cardinality: 'one'`, the batch for `'many'`. */
+  /** The decoded messages, in the batch's order (one for `cardinality: 'one'`). */
   messages: ServiceBusReceivedMessage[];
+  /** The messages that could not be decoded. */
+  undecodable: UndecodableMessage[];
   actions: ServiceBusSettlementActions;
+}
+
+/** A message of the batch whose binding data could not be decoded. */
+export interface UndecodableMessage {
+  /** Its position in the batch the host sent (0-based). */
+  position: number;
+  /** Undefined when the data is too short to hold one: the message then cannot be settled. */
+  lockToken?: string;
+  error: PermanentError;
 }
 
 /** What @azure/functions hands a factory: one binding (`cardinality: 'one'`) or a collection. */
 interface ModelBindingData {
   content?: Uint8Array | null;
-  contentType?: string | null;
   source?: string | null;
-  version?: string | null;
 }
-
-type Factory = (data: ModelBindingData | ModelBindingData[]) => unknown;
 
 const resolver = ResourceFactoryResolver.getInstance();
 if (resolver.hasResourceFactory(BINDING_SOURCE)) {
-  throw new Error(`a factory for ${BINDING_SOURCE} is already registered: functions/support/service-bus-extension.ts must be loaded before @azure/functions-extensions-servicebus`);
+  throw new Error(`a factory for ${BINDING_SOURCE} is already registered (is @azure/functions-extensions-servicebus loaded? this app settles through its own client)`);
 }
-const extensionFactory = captureExtensionFactory();
-resolver.registerResourceFactory(BINDING_SOURCE, (data: ModelBindingData | ModelBindingData[]): ServiceBusBinding => {
-  const bindings = Array.isArray(data) ? data : [data];
-  return { messages: bindings.map(decodeOne), actions: extensionActions() };
-});
+resolver.registerResourceFactory(BINDING_SOURCE, (data: ModelBindingData | ModelBindingData[]) => toBinding(Array.isArray(data) ? data : [data], hostSettlementClient));
 
-function decodeOne(data: ModelBindingData): ServiceBusReceivedMessage {
-  if (!data.content) throw new Error(`${BINDING_SOURCE} binding data has no content`);
-  return decodeBindingData(data.content);
-}
-
-/**
- * Created on first use, not at load: the actions read the host's gRPC address from the worker's
- * command line (`--host`, `--port`), and build one client for the process.
- */
-function extensionActions(): ServiceBusSettlementActions {
-  const { actions } = extensionFactory([]) as { actions?: ServiceBusSettlementActions };
-  if (!actions) throw new Error('@azure/functions-extensions-servicebus returned no settlement actions');
-  return actions;
-}
-
-function captureExtensionFactory(): Factory {
-  let captured: Factory | undefined;
-  const register = resolver.registerResourceFactory;
-  resolver.registerResourceFactory = (type, factory) => {
-    if (type === BINDING_SOURCE) captured = factory as Factory;
-    else register.call(resolver, type, factory);
-  };
-  try {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    require('@azure/functions-extensions-servicebus');
-  } finally {
-    resolver.registerResourceFactory = register;
-  }
-  if (!captured) throw new Error(`@azure/functions-extensions-servicebus registered no ${BINDING_SOURCE} factory (a second copy of @azure/functions-extensions-base?)`);
-  return captured;
+/** The binding of a batch's data; `actions` is called at the first invocation, not at load (the host's client reads the command line). */
+export function toBinding(data: readonly ModelBindingData[], actions: () => ServiceBusSettlementActions): ServiceBusBinding {
+  const messages: ServiceBusReceivedMessage[] = [];
+  const undecodable: UndecodableMessage[] = [];
+  data.forEach((binding, position) => {
+    const content = binding.content ?? new Uint8Array();
+    try {
+      messages.push(decodeBindingData(content));
+    } catch (err) {
+      const lockToken = content.byteLength >= LOCK_TOKEN_BYTES ? lockTokenFromBytes(content.subarray(0, LOCK_TOKEN_BYTES)) : undefined;
+      const error = new PermanentError(`Service Bus binding data of message ${position + 1} of ${data.length} cannot be decoded (${content.byteLength} bytes): ${errorMessage(err)}`, {
+        cause: err,
+      });
+      undecodable.push({ position, lockToken, error });
+    }
+  });
+  return { messages, undecodable, actions: actions() };
 }

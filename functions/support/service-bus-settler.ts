@@ -1,35 +1,43 @@
-import type { ServiceBusReceivedMessage } from '@azure/service-bus';
 import { types } from 'rhea';
 import type { Reader as AmqpReader, Typed, Writer as AmqpWriter } from 'rhea/typings/types';
 import type { ApplicationProperties, PropertyValue } from '../../src/bus/message-bus';
 import type { MessageSettler } from '../../src/process/message-settler';
 
-/** `google.protobuf.StringValue`, as the settlement gRPC client serializes it. */
-export interface StringValueWire {
-  value: string;
+/** What the host's Settlement service is known to offer for renewing message locks. */
+export type RenewalSupport = 'unknown' | 'supported' | 'unsupported';
+
+/** The dead-letter reason and description, and properties to set on the dead-lettered message. */
+export interface DeadLetterRequest {
+  /** An AMQP map (see {@link encodePropertiesToModify}). */
+  propertiesToModify?: Uint8Array;
+  reason: string;
+  description?: string;
 }
 
 /**
- * The settlement actions the Service Bus extension hands to a trigger with `sdkBinding: true`
- * and `autoCompleteMessages: false` (`@azure/functions-extensions-servicebus` 0.2.0-preview,
- * gRPC to the host's Settlement service). Declared here, not imported: see service-bus-extension.ts.
+ * Settlement of the messages of a Service Bus trigger with `autoCompleteMessages: false`, by
+ * lock token, through the Functions host (its Settlement gRPC service, settlement-client.ts).
+ * The host settles only messages of an invocation still running: after the invocation returns
+ * every call for its lock tokens fails.
  */
 export interface ServiceBusSettlementActions {
-  complete(message: ServiceBusReceivedMessage): Promise<void>;
-  /** `propertiesToModify`: an AMQP map (see {@link encodePropertiesToModify}). */
-  abandon(message: ServiceBusReceivedMessage, propertiesToModify?: Uint8Array): Promise<void>;
+  /** @throws TransientError naming the lock and the host's answer: the lock is lost (expired, settled, its invocation returned), the broker refused, or the host did not answer. */
+  complete(lockToken: string): Promise<void>;
   /**
-   * The package declares reason and description as `string`, but its proto declares them as
-   * `google.protobuf.StringValue`: a plain string fails to serialize ("deadletterReason: object
-   * expected"), so they are passed in wire form.
+   * Releases the message for redelivery at once (one more delivery), setting the properties.
+   * @throws TransientError as {@link complete}.
    */
-  deadletter(
-    message: ServiceBusReceivedMessage,
-    propertiesToModify?: Uint8Array,
-    deadletterReason?: StringValueWire,
-    deadletterErrorDescription?: StringValueWire,
-  ): Promise<void>;
-  renewMessageLock(message: ServiceBusReceivedMessage): Promise<void>;
+  abandon(lockToken: string, propertiesToModify?: Uint8Array): Promise<void>;
+  /** @throws TransientError as {@link complete}. */
+  deadLetter(lockToken: string, request: DeadLetterRequest): Promise<void>;
+  /**
+   * Extends the lock by the queue's lock duration.
+   * @throws RenewalUnsupportedError when the host has no `RenewMessageLock` (learnt from its first
+   *   answer; later calls fail at once without asking again), TransientError as {@link complete}.
+   */
+  renewMessageLock(lockToken: string): Promise<void>;
+  /** What the host's answers showed so far about `RenewMessageLock`. */
+  readonly renewalSupport: RenewalSupport;
 }
 
 /** rhea's Writer and Reader exist at runtime but are missing from its `types` typings. */
@@ -71,21 +79,20 @@ function wrapValue(value: PropertyValue): Typed {
 }
 
 /**
- * The processor's {@link MessageSettler} on the extension's actions for one message. Error
- * properties travel as `propertiesToModify`; the dead-letter reason and description also go
- * into the broker's own `DeadLetterReason` / `DeadLetterErrorDescription`.
+ * The processor's {@link MessageSettler} for one message, by its lock token. Error properties
+ * travel as `propertiesToModify`; the dead-letter reason and description also go into the
+ * broker's own `DeadLetterReason` / `DeadLetterErrorDescription`.
  */
-export function serviceBusSettler(actions: ServiceBusSettlementActions, message: ServiceBusReceivedMessage): MessageSettler {
+export function serviceBusSettler(actions: ServiceBusSettlementActions, lockToken: string): MessageSettler {
   return {
-    complete: () => actions.complete(message),
-    abandon: (properties) => actions.abandon(message, properties ? encodePropertiesToModify(properties) : undefined),
+    complete: () => actions.complete(lockToken),
+    abandon: (properties) => actions.abandon(lockToken, properties ? encodePropertiesToModify(properties) : undefined),
     deadLetter: (options) =>
-      actions.deadletter(
-        message,
-        options.propertiesToModify ? encodePropertiesToModify(options.propertiesToModify) : undefined,
-        { value: options.reason },
-        options.description === undefined ? undefined : { value: options.description },
-      ),
-    renewLock: () => actions.renewMessageLock(message),
+      actions.deadLetter(lockToken, {
+        propertiesToModify: options.propertiesToModify ? encodePropertiesToModify(options.propertiesToModify) : undefined,
+        reason: options.reason,
+        description: options.description,
+      }),
+    renewLock: () => actions.renewMessageLock(lockToken),
   };
 }

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { InvocationContext } from '@azure/functions';
 import { processHighQueueItems } from '../../../functions/ProcessHighQueueItems';
-import { processLowQueueItems } from '../../../functions/ProcessLowQueueItems';
 import { processNormalQueueItems } from '../../../functions/ProcessNormalQueueItems';
 import { setRuntimeFactory } from '../../../functions/runtime-instance';
 import type { BusMessage } from '../../../src/bus/message-bus';
@@ -9,7 +8,10 @@ import { toOutgoingMessage } from '../../../src/bus/message-properties';
 import { JobActionType } from '../../../src/model/job';
 import { createQueueMessage } from '../../../src/model/queue-message';
 import { createSyncFixture, type SyncFixture } from '../../support/sync-fixture';
-import { bindHostMessage, bindHostMessages, type HostMessage, useSettlementEndpoint } from '../../unit/functions/support/sdk-binding';
+import { ResourceFactoryResolver } from '@azure/functions-extensions-base';
+import { processQueueItems } from '../../../functions/support/queue-trigger';
+import { FakeClock } from '../../support/fake-clock';
+import { bindHostMessage, bindHostMessages, hostBindingContent, type HostMessage, modelBindingData, useSettlementEndpoint } from '../../unit/functions/support/sdk-binding';
 import { startFakeSettlementHost } from './support/fake-settlement-host';
 
 jest.mock('@azure/functions-core', () => ({ setProgrammingModel() {}, registerFunction: () => ({ dispose() {} }), registerHook: () => ({ dispose() {} }), log() {} }), {
@@ -69,20 +71,20 @@ describe('Service Bus triggers with SDK binding and explicit settlement', () => 
 
     await processHighQueueItems(bindHostMessage(message), context);
 
-    expect(host.settled).toEqual([{ action: 'complete', lockToken: message.lockToken }]);
+    // The process's first invocation asks once whether the host renews locks (it does).
+    expect(host.settled).toEqual([
+      { action: 'renewMessageLock', lockToken: message.lockToken },
+      { action: 'complete', lockToken: message.lockToken },
+    ]);
     expect(f.erp.prepare('SELECT name, city FROM customers WHERE crm_id = ?').get('S-1')).toEqual({ name: 'ACME', city: 'Berlin' });
     expect(logs).toEqual(['information: 1 messages: 1 Success/completed']);
 
-    // The extension logs each refused call to console.error before rejecting.
-    const consoleError = jest.spyOn(console, 'error').mockImplementation(() => undefined);
-    try {
-      await expect(processHighQueueItems(bindHostMessage(message), invocation('ProcessHighQueueItems').context)).rejects.toThrow(/already settled/);
-    } finally {
-      consoleError.mockRestore();
-    }
+    await expect(processHighQueueItems(bindHostMessage(message), invocation('ProcessHighQueueItems').context)).rejects.toThrow(
+      `none of the 1 messages could be settled: Service Bus settlement: Complete of lock ${message.lockToken}: the lock is lost (settled, expired, or its invocation returned) (FAILED_PRECONDITION): 9 FAILED_PRECONDITION: LockToken ${message.lockToken} not found.`,
+    );
     // A failed complete is not retried as an abandon: the broker redelivers after the lock expires.
     expect(host.refused).toEqual([`complete ${message.lockToken}`]);
-    expect(host.settled).toHaveLength(1);
+    expect(host.settled).toHaveLength(2);
   });
 
   it('applies a batch of 3 detected changes and completes each through its own lock', async () => {
@@ -132,18 +134,51 @@ describe('Service Bus triggers with SDK binding and explicit settlement', () => 
     expect(logs).toContain(`warning: message ${message.messageId} (job unknown): Failed, deadLettered: unknown job "nope"`);
   });
 
-  it('abandons with error properties and fails the invocation when the runtime cannot be created', async () => {
+  it('holds the batch while the runtime cannot be created, renewing its lock, then abandons it with error properties and fails', async () => {
+    const clock = new FakeClock();
     setRuntimeFactory(() => Promise.reject(new Error('storage unreachable')));
     try {
       const message: HostMessage = { body: '{}', messageId: 'm-low', deliveryCount: 1, enqueuedTime: new Date(), sequenceNumber: 8, lockToken: randomUUID() };
-      await expect(processLowQueueItems(bindHostMessage(message), invocation('ProcessLowQueueItems').context)).rejects.toThrow('storage unreachable');
-      expect(host.settled.find((s) => s.lockToken === message.lockToken)).toMatchObject({
-        action: 'abandon',
-        properties: { ErrorMessage: 'storage unreachable', ErrorType: 'Error' },
-      });
+      let finished = false;
+      const running = processQueueItems('low', clock)(bindHostMessage(message), invocation('ProcessLowQueueItems').context).finally(() => (finished = true));
+      const outcome = running.then(() => 'resolved', (err: Error) => err.message);
+      // Fake time a minute at a time, real time in between for the gRPC round trips.
+      while (!finished) {
+        await clock.advance(60_000);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      expect(await outcome).toBe('storage unreachable');
+      const calls = host.settled.filter((s) => s.lockToken === message.lockToken);
+      expect(calls.filter((s) => s.action === 'renewMessageLock').length).toBeGreaterThanOrEqual(29);
+      expect(calls.at(-1)).toMatchObject({ action: 'abandon', properties: { ErrorMessage: 'storage unreachable', ErrorType: 'Error' } });
     } finally {
       setRuntimeFactory(async () => f.runtime);
     }
+  });
+
+  it('dead-letters an undecodable message alone through the host, with reason and description, and applies the rest', async () => {
+    const insert = f.crm.prepare('INSERT INTO accounts VALUES (?, ?, ?, ?, NULL)');
+    insert.run('U-1', 'Undecodable neighbour', 'Bremen', '2026-01-03T10:00:00.000Z');
+    await f.runtime.detection.runJob(f.runtime.init.getJob('crm-accounts'));
+    const detected = (await f.runtime.bus.peek('sbqhigh', { maxMessages: 100 })).find((m) => m.applicationProperties.SourceKey === 'U-1');
+    const good = delivered(detected!);
+    const bad = { ...good, messageId: 'm-cut', lockToken: randomUUID() };
+    const content = hostBindingContent(bad);
+    const data = [{ ...modelBindingData(bad), content: content.subarray(0, content.length - 30) }, modelBindingData(good)];
+    const input = ResourceFactoryResolver.getInstance().createClient('AzureServiceBusReceivedMessage', data);
+    const { context, logs } = invocation('ProcessHighQueueItems');
+
+    await processHighQueueItems(input, context);
+
+    expect(host.settled.find((s) => s.lockToken === bad.lockToken)).toMatchObject({
+      action: 'deadletter',
+      reason: 'PermanentError',
+      description: expect.stringMatching(/^Service Bus binding data of message 1 of 2 cannot be decoded \(\d+ bytes\): /),
+      properties: { ErrorType: 'PermanentError' },
+    });
+    expect(host.settled.find((s) => s.lockToken === good.lockToken)).toMatchObject({ action: 'complete' });
+    expect(f.erp.prepare('SELECT city FROM customers WHERE crm_id = ?').get('U-1')).toEqual({ city: 'Bremen' });
+    expect(logs.at(-1)).toBe('information: 1 messages: 1 Success/completed');
   });
 
   it('refuses a trigger input that is not the SDK binding', async () => {

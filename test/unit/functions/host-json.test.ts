@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { LOCK_RENEWAL_MARGIN_MS } from '../../../functions/support/queue-trigger';
+import { STARTUP_HOLD_MS } from '../../../functions/support/startup-hold';
 import { deliveryBackoffMs } from '../../../src/process/backoff';
 import { DEFAULT_LOCK_RENEWAL_MS } from '../../../src/process/process-queue-message-service';
 import { isoDurationMs, objectEntries, resourceBodies, stringLiteral } from '../infra/bicep-text';
@@ -48,6 +49,10 @@ describe('host.json', () => {
   it('gives a message on its last delivery time to wait out its backoff and be processed', () => {
     const maxDeliveryCount = 10;
     expect(timeSpanMs(host.functionTimeout)).toBeGreaterThan(deliveryBackoffMs(maxDeliveryCount) + 5 * 60_000);
+  });
+
+  it('lets a batch held through a cold-start outage still be processed before the function timeout', () => {
+    expect(timeSpanMs(host.functionTimeout)).toBeGreaterThanOrEqual(STARTUP_HOLD_MS + deliveryBackoffMs(10) + 5 * 60_000);
   });
 
   it('names the durable task hub and never samples requests, exceptions or events away', () => {

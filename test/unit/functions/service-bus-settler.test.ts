@@ -1,10 +1,9 @@
-import type { ServiceBusReceivedMessage } from '@azure/service-bus';
 import { types } from 'rhea';
 import type { Reader } from 'rhea/typings/types';
 import { decodePropertiesToModify, encodePropertiesToModify, serviceBusSettler } from '../../../functions/support/service-bus-settler';
 import { FakeSettlement } from './support/fake-settlement';
 
-const message = { lockToken: 'lock-1', messageId: 'm-1', body: '{}' } as ServiceBusReceivedMessage;
+const LOCK = 'lock-1';
 const ERROR_PROPERTIES = { ErrorMessage: 'target "erp": 503 Service Unavailable', ErrorType: 'TransientError', ErrorAt: '2026-03-01T08:00:00.000Z' };
 
 /** Type names of the encoded map's values, in order (rhea's view of the AMQP encoding). */
@@ -34,29 +33,29 @@ describe('propertiesToModify encoding (AMQP map for the host)', () => {
   });
 });
 
-describe('MessageSettler on the extension actions', () => {
+describe('MessageSettler on the settlement actions', () => {
   it('abandons with the error properties encoded', async () => {
     const actions = new FakeSettlement();
-    await serviceBusSettler(actions, message).abandon(ERROR_PROPERTIES);
+    await serviceBusSettler(actions, LOCK).abandon(ERROR_PROPERTIES);
     expect(actions.records).toHaveLength(1);
     expect(actions.records[0]).toMatchObject({ action: 'abandon', lockToken: 'lock-1' });
     expect(decodePropertiesToModify(actions.records[0].propertiesToModify ?? new Uint8Array())).toEqual(ERROR_PROPERTIES);
   });
 
-  it('dead-letters with reason and description in the wire form of the settlement proto', async () => {
+  it('dead-letters with reason, description and the error properties encoded', async () => {
     const actions = new FakeSettlement();
-    await serviceBusSettler(actions, message).deadLetter({ reason: 'PermanentError', description: 'unknown job "x"', propertiesToModify: ERROR_PROPERTIES });
+    await serviceBusSettler(actions, LOCK).deadLetter({ reason: 'PermanentError', description: 'unknown job "x"', propertiesToModify: ERROR_PROPERTIES });
     expect(actions.records[0]).toMatchObject({
-      action: 'deadletter',
-      deadletterReason: { value: 'PermanentError' },
-      deadletterErrorDescription: { value: 'unknown job "x"' },
+      action: 'deadLetter',
+      reason: 'PermanentError',
+      description: 'unknown job "x"',
     });
     expect(decodePropertiesToModify(actions.records[0].propertiesToModify ?? new Uint8Array())).toEqual(ERROR_PROPERTIES);
   });
 
   it('renews the lock while unsettled and fails to settle twice', async () => {
     const actions = new FakeSettlement();
-    const settler = serviceBusSettler(actions, message);
+    const settler = serviceBusSettler(actions, LOCK);
     await settler.renewLock();
     await settler.complete();
     await expect(settler.abandon()).rejects.toThrow('lock lock-1 lost: the message was already settled');
@@ -66,7 +65,7 @@ describe('MessageSettler on the extension actions', () => {
 
   it('abandons without properties when none are given', async () => {
     const actions = new FakeSettlement();
-    await serviceBusSettler(actions, message).abandon();
+    await serviceBusSettler(actions, LOCK).abandon();
     expect(actions.records[0].propertiesToModify).toBeUndefined();
   });
 });

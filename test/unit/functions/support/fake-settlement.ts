@@ -1,38 +1,51 @@
-import type { ServiceBusReceivedMessage } from '@azure/service-bus';
-import type { ServiceBusSettlementActions, StringValueWire } from '../../../../functions/support/service-bus-settler';
+import { RenewalUnsupportedError } from '../../../../functions/support/settlement-client';
+import type { DeadLetterRequest, RenewalSupport, ServiceBusSettlementActions } from '../../../../functions/support/service-bus-settler';
 
 export interface SettlementRecord {
-  action: 'complete' | 'abandon' | 'deadletter' | 'renewMessageLock';
+  action: 'complete' | 'abandon' | 'deadLetter' | 'renewMessageLock';
   lockToken: string;
   propertiesToModify?: Uint8Array;
-  deadletterReason?: StringValueWire;
-  deadletterErrorDescription?: StringValueWire;
+  reason?: string;
+  description?: string;
 }
 
 /**
- * Settlement actions that behave like the host's Settlement service: a message is settled once
- * (complete, abandon or dead-letter); settling or renewing it afterwards fails as a lost lock.
- * Lock tokens in `lost` fail every call, as a lock that expired does.
+ * Settlement actions that behave like our client of the host's Settlement service: a message is
+ * settled once (complete, abandon or dead-letter); settling or renewing it afterwards fails as a
+ * lost lock. Lock tokens in `lost` fail every call, as a lock that expired does. With
+ * `renewal: 'unsupported'` (a host before RenewMessageLock) every renewal fails as the client
+ * reports it, and the client's `renewalSupport` turns `unsupported` after the first.
  */
 export class FakeSettlement implements ServiceBusSettlementActions {
   readonly records: SettlementRecord[] = [];
   readonly lost = new Set<string>();
   private readonly settled = new Set<string>();
+  private support: RenewalSupport = 'unknown';
 
-  complete(message: ServiceBusReceivedMessage): Promise<void> {
-    return this.settle({ action: 'complete', lockToken: this.token(message) });
+  constructor(private readonly renewal: 'supported' | 'unsupported' = 'supported') {}
+
+  get renewalSupport(): RenewalSupport {
+    return this.support;
   }
 
-  abandon(message: ServiceBusReceivedMessage, propertiesToModify?: Uint8Array): Promise<void> {
-    return this.settle({ action: 'abandon', lockToken: this.token(message), propertiesToModify });
+  complete(lockToken: string): Promise<void> {
+    return this.settle({ action: 'complete', lockToken });
   }
 
-  deadletter(message: ServiceBusReceivedMessage, propertiesToModify?: Uint8Array, deadletterReason?: StringValueWire, deadletterErrorDescription?: StringValueWire): Promise<void> {
-    return this.settle({ action: 'deadletter', lockToken: this.token(message), propertiesToModify, deadletterReason, deadletterErrorDescription });
+  abandon(lockToken: string, propertiesToModify?: Uint8Array): Promise<void> {
+    return this.settle({ action: 'abandon', lockToken, propertiesToModify });
   }
 
-  async renewMessageLock(message: ServiceBusReceivedMessage): Promise<void> {
-    const lockToken = this.token(message);
+  deadLetter(lockToken: string, request: DeadLetterRequest): Promise<void> {
+    return this.settle({ action: 'deadLetter', lockToken, propertiesToModify: request.propertiesToModify, reason: request.reason, description: request.description });
+  }
+
+  async renewMessageLock(lockToken: string): Promise<void> {
+    if (this.renewal === 'unsupported') {
+      this.support = 'unsupported';
+      throw new RenewalUnsupportedError('the Functions host has no RenewMessageLock (Service Bus extension before 5.16): message locks cannot be renewed');
+    }
+    this.support = 'supported';
     if (this.lost.has(lockToken)) throw new Error(`lock ${lockToken} lost: it expired`);
     if (this.settled.has(lockToken)) throw new Error(`lock ${lockToken} lost: the message was already settled`);
     this.records.push({ action: 'renewMessageLock', lockToken });
@@ -43,10 +56,5 @@ export class FakeSettlement implements ServiceBusSettlementActions {
     if (this.settled.has(record.lockToken)) throw new Error(`lock ${record.lockToken} lost: the message was already settled`);
     this.settled.add(record.lockToken);
     this.records.push(record);
-  }
-
-  private token(message: ServiceBusReceivedMessage): string {
-    if (!message.lockToken) throw new Error('ArgumentException: lockToken is required in ServiceBusReceivedMessage.');
-    return message.lockToken;
   }
 }
