@@ -3,7 +3,7 @@ import type { ServiceBusReceivedMessage } from '@azure/service-bus';
 import { decodeBindingData, lockTokenFromBytes } from '../../../functions/support/binding-data';
 import { toBusMessage } from '../../../functions/support/service-bus-message';
 import { longToString } from '../../../src/bus/azure/message-conversion';
-import { bindHostMessages, guidBytes, hostAmqpMessage, hostBindingContent, modelBindingData, type HostMessage, useSettlementEndpoint } from './support/sdk-binding';
+import { bindHostMessages, guidBytes, hostBindingContent, modelBindingData, type HostMessage, useSettlementEndpoint } from './support/sdk-binding';
 
 const ENQUEUED = new Date('2026-03-01T08:00:00.123Z');
 const TTL_MS = 14 * 24 * 3600 * 1000;
@@ -84,26 +84,5 @@ describe('SDK binding data in the host layout (16-byte lock token, then the AMQP
 
   it('refuses content without an AMQP message after the lock token', () => {
     expect(() => decodeBindingData(guidBytes(BATCH[0].lockToken))).toThrow('expected a lock token and an AMQP message, got 16 bytes');
-  });
-
-  it('the extension 0.2.0-preview decodes the same bytes without the header: delivery count 0, no TTL', () => {
-    // Its own factory, in a module registry of its own (ours is not loaded there).
-    let decoded: ServiceBusReceivedMessage | undefined;
-    jest.isolateModules(() => {
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
-      require('@azure/functions-extensions-servicebus');
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
-      const base = require('@azure/functions-extensions-base') as typeof import('@azure/functions-extensions-base');
-      const warn = jest.spyOn(console, 'warn').mockImplementation(() => undefined);
-      try {
-        const { messages } = base.ResourceFactoryResolver.getInstance().createClient('AzureServiceBusReceivedMessage', [modelBindingData(BATCH[1])]) as { messages: ServiceBusReceivedMessage[] };
-        decoded = messages[0];
-      } finally {
-        warn.mockRestore();
-      }
-    });
-    expect(decoded).toMatchObject({ lockToken: BATCH[1].lockToken, deliveryCount: 0, timeToLive: undefined });
-    // …while the header is there, at byte 16.
-    expect(hostAmqpMessage(BATCH[1]).subarray(0, 3)).toEqual(Buffer.from([0x00, 0x53, 0x70]));
   });
 });
