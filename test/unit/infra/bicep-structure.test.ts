@@ -181,7 +181,7 @@ describe('azd and local emulator files', () => {
     const emulator = services.find((s) => s.image.startsWith('mcr.microsoft.com/azure-messaging/servicebus-emulator:'));
     expect(emulator?.volumes).toContain('./Config.json:/ServiceBus_Emulator/ConfigFiles/Config.json:ro');
     expect(emulator?.depends_on).toEqual([emulator?.environment?.SQL_SERVER]);
-    const endpoint = /Endpoint=sb:\/\/localhost(?::(\d+))?;/.exec(localSettings().SERVICEBUS_CONNECTION_STRING)?.[1] ?? '5672';
+    const endpoint = /Endpoint=sb:\/\/localhost(?::(\d+))?;/.exec(localSettings().ServiceBusConnection)?.[1] ?? '5672';
     expect(emulator?.ports).toContain(`${endpoint}:5672`);
   });
 });
