@@ -11,7 +11,7 @@ jest.mock('@azure/functions-core', () => ({ setProgrammingModel() {}, registerFu
 
 /** Calls the JobState entity with `operation` and returns what the orchestration sees. */
 function caller(operation: string, input: unknown) {
-  return function* (context: OrchestrationContext): Generator<unknown, unknown, unknown> {
+  return function* (context: OrchestrationContext): Generator<df.Task, unknown, unknown> {
     try {
       return { result: yield context.df.callEntity(new df.EntityId('JobState', 'jobs'), operation, input) };
     } catch (err) {
