@@ -57,7 +57,9 @@ describe('the Functions worker shutdown with a hanging exporter', () => {
       const started = Date.now();
       await closeRuntime();
       const took = Date.now() - started;
-      expect(took).toBeLessThanOrEqual(SHUTDOWN_BUDGET_MS + 250);
+      // The budget, plus room for timers firing late on a loaded machine: still inside the host's
+      // 5 s, where the close used to take up to 30 s.
+      expect(took).toBeLessThanOrEqual(SHUTDOWN_BUDGET_MS + 750);
       // The runtime's own close reached the SDK too, and the telemetry waited for it as long as it could.
       expect(took).toBeGreaterThanOrEqual(SHUTDOWN_BUDGET_MS - 250);
     } finally {
