@@ -7,7 +7,9 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { startTestAzurite, type TestAzurite } from '../../support/azurite';
 
 const root = path.resolve(__dirname, '../../..');
 const hook = path.join(__dirname, 'support/without-native.js');
@@ -23,11 +25,11 @@ interface Probe {
 }
 
 /** Runs `script` in a child node with the hook; returns what the hook recorded and the child's output. */
-function probe(script: string): Probe & { status: number | null; output: string } {
+function probe(script: string, env: NodeJS.ProcessEnv = {}): Probe & { status: number | null; output: string } {
   fs.rmSync(probeFile, { force: true });
   const run = spawnSync(process.execPath, ['--require', hook, '-e', script], {
     cwd: outDir,
-    env: { ...process.env, HW_PROBE_OUT: probeFile, APPLICATIONINSIGHTS_CONNECTION_STRING: '' },
+    env: { ...process.env, HW_PROBE_OUT: probeFile, APPLICATIONINSIGHTS_CONNECTION_STRING: '', ...env },
     encoding: 'utf8',
     timeout: 60_000,
   });
@@ -43,7 +45,9 @@ describe('the Functions app without better-sqlite3', () => {
     execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', outDir], { cwd: root, stdio: 'pipe' });
   }, 180_000);
 
-  afterAll(() => {
+  let azurite: TestAzurite | undefined;
+  afterAll(async () => {
+    await azurite?.stop();
     fs.rmSync(outDir, { recursive: true, force: true });
   });
 
@@ -72,6 +76,32 @@ describe('the Functions app without better-sqlite3', () => {
     // The runtime's composition root is part of what loads: the check covers the real import graph.
     expect(result.loaded).toContain(path.join(outDir, 'src/runtime/runtime.js'));
   });
+
+  it('creates and closes the runtime as in Azure (Table Storage, Service Bus) without loading anything local-only', async () => {
+    azurite = await startTestAzurite();
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hw-no-native-'));
+    try {
+      const script = `
+        const { createFunctionsRuntime } = require(${JSON.stringify(path.join(outDir, 'functions/runtime-instance.js'))});
+        createFunctionsRuntime(process.env).then(async (runtime) => {
+          console.log(JSON.stringify({ storage: runtime.storage.description, bus: runtime.bus.constructor.name }));
+          await runtime.close();
+        }).catch((err) => { console.error(err); process.exitCode = 1; });`;
+      const result = probe(script, {
+        AzureWebJobsStorage: azurite.connectionString,
+        // The emulator's form; creating the client opens no connection.
+        ServiceBusConnection: 'Endpoint=sb://127.0.0.1:5999;SharedAccessKeyName=RootManageSharedAccessKey;SharedAccessKey=SAS_KEY_VALUE;UseDevelopmentEmulator=true;',
+        HIGHWATER_DATA_DIR: dataDir,
+      });
+      expect(result.status).toBe(0);
+      expect(JSON.parse(result.output.trim().split('\n').find((line) => line.startsWith('{')) ?? '{}')).toMatchObject({ bus: 'AzureServiceBus' });
+      expect(result.nativeAttempts).toEqual([]);
+      expect(result.loaded.filter((file) => LOCAL_ONLY.some((pattern) => pattern.test(file)))).toEqual([]);
+      expect(result.loaded).toContain(path.join(outDir, 'src/bus/azure/azure-bus.js'));
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 60_000);
 
   it('makes better-sqlite3 unresolvable indeed: the local bus fails to load under the same hook', () => {
     const result = probe(`require(${JSON.stringify(path.join(outDir, 'src/bus/local/local-bus.js'))})`);
