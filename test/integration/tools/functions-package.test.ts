@@ -97,6 +97,11 @@ describe('the Functions deployment package', () => {
     for (const lazy of ['@azure/service-bus', '@azure/identity', 'applicationinsights', 'pg', 'durable-functions']) {
       expect(require.resolve(lazy, { paths: [dist] }).startsWith(pkg)).toBe(true);
     }
+    // The trigger registers its binding factory in the resolver @azure/functions asks: one copy of
+    // @azure/functions-extensions-base for both, as the lockfile lays it out.
+    const fromApp = require.resolve('@azure/functions-extensions-base', { paths: [path.join(dist, 'functions/support')] });
+    const fromLibrary = require.resolve('@azure/functions-extensions-base', { paths: [path.join(pkg, 'node_modules/@azure/functions')] });
+    expect(fromApp).toBe(fromLibrary);
   });
 
   it('carries the data files the app reads: the mover’s default rules where the built code looks first', () => {
