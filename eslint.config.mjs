@@ -3,7 +3,7 @@ import tseslint from 'typescript-eslint';
 import globals from 'globals';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', '.data/**', 'coverage/**', 'test-artifacts/**', 'jest.config.js'] },
+  { ignores: ['dist/**', 'node_modules/**', '.data/**', '.deploy/**', 'coverage/**', 'test-artifacts/**', 'jest.config.js'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { ConnectorContext } from '../base/connector-context';
 import { contextClock, readSecret, secretRedactor } from '../base/connector-context';
 import type { ConnectorFactory } from '../base/registry';
+import { ConfigError } from '../../src/platform/errors';
 import type { PostgresDatabase } from './postgres-dialect';
 import type { SqliteDatabase } from './sqlite-dialect';
 import {
@@ -23,14 +24,35 @@ import {
 const load = {
   source: () => (require('./sql-source') as typeof import('./sql-source')).SqlSource,
   target: () => (require('./sql-target') as typeof import('./sql-target')).SqlTarget,
-  sqlite: () => (require('./sqlite-dialect') as typeof import('./sqlite-dialect')).SqliteDatabase,
+  sqlite: (connectionName: string) => {
+    try {
+      return (require('./sqlite-dialect') as typeof import('./sqlite-dialect')).SqliteDatabase;
+    } catch (err) {
+      throw missingSqliteModule(err, connectionName) ?? err;
+    }
+  },
   postgres: () => (require('./postgres-dialect') as typeof import('./postgres-dialect')).PostgresDatabase,
 };
 /* eslint-enable @typescript-eslint/no-require-imports */
 
+/**
+ * The clear error for an install without better-sqlite3 (the Functions deployment package leaves
+ * the native module out: a database file on a Functions instance is neither shared between
+ * instances nor kept across restarts, so `sqlite` connections run on the local host only).
+ */
+function missingSqliteModule(err: unknown, connectionName: string): ConfigError | undefined {
+  const e = err as NodeJS.ErrnoException;
+  if (e?.code !== 'MODULE_NOT_FOUND' || !/better-sqlite3/.test(String(e.message))) return undefined;
+  return new ConfigError(
+    `connection "${connectionName}" (sqlite): better-sqlite3 is not installed here (the Functions deployment package leaves it out): ` +
+      'sqlite connections run on the local host only; use postgres, odata, dataverse or businesscentral on Azure',
+    { cause: err },
+  );
+}
+
 export function openSqlite(ctx: ConnectorContext): SqliteDatabase {
   const settings = ctx.connection.settings as unknown as SqliteSettings;
-  return new (load.sqlite())({
+  return new (load.sqlite(ctx.connection.name))({
     file: path.resolve(ctx.configDir, settings.file),
     busyTimeoutMs: settings.busyTimeoutMs,
     groupCommit: settings.groupCommit,

@@ -46,7 +46,7 @@ resource queues 'Microsoft.ServiceBus/namespaces/queues@2024-01-01' = [
     properties: {
       // Renewed every 30 s from the start of a batch invocation (functions/support/lock-keeper.ts),
       // so no step may keep the event loop busy for more than ~25 s. A longer lock would only
-      // delay the redelivery of messages whose worker died (docs/deployment.md, "Batch triggers").
+      // delay the redelivery of messages whose worker died (docs/internals.md, "Azure: batch triggers").
       lockDuration: 'PT1M'
       // After the 10th failed delivery the broker dead-letters the message.
       maxDeliveryCount: 10

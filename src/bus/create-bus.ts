@@ -1,7 +1,6 @@
 import path from 'node:path';
 import type { Clock } from '../platform/clock';
 import { SETTING_NAMES, type Settings } from '../platform/settings';
-import { LocalBus } from './local/local-bus';
 import { BusError, type MessageBus } from './message-bus';
 import { allQueueNames } from '../platform/queue-topology';
 
@@ -28,6 +27,8 @@ export async function createBus(settings: Settings, options: { clock?: Pick<Cloc
     return new AzureServiceBus({ fullyQualifiedNamespace: settings.serviceBusNamespace, knownQueues });
   }
   const synchronous = localBusSynchronous(settings.localBusSynchronous);
+  // The local bus (better-sqlite3, a native module) likewise: the Functions app never loads it.
+  const { LocalBus } = await import('./local/local-bus');
   return LocalBus.open({ dataDir: settings.dataDir, queues: knownQueues, clock: options.clock, ...(synchronous ? { synchronous } : {}) });
 }
 

@@ -2,11 +2,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { ConfigError } from '../platform/errors';
+import { LOCAL_TABLES_FILE } from './local-tables-file';
 import { SqliteTableStore } from './sqlite-table-store';
 import type { TableStorage, TableStore } from './table-store';
 
-/** The file of the local tables in the data folder. */
-export const LOCAL_TABLES_FILE = 'tables.db';
+export { LOCAL_TABLES_FILE };
 
 /** How long a write waits for another process's lock (the host and a CLI command), ms. */
 const BUSY_TIMEOUT_MS = 5_000;

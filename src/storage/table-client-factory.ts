@@ -7,7 +7,7 @@ import { ConfigError } from '../platform/errors';
 import { AzureTableStore, type ManyLookups, PARTITIONS_IN_FLIGHT } from './azure-table-store';
 import { AZURITE_ACCOUNT_NAME, AZURITE_DEFAULT_TABLE_PORT, azuriteConnectionString, isAzuriteListening, startAzurite, type AzuriteProcess } from './azurite';
 import type { TableStorage, TableStore } from './table-store';
-import { LOCAL_TABLES_FILE, SqliteTableStorage } from './sqlite-table-storage';
+import { LOCAL_TABLES_FILE } from './local-tables-file';
 
 export interface OpenTableStorageOptions {
   /** Port of the local Azurite to reuse, or to start one on, when no storage is configured. Default 10002. */
@@ -204,6 +204,8 @@ export async function openTableStorage(
   }
   if (parseLocalTables(settings.localTables) === 'sqlite') {
     const fresh = !fs.existsSync(path.join(settings.dataDir, LOCAL_TABLES_FILE));
+    // Loaded only here: better-sqlite3 is native, and the Functions app must load without it.
+    const { SqliteTableStorage } = await import('./sqlite-table-storage');
     const storage = SqliteTableStorage.open(settings.dataDir);
     if (fresh && fs.existsSync(path.join(settings.dataDir, 'azurite'))) {
       // Nothing is migrated: watermarks start empty, so every job reads its source from the start.

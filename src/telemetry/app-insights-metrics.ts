@@ -58,6 +58,8 @@ export interface AppInsightsMetricsOptions {
  */
 export class AppInsightsMetrics implements Metrics {
   private failing = false;
+  /** Points handed to the SDK since the last completed flush: what a failed last flush may lose. */
+  private sinceFlush = 0;
 
   constructor(
     private readonly client: AppInsightsClient,
@@ -68,15 +70,27 @@ export class AppInsightsMetrics implements Metrics {
     if (!Number.isFinite(value)) return;
     try {
       this.client.trackMetric({ name, value, properties: { ...this.options.commonDimensions, ...dimensions } });
+      this.sinceFlush++;
       this.failing = false;
     } catch (err) {
       this.reportOnce(`metric ${name} not tracked: ${errorMessage(err)}`);
     }
   }
 
-  async flush(): Promise<void> {
+  /**
+   * Sends what the SDK holds, waiting at most `timeoutMs` (default `flushTimeoutMs`). Never throws:
+   * a failure or timeout is logged (every time: flushes happen only at shutdown) with the number of
+   * points tracked since the last completed flush, which may be lost.
+   */
+  async flush(timeoutMs?: number): Promise<void> {
     const { clock = systemClock, flushTimeoutMs = 10_000 } = this.options;
-    await settleWithin(this.client.flush(), flushTimeoutMs, clock, (m) => this.reportOnce(`metrics not flushed: ${m}`));
+    const points = this.sinceFlush;
+    let failed = false;
+    await settleWithin(this.client.flush(), timeoutMs ?? flushTimeoutMs, clock, (m) => {
+      failed = true;
+      this.options.log?.warn(`metrics not flushed: ${m}; up to ${points} points tracked since the last completed flush are lost`);
+    });
+    if (!failed) this.sinceFlush = Math.max(0, this.sinceFlush - points);
   }
 
   private reportOnce(message: string): void {

@@ -1,12 +1,16 @@
 import path from 'node:path';
 import type { Settings } from '../platform/settings';
 import { systemClock, type Clock } from '../platform/clock';
+import { deadlineAfter } from '../platform/deadline';
 import { appInsightsLogger } from './app-insights-logger';
 import { AppInsightsMetrics, loadAppInsightsClient, settleWithin, type AppInsightsClient } from './app-insights-metrics';
 import { FanOutMetrics } from './fan-out-metrics';
 import { LocalMetrics } from './local-metrics';
 import { consoleLogger, type Logger } from './logger';
 import type { Metrics, MetricsReader } from './metrics';
+
+/** Default time `Telemetry.close` may take in all (flush, then SDK shutdown), ms. */
+export const TELEMETRY_CLOSE_MS = 4_000;
 
 /** The app setting that switches Application Insights on (set by the Functions host in Azure). */
 export const APPINSIGHTS_CONNECTION_SETTING = 'APPLICATIONINSIGHTS_CONNECTION_STRING';
@@ -27,6 +31,8 @@ export interface TelemetryOptions {
    * as traces too, and one path means each line is stored once.
    */
   echoLog?: boolean;
+  /** How long a metrics flush waits for the SDK before giving up, ms. Default 10 000. */
+  flushTimeoutMs?: number;
   /** Default the system clock. */
   clock?: Clock;
   /** Makes the client; default lazily imports `applicationinsights`. Tests pass a stub. */
@@ -38,8 +44,12 @@ export interface Telemetry {
   metrics: Metrics & Partial<MetricsReader>;
   log: Logger;
   destination: 'applicationInsights' | 'local';
-  /** Flushes, stops timers and shuts the SDK client down. */
-  close(): Promise<void>;
+  /**
+   * Flushes, stops timers and shuts the SDK client down, within `withinMs` in all (default
+   * {@link TELEMETRY_CLOSE_MS}): an exporter that hangs cannot hold a shutdown longer. Never
+   * throws; what could not be sent is logged to the base logger (the console), not to the SDK.
+   */
+  close(withinMs?: number): Promise<void>;
 }
 
 /**
@@ -60,17 +70,22 @@ export async function createTelemetry(settings: Pick<Settings, 'dataDir'>, env: 
   }
 
   const client = await (options.loadClient ?? loadAppInsightsClient)(connectionString);
-  const remote = new AppInsightsMetrics(client, { log: baseLog, clock });
+  const remote = new AppInsightsMetrics(client, { log: baseLog, clock, ...(options.flushTimeoutMs === undefined ? {} : { flushTimeoutMs: options.flushTimeoutMs }) });
   const kept = options.keepLocal ? local(true) : undefined;
   const metrics = kept ? new FanOutMetrics([remote, kept], kept) : remote;
   return {
     metrics,
     log: appInsightsLogger(client, baseLog, { echo: options.echoLog ?? true }),
     destination: 'applicationInsights',
-    async close() {
+    async close(withinMs = TELEMETRY_CLOSE_MS) {
+      const deadline = deadlineAfter(clock, withinMs);
       await kept?.close();
-      await metrics.flush();
-      await settleWithin(client.shutdown(), 10_000, clock, (m) => baseLog.warn(`Application Insights client not shut down: ${m}`));
+      // Half of what is left for the flush, the rest for the shutdown (which exports once more):
+      // when the exporter hangs, both give up and the close still ends by the deadline.
+      await remote.flush(deadline.remainingMs() / 2);
+      await settleWithin(client.shutdown(), deadline.remainingMs(), clock, (m) =>
+        baseLog.warn(`Application Insights client not shut down: ${m}; traces and metrics it still held are lost`),
+      );
     },
   };
 }

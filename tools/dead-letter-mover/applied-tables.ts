@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Settings } from '../../src/platform/settings';
 import { openTableStorage, parseLocalTables } from '../../src/storage/table-client-factory';
-import { LOCAL_TABLES_FILE } from '../../src/storage/sqlite-table-storage';
+import { LOCAL_TABLES_FILE } from '../../src/storage/local-tables-file';
 import type { TableStorage } from '../../src/storage/table-store';
 
 /**

@@ -172,6 +172,23 @@ describe('azd and local emulator files', () => {
     expect(azure.services[tag]).toMatchObject({ project: '.', host: 'function', language: 'ts' });
   });
 
+  it('azure.yaml deploys the lean package as it is: .deploy/, written by the package script before azd zips it', () => {
+    type Hook = { shell: string; run: string };
+    const azure = parseYaml(readRepoFile('azure.yaml')) as { services: Record<string, { dist?: string; remoteBuild?: boolean; hooks?: { prepackage?: { posix?: Hook; windows?: Hook } } }> };
+    const [service] = Object.values(azure.services);
+    expect(service).toMatchObject({ dist: '.deploy', remoteBuild: false });
+    expect(service.hooks?.prepackage?.posix).toEqual({ shell: 'sh', run: 'npm run package:functions' });
+    expect(service.hooks?.prepackage?.windows).toEqual({ shell: 'pwsh', run: 'npm run package:functions' });
+    const scripts = (JSON.parse(readRepoFile('package.json')) as { scripts: Record<string, string> }).scripts;
+    expect(scripts['package:functions']).toBe('npm run build && node dist/tools/functions-package/main.js');
+    expect(fs.existsSync(path.join(ROOT, 'tools/functions-package/main.ts'))).toBe(true);
+    // azd refuses remoteBuild: false when the project's .funcignore excludes node_modules; without
+    // one it zips the package folder with its node_modules (azure-dev: service_target_functionapp.go,
+    // project_utils.go).
+    expect(fs.existsSync(path.join(ROOT, '.funcignore'))).toBe(false);
+    expect(readRepoFile('.gitignore').split('\n')).toContain('.deploy/');
+  });
+
   it('compose runs Azurite on the ports the code and func start use, and the emulator with Config.json', () => {
     type Service = { image: string; ports?: string[]; volumes?: string[]; environment?: Record<string, string>; depends_on?: string[] };
     const compose = parseYaml(readRepoFile('infra/local/compose.yaml')) as { services: Record<string, Service> };
@@ -181,7 +198,7 @@ describe('azd and local emulator files', () => {
     const emulator = services.find((s) => s.image.startsWith('mcr.microsoft.com/azure-messaging/servicebus-emulator:'));
     expect(emulator?.volumes).toContain('./Config.json:/ServiceBus_Emulator/ConfigFiles/Config.json:ro');
     expect(emulator?.depends_on).toEqual([emulator?.environment?.SQL_SERVER]);
-    const endpoint = /Endpoint=sb:\/\/localhost(?::(\d+))?;/.exec(localSettings().SERVICEBUS_CONNECTION_STRING)?.[1] ?? '5672';
+    const endpoint = /Endpoint=sb:\/\/localhost(?::(\d+))?;/.exec(localSettings().ServiceBusConnection)?.[1] ?? '5672';
     expect(emulator?.ports).toContain(`${endpoint}:5672`);
   });
 });

@@ -1,7 +1,7 @@
 import { DEFAULT_QUEUE_OPTIONS } from '../../../src/bus/local/options';
 import { MESSAGE_TIME_TO_LIVE_MS } from '../../../src/bus/message-properties';
 import { CONFIG_TABLES } from '../../../src/config/config-store';
-import { SETTING_NAMES, readSettings } from '../../../src/platform/settings';
+import { SETTING_NAMES, TRIGGER_CONNECTION_SETTING, readSettings } from '../../../src/platform/settings';
 import { RUNS_TABLE } from '../../../src/detect/run-log-store';
 import { WATERMARK_TABLE } from '../../../src/model/watermark-record';
 import { APPLIED_HASHES_TABLE } from '../../../src/process/applied-hash-store';
@@ -14,6 +14,13 @@ import { DEFAULT_QUEUES, allQueueNames } from '../../../src/platform/queue-topol
 const PLATFORM_SETTINGS = {
   azure: { AZURE_CLIENT_ID: 'DefaultAzureCredential (src/storage, src/bus) picks the user-assigned identity by it' },
   local: { FUNCTIONS_WORKER_RUNTIME: 'func start needs it; the Flex plan takes the runtime from functionAppConfig' },
+};
+/**
+ * Read by the code, left out of local.settings.example.json on purpose: an override that, unset,
+ * falls back to a setting the file declares.
+ */
+const LOCAL_OVERRIDES = {
+  [SETTING_NAMES.serviceBus]: `unset, the code reads the triggers' ${TRIGGER_CONNECTION_SETTING}: one broker under one name`,
 };
 /** Parts of an identity-based connection `<connection>__<part>` (Functions host and extensions). */
 const IDENTITY_PARTS = ['fullyQualifiedNamespace', 'accountName', 'credential', 'clientId'];
@@ -70,8 +77,14 @@ describe('app settings: code, Bicep and local.settings.example.json agree', () =
     expect(minus(bicep.keys(), facts.settings, identityParts, Object.keys(PLATFORM_SETTINGS.azure))).toEqual([]);
   });
 
-  it('local.settings.example.json declares every setting the code reads and every connection, except identity endpoints', () => {
-    expect(minus([...facts.settings, ...facts.connections], identityEndpoints, Object.keys(local))).toEqual([]);
+  it('local.settings.example.json declares every setting the code reads and every connection, except identity endpoints and overrides', () => {
+    expect(minus([...facts.settings, ...facts.connections], identityEndpoints, Object.keys(LOCAL_OVERRIDES), Object.keys(local))).toEqual([]);
+  });
+
+  it('local.settings.example.json names the Service Bus connection once, under the triggers\u2019 name, and the code reads that one', () => {
+    const serviceBusStrings = Object.entries(local).filter(([, value]) => /^Endpoint=sb:\/\//i.test(value));
+    expect(serviceBusStrings.map(([name]) => name)).toEqual([TRIGGER_CONNECTION_SETTING]);
+    expect(readSettings({ ...local }, ROOT).serviceBusConnectionString).toBe(local[TRIGGER_CONNECTION_SETTING]);
   });
 
   it('local.settings.example.json declares nothing that neither the code nor func start reads', () => {

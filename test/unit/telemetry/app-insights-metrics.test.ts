@@ -61,7 +61,7 @@ describe('AppInsightsMetrics', () => {
     client.flushImpl = () => Promise.reject(new Error('403 from ingestion'));
     const log = recordingLog();
     await expect(new AppInsightsMetrics(client, { log }).flush()).resolves.toBeUndefined();
-    expect(log.lines).toEqual(['warn metrics not flushed: 403 from ingestion']);
+    expect(log.lines).toEqual(['warn metrics not flushed: 403 from ingestion; up to 0 points tracked since the last completed flush are lost']);
   });
 
   it('flush gives up after the timeout (fake clock)', async () => {
@@ -70,11 +70,31 @@ describe('AppInsightsMetrics', () => {
     const clock = new FakeClock();
     const log = recordingLog();
     let done = false;
-    const flushing = new AppInsightsMetrics(client, { log, clock, flushTimeoutMs: 2_000 }).flush().then(() => (done = true));
+    const metrics = new AppInsightsMetrics(client, { log, clock, flushTimeoutMs: 2_000 });
+    metrics.track(METRIC_NAMES.changesDetected, 1);
+    metrics.track(METRIC_NAMES.changesDetected, 2);
+    const flushing = metrics.flush().then(() => (done = true));
     await clock.advance(1_999);
     expect(done).toBe(false);
     await clock.advance(1);
     await flushing;
-    expect(log.lines).toEqual(['warn metrics not flushed: gave up after 2000 ms']);
+    expect(log.lines).toEqual(['warn metrics not flushed: gave up after 2000 ms; up to 2 points tracked since the last completed flush are lost']);
+  });
+
+  it('counts the points a failed flush may lose from the last completed flush, and a timeout given to flush wins (fake clock)', async () => {
+    const client = new StubClient();
+    const clock = new FakeClock();
+    const log = recordingLog();
+    const metrics = new AppInsightsMetrics(client, { log, clock, flushTimeoutMs: 10_000 });
+    metrics.track(METRIC_NAMES.changesDetected, 1);
+    await metrics.flush();
+    metrics.track(METRIC_NAMES.changesDetected, 2);
+    metrics.track(METRIC_NAMES.changesDetected, 3);
+    metrics.track(METRIC_NAMES.changesDetected, 4);
+    client.flushImpl = () => new Promise<void>(() => {});
+    const flushing = metrics.flush(500);
+    await clock.advance(500);
+    await flushing;
+    expect(log.lines).toEqual(['warn metrics not flushed: gave up after 500 ms; up to 3 points tracked since the last completed flush are lost']);
   });
 });

@@ -80,6 +80,27 @@ describe('createTelemetry', () => {
     expect(telemetry.metrics.pointsSince).toBeUndefined();
   });
 
+  it('close ends within its time when the exporter hangs: half for the flush, the rest for the shutdown, both reported (fake clock)', async () => {
+    const client = new StubClient();
+    client.flushImpl = () => new Promise<void>(() => {});
+    client.shutdownImpl = () => new Promise<void>(() => {});
+    const log = recordingLog();
+    const clock = new FakeClock();
+    const telemetry = await createTelemetry({ dataDir }, { [APPINSIGHTS_CONNECTION_SETTING]: CONNECTION }, { echoLog: false, localFile: false, log, clock, loadClient: async () => client });
+    telemetry.metrics.track(METRIC_NAMES.messagesProcessed, 1, { job: 'a', queue: 'sbqhigh', outcome: 'Success' });
+    let done = false;
+    const closing = telemetry.close(4_000).then(() => (done = true));
+    await clock.advance(3_999);
+    expect(done).toBe(false);
+    await clock.advance(1);
+    await closing;
+    expect(log.lines).toEqual([
+      'warn metrics not flushed: gave up after 2000 ms; up to 1 points tracked since the last completed flush are lost',
+      'warn Application Insights client not shut down: gave up after 2000 ms; traces and metrics it still held are lost',
+    ]);
+    expect([client.flushes, client.shutdowns]).toEqual([1, 1]);
+  });
+
   it('echoLog false: log lines go to Application Insights only, not also to the given log', async () => {
     const client = new StubClient();
     const log = recordingLog();

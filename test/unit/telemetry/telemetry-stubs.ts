@@ -7,6 +7,7 @@ export class StubClient implements AppInsightsClient {
   readonly traces: Array<{ message: string; severity: string; properties: Record<string, string> }> = [];
   failTrack?: Error;
   flushImpl: () => Promise<void> = async () => {};
+  shutdownImpl: () => Promise<void> = async () => {};
   flushes = 0;
   shutdowns = 0;
   trackMetric(m: { name: string; value: number; properties: Record<string, string> }): void {
@@ -20,8 +21,9 @@ export class StubClient implements AppInsightsClient {
     this.flushes++;
     return this.flushImpl();
   }
-  async shutdown(): Promise<void> {
+  shutdown(): Promise<void> {
     this.shutdowns++;
+    return this.shutdownImpl();
   }
 }
 

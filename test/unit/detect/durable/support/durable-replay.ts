@@ -145,5 +145,7 @@ async function runEntityOperation(backend: ReplayBackend, schedulerId: string, o
   const result = await createEntityFunction(backend.entities[name] as (context: EntityContext<unknown>) => void)(binding, new DummyEntityContext(name));
   if (result.entityExists && result.entityState !== undefined) backend.entityStates.set(schedulerId, result.entityState);
   const [outcome] = result.results;
-  return outcome.isError ? { result: JSON.stringify(outcome.result ?? 'entity operation failed'), exceptionType: 'Error' } : { result: outcome.result };
+  // As the extension answers for an out-of-process entity: the operation's result text unchanged, and
+  // ExceptionType "Error" when it failed.
+  return outcome.isError ? { result: outcome.result, exceptionType: 'Error' } : { result: outcome.result };
 }
