@@ -57,7 +57,10 @@ export class MysqlBatchWriter {
     const names = new Set<string>([...keys, ...returning, ...(versionColumn ? [versionColumn] : [])]);
     if (!deleting) for (const item of items) for (const name of Object.keys(item.record)) names.add(name);
     const types = await this.columns.of(db, entity, names);
-    if (types.size === 0) throw new ConfigError(`mapping "${mapping.name}": the table ${entity} does not exist`);
+    if (types.size === 0) throw new ConfigError(`mapping "${mapping.name}": the table does not exist: ${entity}`);
+    if (!deleting && !(await this.columns.isUniqueKey(db, entity, keys))) {
+      throw new ConfigError(`mapping "${mapping.name}": the target key is not the primary key or a unique index: (${keys.join(', ')}) of ${entity}`);
+    }
     if (versionColumn && !types.has(versionColumn)) throw new ConfigError(`connection "${context.connectionName}": versionField "${versionColumn}" is not a column of ${entity}`);
     const checks = mysqlChecks(types);
     items = items.filter((item) => {
@@ -103,7 +106,7 @@ function fieldError(mappingName: string, entity: string, names: readonly string[
     } catch (error) {
       return error as Error;
     }
-    if (!types.has(name)) return new ConfigError(`mapping "${mappingName}": ${entity} has no column "${name}"`);
+    if (!types.has(name)) return new ConfigError(`mapping "${mappingName}": a column does not exist: ${entity} has no column "${name}"`);
   }
   return undefined;
 }

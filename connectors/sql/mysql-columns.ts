@@ -15,6 +15,11 @@ const COLUMNS_SQL =
   'SELECT COLUMN_NAME AS "name", LOWER(DATA_TYPE) AS "dataType", LOWER(COLUMN_TYPE) AS "columnType", DATETIME_PRECISION AS "fsp" ' +
   'FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = COALESCE(?, DATABASE()) AND TABLE_NAME = ?';
 
+/** Unique column sets (primary key, unique indexes on whole columns) of one table. */
+const UNIQUE_SQL =
+  'SELECT INDEX_NAME AS "index", COLUMN_NAME AS "column", SUB_PART AS "prefix" FROM information_schema.STATISTICS ' +
+  'WHERE TABLE_SCHEMA = COALESCE(?, DATABASE()) AND TABLE_NAME = ? AND NON_UNIQUE = 0 ORDER BY INDEX_NAME, SEQ_IN_INDEX';
+
 /** `"schema"."table"` or `"table"` (validated identifiers) → its parts, unquoted. */
 export function entityParts(quotedEntity: string): { schema: string | null; table: string } {
   const parts = quotedEntity.split('.').map((p) => p.replace(/^"|"$/g, ''));
@@ -28,6 +33,34 @@ export function entityParts(quotedEntity: string): { schema: string | null; tabl
  */
 export class MysqlColumnTypes {
   private readonly tables = new Map<string, Promise<ReadonlyMap<string, MysqlColumn>>>();
+  private readonly unique = new Map<string, Promise<boolean>>();
+
+  /**
+   * Whether `keys` (in any order) are the primary key or a unique index on whole columns of
+   * `entity`: the writer finds rows by them, and only then is a key's row one row, and the gap a
+   * missing key's lock covers its own. Kept once true; a false answer is asked again next time.
+   */
+  async isUniqueKey(db: SqlDatabase, entity: string, keys: readonly string[]): Promise<boolean> {
+    const id = `${entity}\u0000${[...keys].sort().join('\u0001')}`;
+    let entry = this.unique.get(id);
+    if (!entry) {
+      const { schema, table } = entityParts(entity);
+      const wanted = [...keys].sort().join('\u0001');
+      entry = db.query(UNIQUE_SQL, [schema, table], `read the unique indexes of ${entity}`).then((rows) => {
+        const indexes = new Map<string, string[] | null>();
+        for (const row of rows) {
+          const name = String(row.index);
+          const columns = indexes.get(name) ?? [];
+          indexes.set(name, columns === null || row.column === null || row.prefix !== null ? null : [...columns, String(row.column)]);
+        }
+        return [...indexes.values()].some((columns) => columns !== null && [...columns].sort().join('\u0001') === wanted);
+      });
+      const kept = entry;
+      kept.then((found) => !found && this.unique.get(id) === kept && this.unique.delete(id), () => this.unique.get(id) === kept && this.unique.delete(id));
+      this.unique.set(id, entry);
+    }
+    return entry;
+  }
 
   /**
    * The columns of `entity` (a quoted table name), re-read once when `names` has a column the

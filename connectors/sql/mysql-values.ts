@@ -9,13 +9,15 @@ const ISO_TEXT = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}:\d{2})(?:\.(\d+))?(Z|[+-]
 
 /**
  * A date-time as the server writes it in a UTC session (`2026-01-02 03:04:05.123456`) as ISO 8601
- * UTC (`2026-01-02T03:04:05.123456Z`), every fraction digit kept; undefined for other text
+ * UTC (`2026-01-02T03:04:05.123456Z`), every fraction digit kept but trailing zeros; undefined for other text
  * (zero dates such as `0000-00-00 00:00:00` are not instants).
  */
 export function mysqlTextToIso(text: string): string | undefined {
   const match = MYSQL_TEXT.exec(text);
   if (!match || match[1].startsWith('0000')) return undefined;
-  return `${match[1]}T${match[2]}${match[3] ?? ''}Z`;
+  // DATETIME(6) pads its fraction with zeros: shown without them, as PostgreSQL shows its time stamps.
+  const fraction = (match[3] ?? '').replace(/\.?0+$/, '');
+  return `${match[1]}T${match[2]}${fraction}Z`;
 }
 
 /**

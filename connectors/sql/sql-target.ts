@@ -131,7 +131,8 @@ export class SqlTarget implements TargetConnector {
     const params = new SqlParams(this.db.dialect);
     const column = quoteIdentifier(field, `connection "${this.options.connectionName}": versionField`);
     const sql = `SELECT ${column} AS "version" FROM ${entity} WHERE ${this.keyCondition(message, mapping, params)} LIMIT 1`;
-    const [row] = await this.db.query(sql, params.values, `read the version in ${entity}`);
+    const [read] = await this.db.query(sql, params.values, `read the version in ${entity}`);
+    const row = read && this.db.dialect.messageRow ? this.db.dialect.messageRow(read) : read;
     return row === undefined || row.version === null || row.version === undefined ? null : toText(row.version);
   }
 

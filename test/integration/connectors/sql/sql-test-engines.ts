@@ -4,6 +4,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { Client } from 'pg';
+import { createConnection as createMysqlConnection } from 'mysql2/promise';
 import { ConnectorRegistry } from '../../../../connectors/base/registry';
 import type { SourceConnector } from '../../../../connectors/base/source-connector';
 import type { TargetConnector } from '../../../../connectors/base/target-connector';
@@ -15,14 +16,19 @@ import type { Mapping } from '../../../../src/model/mapping';
 import type { QueueMessage } from '../../../../src/model/queue-message';
 import type { WatermarkValue } from '../../../../src/model/watermark-value';
 
-export type EngineName = 'sqlite' | 'postgres';
-export const ENGINE_NAMES: EngineName[] = ['sqlite', 'postgres'];
+export type EngineName = 'sqlite' | 'postgres' | 'mysql';
+export const ENGINE_NAMES: EngineName[] = ['sqlite', 'postgres', 'mysql'];
 export const PG_URL = process.env.HIGHWATER_TEST_PG_URL;
+export const MYSQL_URL = process.env.HIGHWATER_TEST_MYSQL_URL;
 
 /** `describe` for an engine, or `describe.skip` with a printed notice when it is not available here. */
 export function describeEngine(name: EngineName): jest.Describe {
   if (name === 'postgres' && !PG_URL) {
     console.log('PostgreSQL connector tests skipped: set HIGHWATER_TEST_PG_URL (e.g. postgres://postgres@127.0.0.1:5432/test) to run them');
+    return describe.skip;
+  }
+  if (name === 'mysql' && !MYSQL_URL) {
+    console.log('MariaDB/MySQL connector tests skipped: set HIGHWATER_TEST_MYSQL_URL (e.g. mysql://root@127.0.0.1:3306/test) to run them');
     return describe.skip;
   }
   return describe;
@@ -83,6 +89,8 @@ export async function openEngine(name: EngineName): Promise<SqlTestEngine> {
     };
   }
 
+  if (name === 'mysql') return openMysqlEngine(common, closeConnectors);
+
   const schema = `hw_test_${process.pid}_${randomBytes(4).toString('hex')}`;
   const client = new Client({ connectionString: PG_URL });
   await client.connect();
@@ -105,6 +113,55 @@ export async function openEngine(name: EngineName): Promise<SqlTestEngine> {
       await client.end();
     },
   };
+}
+
+type Common = (conn: () => Connection, resolveSecret: (n: string) => string | undefined, configDir: string) => Pick<SqlTestEngine, 'connection' | 'source' | 'target'>;
+
+/**
+ * MariaDB / MySQL: a throw-away database on the server at `HIGHWATER_TEST_MYSQL_URL`; the test's
+ * own session quotes as the connector's does (ANSI_QUOTES) and runs in UTC.
+ */
+async function openMysqlEngine(common: Common, closeConnectors: () => Promise<unknown>): Promise<SqlTestEngine> {
+  const database = `hw_test_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const url = new URL(String(MYSQL_URL));
+  const admin = await createMysqlConnection({ uri: url.toString(), multipleStatements: true, supportBigNumbers: true, bigNumberStrings: true, dateStrings: true, jsonStrings: true, timezone: 'Z' });
+  await admin.query(`CREATE DATABASE ${database} CHARACTER SET utf8mb4; USE ${database}; SET SESSION sql_mode = CONCAT(@@sql_mode, ',ANSI_QUOTES'), time_zone = '+00:00'`);
+  url.pathname = `/${database}`;
+  const conn = (): Connection => ({ name: 'mysql-test', type: 'mysql', settings: {}, secrets: { connectionString: 'HW_TEST_MYSQL_URL' }, maxConcurrency: 4 });
+  return {
+    name: 'mysql', timestampType: 'datetime(6)', booleanType: 'boolean',
+    exec: async (sql) => void (await admin.query(mysqlDdl(sql))),
+    insert: async (table, rows) => {
+      for (const row of rows) {
+        const cols = Object.keys(row);
+        await admin.query(`INSERT INTO "${table}" (${cols.map((c) => `"${c}"`).join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`, Object.values(row).map(mysqlTestValue));
+      }
+    },
+    select: async (sql) => (await admin.query(sql))[0] as Array<Record<string, unknown>>,
+    ...common(conn, (n) => (n === 'HW_TEST_MYSQL_URL' ? url.toString() : undefined), os.tmpdir()),
+    close: async () => {
+      await closeConnectors();
+      await admin.query(`DROP DATABASE ${database}`);
+      await admin.end();
+    },
+  };
+}
+
+/**
+ * The shared tests' CREATE TABLE in MySQL's words: it cannot index TEXT (keys, unique and
+ * referenced columns become VARCHAR(191), the longest utf8mb4 text every index takes), and spells
+ * an identity column AUTO_INCREMENT. Other statements pass as written.
+ */
+export function mysqlDdl(sql: string): string {
+  if (!/^\s*CREATE TABLE/i.test(sql)) return sql;
+  return sql.replace(/\bTEXT\b/g, 'VARCHAR(191)').replace(/GENERATED ALWAYS AS IDENTITY/g, 'AUTO_INCREMENT');
+}
+
+/** ISO 8601 text as MariaDB reads it into a DATETIME (UTC, no offset); other values as they are. */
+function mysqlTestValue(value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  const match = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?)\d*Z$/.exec(value);
+  return match ? `${match[1]} ${match[2]}` : value;
 }
 
 /** Reads a whole run, advancing `watermark` over every change as the detection service does. */
