@@ -15,6 +15,11 @@ import type { NumberSnapshot, SettledHorizon } from './settled-horizon';
  * younger than that may be missing, which the settle margin (default 1 s) covers for time stamps,
  * and a pause longer than the refresh covers for counters (see {@link mysqlNumberSnapshot}).
  * `trx_started` is in the server's system time zone; it is converted to UTC.
+ *
+ * A statement can stamp rows before its transaction is listed at all: an INSERT that waits for a
+ * lock (or a table's metadata lock) has taken its `NOW()` already. So the start of every running
+ * statement of another session (`information_schema.PROCESSLIST`, whole seconds, one added to be
+ * on the safe side) holds the horizon back like an open transaction.
  */
 
 const PAD = '.0000000Z';
@@ -36,8 +41,10 @@ export async function mysqlHorizon(db: SqlDatabase, type: 'datetime' | 'date', s
   try {
     [row] = await db.query(
       `SELECT c."clock", o."oldest", o."pid" FROM (SELECT ${CLOCK} AS "clock") c LEFT JOIN (` +
-        `SELECT DATE_FORMAT(CONVERT_TZ(t.trx_started, 'SYSTEM', '+00:00') - INTERVAL ? SECOND, '%Y-%m-%dT%H:%i:%s') AS "oldest", ` +
-        `t.trx_mysql_thread_id AS "pid" ${OTHERS} ORDER BY t.trx_started LIMIT 1) o ON 1 = 1`,
+        `SELECT DATE_FORMAT(x."started" - INTERVAL ? SECOND, '%Y-%m-%dT%H:%i:%s') AS "oldest", x."pid" FROM (` +
+        `SELECT CONVERT_TZ(t.trx_started, 'SYSTEM', '+00:00') AS "started", t.trx_mysql_thread_id AS "pid" ${OTHERS} UNION ALL ` +
+        `SELECT UTC_TIMESTAMP() - INTERVAL (p.TIME + 1) SECOND, p.ID FROM information_schema.PROCESSLIST p WHERE p.ID <> CONNECTION_ID() AND p.COMMAND = 'Query'` +
+        `) x ORDER BY x."started" LIMIT 1) o ON 1 = 1`,
       [settleSeconds, settleSeconds],
       'read the database clock and its open transactions',
     );
