@@ -2,14 +2,14 @@ import { bySoak } from '../../support/fault-injection';
 import { describeMismatches, reportRun } from './support/report';
 import { runSeeds, SeededRandom } from './support/seeded-random';
 import type { SourceKind } from './support/sync-config';
-import { PG_URL_SETTING, SyncRig } from './support/sync-rig';
+import { MYSQL_URL_SETTING, PG_URL_SETTING, SyncRig } from './support/sync-rig';
 import { JOBS } from './support/sync-config';
 import { Workload } from './support/workload';
 
 /**
  * Convergence: a seeded random workload on the source while the local host (`highwater start`,
  * a child process) syncs it into the target — SQLite stamped by its own clock at whole seconds,
- * PostgreSQL by `now()` in transactions of which some commit seconds late, an OData service (CAP)
+ * PostgreSQL by `now()` and MariaDB/MySQL by `NOW(6)` in transactions of which some commit seconds late, an OData service (CAP)
  * stamped at whole seconds of the server's clock (jobs' `settleSeconds: 1`), all with no lookback;
  * after the workload stops and two schedule periods pass (and the work queues drained), the
  * target equals the source row by row, fields as mapped; then a resync inside the bus's duplicate
@@ -20,10 +20,13 @@ const SEEDS = bySoak(1, 4);
 const WORKLOAD_MS = bySoak(8_000, 30_000);
 const pgUrl = process.env[PG_URL_SETTING];
 if (!pgUrl) console.warn(`convergence: ${PG_URL_SETTING} is not set: the PostgreSQL source is skipped`);
+const mysqlUrl = process.env[MYSQL_URL_SETTING];
+if (!mysqlUrl) console.warn(`convergence: ${MYSQL_URL_SETTING} is not set: the MariaDB/MySQL source is skipped`);
 
 const sources: Array<[SourceKind, boolean]> = [
   ['sqlite', true],
   ['postgres', pgUrl !== undefined],
+  ['mysql', mysqlUrl !== undefined],
   ['odata', true],
 ];
 

@@ -5,12 +5,12 @@ import { stringify } from 'yaml';
 
 /**
  * The synced system of the convergence and crash suites: a source (SQLite file, PostgreSQL
- * schema or OData service) with `categories`, `items` and the tombstones `deleted_items`, a SQLite target,
+ * schema, MariaDB/MySQL database or OData service) with `categories`, `items` and the tombstones `deleted_items`, a SQLite target,
  * and the configuration the local host runs. Target items reference target categories (foreign
  * key), so an item that arrives before its category is a TransitiveError: retried, then parked.
  */
 
-export type SourceKind = 'sqlite' | 'postgres' | 'odata';
+export type SourceKind = 'sqlite' | 'postgres' | 'mysql' | 'odata';
 
 /** Job names, also the `JobName` of their messages. */
 export const JOBS = { categories: 'sync-categories', items: 'sync-items', deletedItems: 'sync-deleted-items' } as const;
@@ -19,6 +19,8 @@ export interface SyncConfigOptions {
   source: SourceKind;
   /** PostgreSQL only: the schema holding the source tables. */
   pgSchema?: string;
+  /** MySQL only: the server and the database holding the source tables; the password (if any) in the env var `passwordSetting`. */
+  mysql?: { host: string; port: number; user: string; database: string; passwordSetting?: string };
   /** OData only: the service root. */
   serviceUrl?: string;
   /** Jobs' settle margin (`settleSeconds`); unset: the source type's default. */
@@ -41,6 +43,11 @@ export function syncConfig(o: SyncConfigOptions) {
   const sources = {
     sqlite: { name: 'source', type: 'sqlite', settings: { file: './source.db' } },
     postgres: { name: 'source', type: 'postgres', settings: { schema: o.pgSchema }, secrets: { connectionString: o.pgUrlSetting } },
+    mysql: {
+      name: 'source', type: 'mysql',
+      settings: { host: o.mysql?.host, port: o.mysql?.port, user: o.mysql?.user, database: o.mysql?.database },
+      secrets: o.mysql?.passwordSetting ? { password: o.mysql.passwordSetting } : {},
+    },
     odata: { name: 'source', type: 'odata', settings: { serviceUrl: o.serviceUrl } },
   };
   const source = sources[o.source];

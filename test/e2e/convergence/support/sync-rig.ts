@@ -13,12 +13,16 @@ import { CRASH_MARKER_ENV, FAULT_ENV, SEND_LOG_ENV, type CrashPlan } from '../..
 import { TsChild, type ChildExit } from './child-process';
 import { OdataSourceDb } from './odata-source-db';
 import { PostgresSourceDb } from './postgres-source-db';
+import { MysqlSourceDb } from './mysql-source-db';
 import { sleep, type SourceDb } from './source-db';
 import { SqliteSourceDb } from './sqlite-source-db';
-import { createTargetDatabase, JOBS, writeSyncConfig, type SourceKind } from './sync-config';
+import { createTargetDatabase, JOBS, type SyncConfigOptions, writeSyncConfig, type SourceKind } from './sync-config';
 import { verifyConvergence, type Verdict } from './verify';
 
 export const PG_URL_SETTING = 'HIGHWATER_TEST_PG_URL';
+export const MYSQL_URL_SETTING = 'HIGHWATER_TEST_MYSQL_URL';
+/** The env var the host reads the MySQL password from (set from the URL's; children inherit it). */
+const MYSQL_PASSWORD_SETTING = 'HIGHWATER_TEST_MYSQL_PASSWORD';
 
 export interface SyncRigOptions {
   source: SourceKind;
@@ -62,7 +66,7 @@ export const SCHEDULE_PERIOD_MS = 1000;
 const LOCAL_TABLES = process.env.HIGHWATER_E2E_LOCAL_TABLES === 'sqlite' ? 'sqlite' : undefined;
 
 /**
- * One synced system in a temp folder: the source (SQLite file or PostgreSQL schema), the SQLite
+ * One synced system in a temp folder: the source (SQLite file, PostgreSQL schema, MySQL database), the SQLite
  * target, the configuration, an in-memory Azurite (in this process, so it outlives killed hosts)
  * and the local bus file. Hosts and movers run as child processes on it.
  */
@@ -88,12 +92,15 @@ export class SyncRig {
       const schema = `hw_${options.label.replace(/\W/g, '_')}_${process.pid}`;
       const url = process.env[PG_URL_SETTING];
       if (options.source === 'postgres' && !url) throw new Error(`${PG_URL_SETTING} is not set`);
-      db = await openSource(options, dir, url, schema);
+      const mysqlUrl = process.env[MYSQL_URL_SETTING];
+      if (options.source === 'mysql' && !mysqlUrl) throw new Error(`${MYSQL_URL_SETTING} is not set`);
+      db = options.source === 'mysql' ? await MysqlSourceDb.create(mysqlUrl as string, schema) : await openSource(options, dir, url, schema);
       createTargetDatabase(path.join(dir, 'target.db'));
       writeSyncConfig(dir, {
         source: options.source,
         pgSchema: schema,
         pgUrlSetting: PG_URL_SETTING,
+        mysql: options.source === 'mysql' ? mysqlConnection(process.env[MYSQL_URL_SETTING] as string, schema) : undefined,
         serviceUrl: db instanceof OdataSourceDb ? db.serviceUrl : undefined,
         settleSeconds: options.settleSeconds ?? (options.source === 'odata' ? 1 : undefined),
         lookbackSeconds: options.lookbackSeconds ?? 0,
@@ -299,7 +306,20 @@ function openSource(options: SyncRigOptions, dir: string, url: string | undefine
       return PostgresSourceDb.create(url as string, schema);
     case 'odata':
       return OdataSourceDb.create();
+    case 'mysql':
+      throw new Error('opened by SyncRig.create');
   }
+}
+
+/** The host's mysql connection settings for `database` on the server of `url`; its password goes to an env var. */
+function mysqlConnection(url: string, database: string): NonNullable<SyncConfigOptions['mysql']> {
+  const parsed = new URL(url);
+  const password = decodeURIComponent(parsed.password);
+  if (password) process.env[MYSQL_PASSWORD_SETTING] = password;
+  return {
+    host: parsed.hostname, port: Number(parsed.port || 3306), user: decodeURIComponent(parsed.username), database,
+    ...(password ? { passwordSetting: MYSQL_PASSWORD_SETTING } : {}),
+  };
 }
 
 function readMarker(file: string): string | undefined {
