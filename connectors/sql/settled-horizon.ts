@@ -1,7 +1,6 @@
 import type { Clock } from '../../src/platform/clock';
 import type { WatermarkType } from '../../src/model/watermark-value';
 import type { SqlDatabase } from './dialect';
-import { mysqlHorizon } from './mysql-horizon';
 
 /**
  * How far a run may read: the settled horizon of a SQL source. A row whose change stamp lies
@@ -40,11 +39,11 @@ export const DEFAULT_SETTLE_SECONDS = 1;
 const PAD = '.0000000Z';
 
 /**
- * The settled horizon of a time-stamped source, read from the database's own clock.
+ * The settled horizon of a time-stamped SQLite or PostgreSQL source, read from the database's own
+ * clock (MariaDB / MySQL: `mysqlHorizon` in mysql-horizon.ts).
  * @throws what the database's query throws (classified).
  */
 export async function settledHorizon(db: SqlDatabase, type: Exclude<WatermarkType, 'number' | 'string'>, settleSeconds: number): Promise<SettledHorizon> {
-  if (db.dialect.kind === 'mysql') return mysqlHorizon(db, type, settleSeconds);
   return db.dialect.kind === 'sqlite' ? sqliteHorizon(db, type, settleSeconds) : postgresHorizon(db, type, settleSeconds);
 }
 

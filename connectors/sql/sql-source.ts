@@ -12,7 +12,7 @@ import { buildChangeQuery, buildUpperBoundQuery, DELETED_FLAG } from './sql-quer
 import { inSqliteWindow, openSqliteDatetimeWindow } from './sqlite-datetime-window';
 import { futureStampWarning } from '../base/time-horizon';
 import { DEFAULT_SETTLE_SECONDS, numberSnapshot, type SettledHorizon, settledHorizon } from './settled-horizon';
-import { mysqlNumberSnapshot } from './mysql-horizon';
+import { mysqlHorizon, mysqlNumberSnapshot } from './mysql-horizon';
 
 /** The datetime type's default watermark: nothing read yet, so no lower bound. */
 const INITIAL_DATETIME = '0001-01-01T00:00:00.0000000Z';
@@ -154,7 +154,7 @@ export class SqlSource extends ConnectorBase implements SourceConnector, Related
 
   /** The source's settled horizon; an open transaction holding it back is told, as are hidden sessions. */
   private async horizon(type: 'datetime' | 'date', settleSeconds: number, jobName: string): Promise<SettledHorizon> {
-    const horizon = await settledHorizon(this.db, type, settleSeconds);
+    const horizon = this.db.dialect.kind === 'mysql' ? await mysqlHorizon(this.db, type, settleSeconds) : await settledHorizon(this.db, type, settleSeconds);
     if (horizon.heldBy) {
       const { since, pid, application } = horizon.heldBy;
       this.warn(`job "${jobName}": reads changes stamped before ${since} only: a transaction open since then (pid ${pid}${application ? `, application "${application}"` : ''}) may still commit rows stamped at that time`);
