@@ -1,5 +1,6 @@
 import { createPool, type FieldPacket, type Pool, type PoolConnection, type PoolOptions } from 'mysql2/promise';
 import { classifyError } from '../base/error-classification';
+import { ConfigError } from '../../src/platform/errors';
 import { bindCommon, type SqlDatabase, type SqlDialect, type SqlRow, type SqlTransaction } from './dialect';
 import { MYSQL_ERROR_RULES, mysqlErrorCode } from './mysql-errors';
 import { mysqlDateTimeText, mysqlTextToIso } from './mysql-values';
@@ -180,9 +181,32 @@ export class MysqlDatabase implements SqlDatabase {
         idleTimeout: 30_000,
         enableKeepAlive: true,
       };
-      this.pool = o.connectionString ? createPool({ ...options, uri: o.connectionString }) : createPool(options);
+      if (o.connectionString !== undefined) checkConnectionString(o.connectionString, o.connectionName);
+      try {
+        this.pool = o.connectionString ? createPool({ ...options, uri: o.connectionString }) : createPool(options);
+      } catch (err) {
+        // Options the driver refuses (an unknown `?ssl=` profile in the URL): fixed in the settings. No cause: it may hold the URL.
+        throw new ConfigError(`mysql connection "${o.connectionName}": the driver refuses the connection settings: ${o.redact(err instanceof Error ? err.message : String(err))}`);
+      }
     }
     return this.pool;
+  }
+}
+
+/**
+ * A connection string must be a `mysql://` (or `mariadb://`) URL. Checked before the driver sees
+ * it: the driver's own error for a malformed URL carries the whole text, password included.
+ * @throws ConfigError naming the secret, never its value.
+ */
+function checkConnectionString(text: string, connectionName: string): void {
+  let protocol: string | undefined;
+  try {
+    protocol = new URL(text).protocol;
+  } catch {
+    protocol = undefined;
+  }
+  if (protocol !== 'mysql:' && protocol !== 'mariadb:') {
+    throw new ConfigError(`mysql connection "${connectionName}": secrets.connectionString is not a mysql://user:password@host:port/database URL`);
   }
 }
 

@@ -127,4 +127,17 @@ describeEngine('mysql')('MySQL target on the real server', () => {
     expect(error.message).toMatch(/^mysql connection "shop": connect: authentication failed \((1045|1698)\)$/);
     expect(JSON.stringify({ message: error.message, details: (error as { details?: unknown }).details })).not.toContain('S3cret-pw');
   });
+
+  it('refuses a connection string that is no mysql:// URL, or that the driver refuses, as configuration, keeping the password out', async () => {
+    for (const [text, message] of [
+      ['Server=db;Password=S3cret-pw', 'mysql connection "shop": secrets.connectionString is not a mysql://user:password@host:port/database URL'],
+      ['postgres://sync:S3cret-pw@db/shop', 'mysql connection "shop": secrets.connectionString is not a mysql://user:password@host:port/database URL'],
+      ['mysql://sync:S3cret-pw@127.0.0.1/shop?ssl=bogus', `mysql connection "shop": the driver refuses the connection settings: Unknown SSL profile 'bogus'`],
+    ]) {
+      const bad = database(text);
+      const error = (await bad.query('SELECT 1', [], 'connect').catch((e: unknown) => e)) as Error;
+      await bad.close();
+      expect({ name: error.name, message: error.message, cause: error.cause }).toEqual({ name: 'ConfigError', message, cause: undefined });
+    }
+  });
 });
