@@ -40,6 +40,8 @@ export interface SqlTestEngine {
   /** Column type of datetime watermarks (`TEXT` with ISO 8601 on SQLite). */
   timestampType: string;
   booleanType: string;
+  /** ISO 8601 text as a literal of {@link timestampType} takes it (MySQL: UTC without offset). */
+  timestamp(iso: string): string;
   /** Runs test DDL/DML (statements separated by `;`). */
   exec(sql: string): Promise<void>;
   insert(table: string, rows: Array<Record<string, unknown>>): Promise<void>;
@@ -70,7 +72,7 @@ export async function openEngine(name: EngineName): Promise<SqlTestEngine> {
     const db = new Database(path.join(dir, 'test.db'));
     const conn = (): Connection => ({ name: 'sqlite-test', type: 'sqlite', settings: { file: 'test.db' }, secrets: {}, maxConcurrency: 4 });
     return {
-      name, timestampType: 'TEXT', booleanType: 'INTEGER',
+      name, timestampType: 'TEXT', booleanType: 'INTEGER', timestamp: (iso) => iso,
       exec: async (sql) => void db.exec(sql),
       insert: async (table, rows) => {
         for (const row of rows) {
@@ -97,7 +99,7 @@ export async function openEngine(name: EngineName): Promise<SqlTestEngine> {
   await client.query(`CREATE SCHEMA ${schema}; SET search_path TO ${schema}; SET TIME ZONE 'UTC'`);
   const conn = (): Connection => ({ name: 'pg-test', type: 'postgres', settings: { schema }, secrets: { connectionString: 'HW_TEST_PG_URL' }, maxConcurrency: 4 });
   return {
-    name, timestampType: 'timestamptz', booleanType: 'boolean',
+    name, timestampType: 'timestamptz', booleanType: 'boolean', timestamp: (iso) => iso,
     exec: async (sql) => void (await client.query(sql)),
     insert: async (table, rows) => {
       for (const row of rows) {
@@ -129,7 +131,7 @@ async function openMysqlEngine(common: Common, closeConnectors: () => Promise<un
   url.pathname = `/${database}`;
   const conn = (): Connection => ({ name: 'mysql-test', type: 'mysql', settings: {}, secrets: { connectionString: 'HW_TEST_MYSQL_URL' }, maxConcurrency: 4 });
   return {
-    name: 'mysql', timestampType: 'datetime(6)', booleanType: 'boolean',
+    name: 'mysql', timestampType: 'datetime(6)', booleanType: 'boolean', timestamp: (iso) => String(mysqlTestValue(iso)),
     exec: async (sql) => void (await admin.query(mysqlDdl(sql))),
     insert: async (table, rows) => {
       for (const row of rows) {
