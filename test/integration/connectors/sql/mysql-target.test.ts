@@ -108,6 +108,38 @@ describeEngine('mysql')('MySQL target on the real server', () => {
     }
   }, 20_000);
 
+  it('applies a group that InnoDB chose as a deadlock victim by trying it again (the whole transaction was rolled back)', async () => {
+    const t = await table('id int PRIMARY KEY, label varchar(20)');
+    const ballast = await table('id int PRIMARY KEY, v int');
+    await db.exec(`INSERT INTO ${t} VALUES (1, 'old'), (2, 'old')`);
+    await db.exec(`INSERT INTO ${ballast} WITH RECURSIVE n (i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 200) SELECT i, 0 FROM n`);
+    // MariaDB counts deadlocks in a status variable (MySQL only in a metric that is off by default).
+    const deadlocks = async () => Number((await db.select(`SHOW GLOBAL STATUS LIKE 'Innodb_deadlocks'`))[0].Value);
+    const before = await deadlocks();
+    const other: MysqlConnection = await createConnection({ uri: url.toString() });
+    try {
+      // The other transaction is the heavier one (200 rows changed): InnoDB rolls the writer back.
+      await other.query('START TRANSACTION');
+      await other.query(`UPDATE ${ballast} SET v = v + 1`);
+      await other.query(`SELECT * FROM ${t} WHERE id = 2 FOR UPDATE`);
+      const target = db.target();
+      const applying = target.applyBatch?.({ job, mapping: mapping(t), action: JobActionType.NewUpdate, messages: [message({ id: 1, label: 'new' }), message({ id: 2, label: 'new' })] });
+      // The writer holds key 1 and waits for key 2; then the other session asks for key 1.
+      for (let i = 0; i < 200; i++) {
+        const waiting = await db.select(`SELECT ID FROM information_schema.PROCESSLIST WHERE INFO LIKE '%FOR UPDATE%' AND INFO LIKE '%"${t}"%' AND ID <> CONNECTION_ID()`);
+        if (waiting.length > 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      await other.query(`SELECT * FROM ${t} WHERE id = 1 FOR UPDATE`);
+      await other.query('COMMIT');
+      expect(await applying).toEqual([{ status: 'applied' }, { status: 'applied' }]);
+    } finally {
+      await other.end();
+    }
+    expect(await deadlocks()).toBeGreaterThan(before);
+    expect(await db.select(`SELECT id, label FROM ${t} ORDER BY id`)).toEqual([{ id: 1, label: 'new' }, { id: 2, label: 'new' }]);
+  }, 20_000);
+
   it('reports an unreachable server as transient, an unknown database and a bad login as configuration, without the password', async () => {
     const closed = database('mysql://root@127.0.0.1:1/test');
     await expect(closed.query('SELECT 1', [], 'connect')).rejects.toMatchObject({ name: 'TransientError', details: { code: 'ECONNREFUSED' } });
