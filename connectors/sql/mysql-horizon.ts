@@ -40,7 +40,8 @@ export async function mysqlHorizon(db: SqlDatabase, type: 'datetime' | 'date', s
   let hidden = false;
   try {
     [row] = await db.query(
-      `SELECT c."clock", o."oldest", o."pid" FROM (SELECT ${CLOCK} AS "clock") c LEFT JOIN (` +
+      `SELECT c."clock", o."oldest", o."pid", (SELECT CONCAT(p.USER, '@', p.HOST) FROM information_schema.PROCESSLIST p WHERE p.ID = o."pid") AS "who" ` +
+        `FROM (SELECT ${CLOCK} AS "clock") c LEFT JOIN (` +
         `SELECT DATE_FORMAT(x."started" - INTERVAL ? SECOND, '%Y-%m-%dT%H:%i:%s') AS "oldest", x."pid" FROM (` +
         `SELECT CONVERT_TZ(t.trx_started, 'SYSTEM', '+00:00') AS "started", t.trx_mysql_thread_id AS "pid" ${OTHERS} UNION ALL ` +
         `SELECT UTC_TIMESTAMP() - INTERVAL (p.TIME + 1) SECOND, p.ID FROM information_schema.PROCESSLIST p WHERE p.ID <> CONNECTION_ID() AND p.COMMAND = 'Query'` +
@@ -58,7 +59,8 @@ export async function mysqlHorizon(db: SqlDatabase, type: 'datetime' | 'date', s
   const held = oldest !== undefined && oldest < clock;
   const time = held ? oldest : clock;
   const horizon: SettledHorizon = { before: type === 'date' ? time.slice(0, 10) : `${time}${PAD}` };
-  if (held) horizon.heldBy = { since: `${oldest}Z`, pid: Number(row?.pid), application: '' };
+  // MySQL sessions have no application name: the user and client host stand for it.
+  if (held) horizon.heldBy = { since: `${oldest}Z`, pid: Number(row?.pid), application: typeof row?.who === 'string' ? row.who : '' };
   if (hidden) horizon.blindSpot = MYSQL_HIDDEN_TRANSACTIONS;
   return horizon;
 }
