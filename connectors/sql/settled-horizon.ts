@@ -20,7 +20,8 @@ import type { SqlDatabase } from './dialect';
  * - **number** on PostgreSQL (a counter from a sequence): the maximum is read in a snapshot in
  *   which no other transaction is writing (`pg_current_snapshot()`): a transaction still open
  *   could hold a lower number than a committed one. While writers are busy the read is retried
- *   briefly; see {@link numberSnapshot} (MySQL: `mysqlNumberSnapshot`). SQLite has one writer at a time: its maximum is settled.
+ *   briefly; see {@link numberSnapshot} (MySQL: `mysqlNumberSnapshot`). SQLite has one writer
+ *   at a time: its maximum is settled.
  */
 export interface SettledHorizon {
   /** Canonical exclusive upper bound (datetime `…T…Z` or date `YYYY-MM-DD`). */
