@@ -31,37 +31,45 @@ const sources: Array<[SourceKind, boolean]> = [
 ];
 
 describe.each(sources)('convergence: %s source → local host → SQLite target', (source, available) => {
-  (available ? it.each(runSeeds(SEEDS)) : it.skip.each(runSeeds(SEEDS)))('target equals source after a random workload (seed %i)', async (seed) => {
-    const rig = await SyncRig.create({ source, label: `conv-${source}-${seed}` });
-    let keep = false;
-    try {
-      const workload = new Workload(rig.db, new SeededRandom(seed));
-      await workload.preload(3, 300);
-      const host = await rig.startHost();
-      const stats = await workload.run(WORKLOAD_MS);
-      const settled = await rig.settle(new Date(), 120_000);
-      const verdict = await rig.verify();
-      reportRun(`convergence/${source}`, { seed, workload: stats, settleSeconds: settled.seconds, parkedRequeued: settled.requeued }, verdict);
-      keep = verdict.mismatches.length > 0;
-      if (keep) throw new Error(describeMismatches(verdict, seed, rig.dir));
-      // A resync seconds later (inside the bus's 10-minute duplicate window): the target's items
-      // are gone, the job's watermark is reset, and everything arrives again.
-      await rig.resync(JOBS.items, 'items');
-      await rig.settle(new Date(), 120_000);
-      const resynced = await rig.verify();
-      await host.child.stop();
-      reportRun(`convergence/${source}/resync`, { seed }, resynced);
-      keep = resynced.mismatches.length > 0;
-      if (keep) throw new Error(describeMismatches(resynced, seed, rig.dir));
-      expect(verdict.lost).toBe(0);
-      expect(verdict.rows.items).toBeGreaterThan(0);
-      expect(stats.late).toBeGreaterThan(0);
-      expect(stats.bulkUpdates).toBeGreaterThan(0);
-    } finally {
-      await rig.close(keep);
-    }
-  }, WORKLOAD_MS + 200_000);
+  (available ? it.each(runSeeds(SEEDS)) : it.skip.each(runSeeds(SEEDS)))('target equals source after a random workload (seed %i)', (seed) => converges(source, 'sqlite', seed), WORKLOAD_MS + 200_000);
 });
+
+// The MariaDB/MySQL target (its batch writer, version check and foreign keys) under the same workload.
+describe('convergence: mysql source → local host → MariaDB/MySQL target', () => {
+  (mysqlUrl ? it.each(runSeeds(SEEDS)) : it.skip.each(runSeeds(SEEDS)))('target equals source after a random workload (seed %i)', (seed) => converges('mysql', 'mysql', seed), WORKLOAD_MS + 200_000);
+});
+
+async function converges(source: SourceKind, target: 'sqlite' | 'mysql', seed: number): Promise<void> {
+  const rig = await SyncRig.create({ source, target, label: `conv-${source}-${target === 'sqlite' ? '' : `${target}-`}${seed}` });
+  const suite = target === 'sqlite' ? `convergence/${source}` : `convergence/${source}-to-${target}`;
+  let keep = false;
+  try {
+    const workload = new Workload(rig.db, new SeededRandom(seed));
+    await workload.preload(3, 300);
+    const host = await rig.startHost();
+    const stats = await workload.run(WORKLOAD_MS);
+    const settled = await rig.settle(new Date(), 120_000);
+    const verdict = await rig.verify();
+    reportRun(suite, { seed, workload: stats, settleSeconds: settled.seconds, parkedRequeued: settled.requeued }, verdict);
+    keep = verdict.mismatches.length > 0;
+    if (keep) throw new Error(describeMismatches(verdict, seed, rig.dir));
+    // A resync seconds later (inside the bus's 10-minute duplicate window): the target's items
+    // are gone, the job's watermark is reset, and everything arrives again.
+    await rig.resync(JOBS.items, 'items');
+    await rig.settle(new Date(), 120_000);
+    const resynced = await rig.verify();
+    await host.child.stop();
+    reportRun(`${suite}/resync`, { seed }, resynced);
+    keep = resynced.mismatches.length > 0;
+    if (keep) throw new Error(describeMismatches(resynced, seed, rig.dir));
+    expect(verdict.lost).toBe(0);
+    expect(verdict.rows.items).toBeGreaterThan(0);
+    expect(stats.late).toBeGreaterThan(0);
+    expect(stats.bulkUpdates).toBeGreaterThan(0);
+  } finally {
+    await rig.close(keep);
+  }
+}
 
 describe('convergence harness: negative control', () => {
   it.each(runSeeds(1))('sees the changes an application stamps from its own clock seconds before it commits lost by a job without lookback, as never sent (seed %i)', async (seed) => {

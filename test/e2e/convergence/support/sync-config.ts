@@ -21,6 +21,8 @@ export interface SyncConfigOptions {
   pgSchema?: string;
   /** MySQL only: the server and the database holding the source tables; the password (if any) in the env var `passwordSetting`. */
   mysql?: { host: string; port: number; user: string; database: string; passwordSetting?: string };
+  /** A MariaDB/MySQL target instead of the SQLite file: the server and its database (`MysqlTargetDb`). */
+  mysqlTarget?: { host: string; port: number; user: string; database: string; passwordSetting?: string };
   /** OData only: the service root. */
   serviceUrl?: string;
   /** Jobs' settle margin (`settleSeconds`); unset: the source type's default. */
@@ -65,7 +67,7 @@ export function syncConfig(o: SyncConfigOptions) {
     ...(o.settleSeconds === undefined ? {} : { settleSeconds: o.settleSeconds }),
   });
   return {
-    connections: [source, { name: 'target', type: 'sqlite', settings: { file: './target.db' } }],
+    connections: [source, o.mysqlTarget ? mysqlTargetConnection(o.mysqlTarget) : { name: 'target', type: 'sqlite', settings: { file: './target.db' } }],
     mappings: [
       {
         name: 'categories',
@@ -102,6 +104,14 @@ export function syncConfig(o: SyncConfigOptions) {
       { ...job(JOBS.items, 20, 'items', 'normal', 'modified_at'), skipOutdatedMessages: o.skipOutdatedMessages, transitiveRetries: o.transitiveRetries },
       { ...job(JOBS.deletedItems, 30, 'deleted-items', 'low', 'deleted_at'), action: 'Delete' },
     ],
+  };
+}
+
+function mysqlTargetConnection(t: NonNullable<SyncConfigOptions['mysqlTarget']>) {
+  return {
+    name: 'target', type: 'mysql',
+    settings: { host: t.host, port: t.port, user: t.user, database: t.database },
+    secrets: t.passwordSetting ? { password: t.passwordSetting } : {},
   };
 }
 
