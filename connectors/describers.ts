@@ -6,6 +6,7 @@ import type { DescriberEntry } from './base/entity-describer';
  */
 /* eslint-disable @typescript-eslint/no-require-imports */
 const sql = () => require('./sql/sql-describe') as typeof import('./sql/sql-describe');
+const mysql = () => require('./sql/mysql-describe') as typeof import('./sql/mysql-describe');
 const odata = () => require('./odata/odata-describe') as typeof import('./odata/odata-describe');
 const dataverse = () => require('./dataverse/dataverse-describe') as typeof import('./dataverse/dataverse-describe');
 const businessCentral = () => require('./businesscentral/bc-describe') as typeof import('./businesscentral/bc-describe');
@@ -19,6 +20,7 @@ const businessCentral = () => require('./businesscentral/bc-describe') as typeof
 export const DESCRIBERS: Readonly<Record<string, DescriberEntry>> = {
   sqlite: { open: (ctx) => sql().openSqliteDescriber(ctx) },
   postgres: { open: (ctx) => sql().openPostgresDescriber(ctx) },
+  mysql: { open: (ctx) => mysql().openMysqlDescriber(ctx) },
   odata: { open: (ctx) => odata().openOdataDescriber(ctx) },
   dataverse: { open: (ctx) => dataverse().openDataverseDescriber(ctx) },
   businesscentral: { open: (ctx) => businessCentral().openBusinessCentralDescriber(ctx) },

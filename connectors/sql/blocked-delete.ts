@@ -23,11 +23,11 @@ import { PermanentError } from '../../src/platform/errors';
 /** The reason in the error message (the error tables' reason for the same code is replaced). */
 export const DEPENDENT_RECORDS_REASON = 'dependent records exist (foreign key): delete or reassign the rows that refer to this record first';
 
-/** The error tables' reason for a foreign-key violation, replaced in the message. */
-const MISSING_REFERENCE_REASON = 'a referenced record is missing (foreign key)';
+/** The error tables' reasons for a foreign-key violation, replaced in the message. */
+const TABLE_REASONS = /a referenced record is missing \(foreign key\)|dependent records exist \(foreign key\)/;
 
-/** Foreign-key violation codes: SQLite's extended result code and PostgreSQL's SQLSTATE. */
-const FOREIGN_KEY_CODES = new Set(['SQLITE_CONSTRAINT_FOREIGNKEY', '23503']);
+/** Foreign-key violation codes: SQLite's extended result code, PostgreSQL's SQLSTATE, MariaDB/MySQL error numbers. */
+const FOREIGN_KEY_CODES = new Set(['SQLITE_CONSTRAINT_FOREIGNKEY', '23503', '1451', '1452', '1216', '1217']);
 
 function codeOf(err: unknown): unknown {
   if (!err || typeof err !== 'object') return undefined;
@@ -44,7 +44,7 @@ export function isForeignKeyViolation(err: unknown): boolean {
 export function blockedDeleteError(err: unknown): unknown {
   if (!isForeignKeyViolation(err)) return err;
   const text = err instanceof Error ? err.message : String(err);
-  const message = text.includes(MISSING_REFERENCE_REASON) ? text.replace(MISSING_REFERENCE_REASON, DEPENDENT_RECORDS_REASON) : `${DEPENDENT_RECORDS_REASON}: ${text}`;
+  const message = TABLE_REASONS.test(text) ? text.replace(TABLE_REASONS, DEPENDENT_RECORDS_REASON) : `${DEPENDENT_RECORDS_REASON}: ${text}`;
   return new PermanentError(message, { cause: err, details: { code: String(codeOf(err)), reason: 'dependentRecords' } });
 }
 

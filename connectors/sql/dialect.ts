@@ -7,7 +7,7 @@ export type SqlRow = Record<string, unknown>;
 
 /** What differs between SQL engines; everything else is shared SQL. */
 export interface SqlDialect {
-  readonly kind: 'sqlite' | 'postgres';
+  readonly kind: 'sqlite' | 'postgres' | 'mysql';
   /** Schema for unqualified entity names (PostgreSQL `settings.schema`); undefined → the engine's default. */
   readonly defaultSchema?: string;
   /** Placeholder of the `index`-th parameter (1-based): `?` or `$n`. */
@@ -22,6 +22,12 @@ export interface SqlDialect {
   watermarkParameter(type: WatermarkType, canonical: string, sample: unknown, what: string): unknown;
   /** `SELECT … FROM fn(args)` calling a database function with named arguments; undefined when unsupported. */
   functionCall?(fn: string, namedArguments: ReadonlyArray<{ name: string; placeholder: string }>): string;
+  /**
+   * A row read by a change query as its message carries it, when that differs from the driver's
+   * form, which the run keeps for its bounds and paging position (MySQL: date-time text as ISO
+   * 8601 UTC). Absent: the row as read.
+   */
+  messageRow?(row: SqlRow): SqlRow;
 }
 
 /** Runs statements on one database; every error is classified by the adapter's error table. */

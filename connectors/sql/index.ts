@@ -1,3 +1,3 @@
-export { postgresConnectorFactory, sqlConnectorFactories, sqliteConnectorFactory } from './sql-connectors';
-export type { PostgresSettings, SqliteSettings } from './sql-settings';
-export { validatePostgresSettings, validateSqliteSettings } from './sql-settings';
+export { mysqlConnectorFactory, postgresConnectorFactory, sqlConnectorFactories, sqliteConnectorFactory } from './sql-connectors';
+export type { MysqlSettings, PostgresSettings, SqliteSettings } from './sql-settings';
+export { validateMysqlSettings, validatePostgresSettings, validateSqliteSettings } from './sql-settings';

@@ -3,7 +3,7 @@ import { decimalParts, integerOf, sameDecimal } from '../../src/model/exact-valu
 import type { JsonValue } from '../../src/model/queue-message';
 
 /** Why a value does not fit a column exactly; undefined when it does. */
-type Check = (value: JsonValue) => string | undefined;
+export type Check = (value: JsonValue) => string | undefined;
 
 const INTEGER_RANGES: Record<string, readonly [bigint, bigint]> = {
   smallint: [-(2n ** 15n), 2n ** 15n - 1n],
@@ -47,14 +47,16 @@ export function exactCheckOf(type: string): Check | undefined {
   return undefined;
 }
 
-function integerProblem(value: JsonValue, [min, max]: readonly [bigint, bigint], type: string): string | undefined {
+/** Why `value` is not a whole number in `[min, max]` (`type` names the column type); undefined when it is, or is no number at all (the database says so). */
+export function integerProblem(value: JsonValue, [min, max]: readonly [bigint, bigint], type: string): string | undefined {
   if (typeof value !== 'number' && typeof value !== 'string') return undefined;
   const integer = typeof value === 'number' ? (Number.isInteger(value) ? BigInt(value) : undefined) : integerOf(value);
   if (integer === undefined) return typeof value === 'string' && !decimalParts(value) ? undefined : `not an integer, as ${type} needs`; // not numeric: PostgreSQL says so
   return integer < min || integer > max ? `beyond the range of ${type}` : undefined;
 }
 
-function numericProblem(value: JsonValue, precision: number, scale: number, type: string): string | undefined {
+/** Why `value` does not fit `numeric(precision, scale)` exactly; undefined when it does. */
+export function numericProblem(value: JsonValue, precision: number, scale: number, type: string): string | undefined {
   if (typeof value !== 'number' && typeof value !== 'string') return undefined;
   const parts = decimalParts(typeof value === 'number' ? String(value) : value);
   if (!parts || parts.digits === '') return undefined;

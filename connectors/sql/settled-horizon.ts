@@ -15,11 +15,13 @@ import type { SqlDatabase } from './dialect';
  *   `datetime('now')`, `CURRENT_TIMESTAMP`) are only settled once their second or day is over.
  *   PostgreSQL moreover keeps it before the start of the oldest open transaction of another
  *   session: `now()` / `CURRENT_TIMESTAMP` stamp a row with the time its transaction began, and
- *   it becomes visible only at commit (the late-commit gap).
+ *   it becomes visible only at commit (the late-commit gap). MariaDB / MySQL likewise, from
+ *   `information_schema.innodb_trx` (mysql-horizon.ts).
  * - **number** on PostgreSQL (a counter from a sequence): the maximum is read in a snapshot in
  *   which no other transaction is writing (`pg_current_snapshot()`): a transaction still open
  *   could hold a lower number than a committed one. While writers are busy the read is retried
- *   briefly; see {@link numberSnapshot}. SQLite has one writer at a time: its maximum is settled.
+ *   briefly; see {@link numberSnapshot} (MySQL: `mysqlNumberSnapshot`). SQLite has one writer
+ *   at a time: its maximum is settled.
  */
 export interface SettledHorizon {
   /** Canonical exclusive upper bound (datetime `…T…Z` or date `YYYY-MM-DD`). */
@@ -28,6 +30,8 @@ export interface SettledHorizon {
   heldBy?: { since: string; pid: number; application: string };
   /** PostgreSQL: sessions of other users whose transactions cannot be seen (missing `pg_read_all_stats`). */
   hiddenSessions?: number;
+  /** What the horizon could not take into account (MySQL: open transactions the user cannot read), for the run's log. */
+  blindSpot?: string;
 }
 
 /** The settle margin when the job sets none: a stamp taken this long before commit is still safe. */
@@ -36,7 +40,8 @@ export const DEFAULT_SETTLE_SECONDS = 1;
 const PAD = '.0000000Z';
 
 /**
- * The settled horizon of a time-stamped source, read from the database's own clock.
+ * The settled horizon of a time-stamped SQLite or PostgreSQL source, read from the database's own
+ * clock (MariaDB / MySQL: `mysqlHorizon` in mysql-horizon.ts).
  * @throws what the database's query throws (classified).
  */
 export async function settledHorizon(db: SqlDatabase, type: Exclude<WatermarkType, 'number' | 'string'>, settleSeconds: number): Promise<SettledHorizon> {

@@ -28,7 +28,7 @@ export interface BatchItem {
  * The batch's messages as items; a message without a value for a target key field gets its
  * `failed` outcome (PermanentError) in `outcomes` at once and is left out.
  */
-export function batchItems(batch: TargetBatch, outcomes: ItemOutcome[]): BatchItem[] {
+export function batchItems(batch: Pick<TargetBatch, 'messages' | 'mapping'>, outcomes: ItemOutcome[]): BatchItem[] {
   const items: BatchItem[] = [];
   batch.messages.forEach((message, index) => {
     try {
@@ -79,6 +79,6 @@ export async function retryTransitive(outcomes: ItemOutcome[], pass: (positions:
 }
 
 /** The `responseMapping[].from` fields a batch returns per item. */
-export function returningOf(batch: TargetBatch): readonly string[] {
+export function returningOf(batch: Pick<TargetBatch, 'responseMapping'>): readonly string[] {
   return batch.responseMapping ? batch.responseMapping.map((r) => r.from) : [];
 }

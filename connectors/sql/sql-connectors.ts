@@ -4,12 +4,16 @@ import { contextClock, readSecret, secretRedactor } from '../base/connector-cont
 import type { ConnectorFactory } from '../base/registry';
 import { ConfigError } from '../../src/platform/errors';
 import type { PostgresDatabase } from './postgres-dialect';
+import type { MysqlDatabase } from './mysql-dialect';
 import type { SqliteDatabase } from './sqlite-dialect';
 import {
+  type MysqlSettings,
+  mysqlSettingsSchema,
   type PostgresSettings,
   postgresSettingsSchema,
   type SqliteSettings,
   sqliteSettingsSchema,
+  validateMysqlSettings,
   validatePostgresSettings,
   validateSqliteSettings,
 } from './sql-settings';
@@ -17,7 +21,7 @@ import {
 /*
  * The implementations load when a connection is first opened, not with this module: validating a
  * configuration needs only `sql-settings`, and a host with only sqlite connections never loads
- * `pg` (nor one with only postgres connections better-sqlite3). `require`, not `import()`,
+ * `pg` (nor one with only postgres connections better-sqlite3, nor mysql2 unless a mysql connection opens). `require`, not `import()`,
  * because opening a connector is synchronous.
  */
 /* eslint-disable @typescript-eslint/no-require-imports */
@@ -32,6 +36,7 @@ const load = {
     }
   },
   postgres: () => (require('./postgres-dialect') as typeof import('./postgres-dialect')).PostgresDatabase,
+  mysql: () => (require('./mysql-dialect') as typeof import('./mysql-dialect')).MysqlDatabase,
 };
 /* eslint-enable @typescript-eslint/no-require-imports */
 
@@ -82,6 +87,24 @@ export function openPostgres(ctx: ConnectorContext): PostgresDatabase {
   });
 }
 
+export function openMysql(ctx: ConnectorContext): MysqlDatabase {
+  const settings = ctx.connection.settings as MysqlSettings;
+  const password = readSecret(ctx, 'password');
+  const connectionString = readSecret(ctx, 'connectionString');
+  return new (load.mysql())({
+    connectionString,
+    host: settings.host,
+    port: settings.port,
+    database: settings.database,
+    user: settings.user,
+    password,
+    ssl: settings.ssl,
+    maxConnections: ctx.connection.maxConcurrency,
+    connectionName: ctx.connection.name,
+    redact: secretRedactor([password, connectionString]),
+  });
+}
+
 /** `sqlite`: a database file (better-sqlite3); source and target. */
 export const sqliteConnectorFactory: ConnectorFactory = {
   type: 'sqlite',
@@ -102,5 +125,14 @@ export const postgresConnectorFactory: ConnectorFactory = {
     new (load.target())(openPostgres(ctx), { connectionName: ctx.connection.name, versionField: (ctx.connection.settings as PostgresSettings).versionField }),
 };
 
-/** Both SQL connector types, for `new ConnectorRegistry([...sqlConnectorFactories, …])`. */
-export const sqlConnectorFactories: readonly ConnectorFactory[] = [sqliteConnectorFactory, postgresConnectorFactory];
+/** `mysql`: a MariaDB or MySQL database (mysql2 pool of `connection.maxConcurrency`); source and target. */
+export const mysqlConnectorFactory: ConnectorFactory = {
+  type: 'mysql',
+  validateSettings: validateMysqlSettings,
+  settingsSchema: mysqlSettingsSchema,
+  createSource: (ctx) => new (load.source())(openMysql(ctx), contextClock(ctx), ctx.warn),
+  createTarget: (ctx) => new (load.target())(openMysql(ctx), { connectionName: ctx.connection.name, versionField: (ctx.connection.settings as MysqlSettings).versionField }),
+};
+
+/** The SQL connector types, for `new ConnectorRegistry([...sqlConnectorFactories, …])`. */
+export const sqlConnectorFactories: readonly ConnectorFactory[] = [sqliteConnectorFactory, postgresConnectorFactory, mysqlConnectorFactory];

@@ -39,7 +39,8 @@ export const sqliteSettingsSchema = described(
 
 export type SqliteSettings = z.output<typeof sqliteSettingsSchema>;
 
-const POSTGRES_SECRETS = ['password', 'connectionString'];
+/** The secrets of a database server connection (postgres, mysql). */
+const SERVER_SECRETS = ['password', 'connectionString'];
 const REQUIRED_UNLESS_CONNECTION_STRING = ['host', 'database', 'user'];
 const unlessConnectionString = (what: string) => `${what}; required unless secrets.connectionString names a connection string (then not allowed).`;
 
@@ -70,8 +71,35 @@ export const validateSqliteSettings: SettingsValidator = (settings, secrets) => 
   ...secretReferenceProblems('sqlite', secrets, []),
 ];
 
-export const validatePostgresSettings: SettingsValidator = (settings, secrets) => {
-  const problems = [...settingsProblems(postgresSettingsSchema, settings, POSTGRES_SECRETS), ...secretReferenceProblems('postgres', secrets, POSTGRES_SECRETS)];
+/**
+ * Settings of a `mysql` connection (MariaDB or MySQL); `secrets.password` or
+ * `secrets.connectionString` (`mysql://user:password@host:port/database`) name the app settings
+ * holding those (never the values).
+ */
+export const mysqlSettingsSchema = described(
+  knownProperties(
+    {
+      host: described(nonEmptyString().optional(), unlessConnectionString('Server host name')),
+      port: described(integerBetween(1, 65535).optional(), 'Server port. Default 3306; not allowed with secrets.connectionString.', 3306),
+      database: described(nonEmptyString().optional(), unlessConnectionString('Database (schema) of unqualified table names')),
+      user: described(nonEmptyString().optional(), unlessConnectionString('User name')),
+      ssl: described(boolean().optional(), 'Require TLS with a verified certificate (Azure Database for MySQL enforces TLS). Default false.', false),
+      versionField: versionField(),
+    },
+    'unknown setting of connector type mysql',
+  ),
+  'Settings of a mysql connection: MariaDB or MySQL (a mysql2 pool of connection.maxConcurrency). Secrets: password, or connectionString alone.',
+);
+
+export type MysqlSettings = z.output<typeof mysqlSettingsSchema>;
+
+export const validatePostgresSettings: SettingsValidator = (settings, secrets) => serverSettingsProblems('postgres', postgresSettingsSchema, settings, secrets);
+
+export const validateMysqlSettings: SettingsValidator = (settings, secrets) => serverSettingsProblems('mysql', mysqlSettingsSchema, settings, secrets);
+
+/** A database server's settings: the schema's problems, then host, database and user, or a connection string. */
+function serverSettingsProblems(type: string, schema: typeof postgresSettingsSchema | typeof mysqlSettingsSchema, settings: Record<string, unknown>, secrets: Record<string, string>): SettingsProblem[] {
+  const problems = [...settingsProblems(schema, settings, SERVER_SECRETS), ...secretReferenceProblems(type, secrets, SERVER_SECRETS)];
   // Beyond the schema (it sees no secrets): host, database and user, or a connection string.
   if (secrets.connectionString !== undefined) {
     const both = [...REQUIRED_UNLESS_CONNECTION_STRING, 'port'].filter((key) => settings[key] !== undefined);
@@ -79,4 +107,4 @@ export const validatePostgresSettings: SettingsValidator = (settings, secrets) =
   }
   const missing = REQUIRED_UNLESS_CONNECTION_STRING.filter((key) => settings[key] === undefined);
   return [...missing.map((key) => ({ path: `settings.${key}`, message: 'is required (or name a connection string in secrets.connectionString)' })), ...problems];
-};
+}

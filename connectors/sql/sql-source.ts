@@ -12,6 +12,7 @@ import { buildChangeQuery, buildUpperBoundQuery, DELETED_FLAG } from './sql-quer
 import { inSqliteWindow, openSqliteDatetimeWindow } from './sqlite-datetime-window';
 import { futureStampWarning } from '../base/time-horizon';
 import { DEFAULT_SETTLE_SECONDS, numberSnapshot, type SettledHorizon, settledHorizon } from './settled-horizon';
+import { mysqlHorizon, mysqlNumberSnapshot } from './mysql-horizon';
 
 /** The datetime type's default watermark: nothing read yet, so no lower bound. */
 const INITIAL_DATETIME = '0001-01-01T00:00:00.0000000Z';
@@ -69,8 +70,9 @@ export class SqlSource extends ConnectorBase implements SourceConnector, Related
       lower = window.lower;
     } else {
       let upper: unknown;
-      if (dialect.kind === 'postgres' && type === 'number') {
-        const snapshot = await numberSnapshot(this.db, entity, column, this.clock);
+      if ((dialect.kind === 'postgres' || dialect.kind === 'mysql') && type === 'number') {
+        const snapshot = dialect.kind === 'mysql' ? await mysqlNumberSnapshot(this.db, entity, column, this.clock) : await numberSnapshot(this.db, entity, column, this.clock);
+        if ('blindSpot' in snapshot && snapshot.blindSpot) this.warn(`job "${job.name}": ${snapshot.blindSpot}`);
         if (snapshot.unsettled) {
           this.warn(`job "${job.name}": other transactions kept writing while the maximum of ${column} in ${entity} was read; a number they hold could lie below it, so this run reads nothing and the next one tries again`);
           return;
@@ -100,6 +102,7 @@ export class SqlSource extends ConnectorBase implements SourceConnector, Related
     // Rows of one bulk update share their watermark value: its canonical form is computed once.
     let lastRaw: unknown;
     let lastCanonical: string | null = null;
+    const messageRow = dialect.messageRow?.bind(dialect);
     const changeOf = (row: SqlRow): RowChange | undefined => {
       const deleted = Number(row[DELETED_FLAG]) === 1;
       delete row[DELETED_FLAG];
@@ -119,7 +122,7 @@ export class SqlSource extends ConnectorBase implements SourceConnector, Related
         }
         changeTracker = lastCanonical;
       }
-      return { row, changeTracker, ...(deleted ? { action: JobActionType.Delete } : {}) };
+      return { row: messageRow ? messageRow(row) : row, changeTracker, ...(deleted ? { action: JobActionType.Delete } : {}) };
     };
     for (;;) {
       const { sql, params } = buildChangeQuery(dialect, {
@@ -151,7 +154,7 @@ export class SqlSource extends ConnectorBase implements SourceConnector, Related
 
   /** The source's settled horizon; an open transaction holding it back is told, as are hidden sessions. */
   private async horizon(type: 'datetime' | 'date', settleSeconds: number, jobName: string): Promise<SettledHorizon> {
-    const horizon = await settledHorizon(this.db, type, settleSeconds);
+    const horizon = this.db.dialect.kind === 'mysql' ? await mysqlHorizon(this.db, type, settleSeconds) : await settledHorizon(this.db, type, settleSeconds);
     if (horizon.heldBy) {
       const { since, pid, application } = horizon.heldBy;
       this.warn(`job "${jobName}": reads changes stamped before ${since} only: a transaction open since then (pid ${pid}${application ? `, application "${application}"` : ''}) may still commit rows stamped at that time`);
@@ -159,6 +162,7 @@ export class SqlSource extends ConnectorBase implements SourceConnector, Related
     if (horizon.hiddenSessions) {
       this.warn(`job "${jobName}": ${horizon.hiddenSessions} session(s) of other users cannot be seen (grant pg_read_all_stats to the connection's user): rows their open transactions commit late could be missed`);
     }
+    if (horizon.blindSpot) this.warn(`job "${jobName}": ${horizon.blindSpot}`);
     return horizon;
   }
 

@@ -15,6 +15,7 @@ import { bindExactFields, columnsQuery, SqliteColumnAffinities } from './sqlite-
 import { PostgresColumnTypes } from './postgres-columns';
 import { exactChecks, exactnessError } from './postgres-exact';
 import { PostgresBatchWriter, type PostgresBatchDatabase } from './postgres-batch';
+import { type MysqlBatch, type MysqlBatchDatabase, MysqlBatchWriter } from './mysql-batch';
 
 const NO_FIELDS: readonly string[] = [];
 
@@ -30,11 +31,13 @@ export interface SqlTargetOptions {
  * Applies messages to one SQL table per mapping (`mapping.target.entity`): upsert by the target
  * key (`UPDATE … WHERE key`, and when no row matched `INSERT … ON CONFLICT (key) DO UPDATE`,
  * which needs a primary key or unique index on exactly those columns), delete by key,
- * `RETURNING` the response fields.
+ * `RETURNING` the response fields. MariaDB / MySQL lack `UPDATE … RETURNING`: their writes,
+ * single or batched, go through `mysql-batch.ts`.
  */
 export class SqlTarget implements TargetConnector {
   private readonly plans: UpsertPlans;
   private postgresBatches?: PostgresBatchWriter;
+  private mysqlBatches?: MysqlBatchWriter;
   private readonly sqliteColumns = new SqliteColumnAffinities();
   private readonly postgresColumns = new PostgresColumnTypes();
 
@@ -46,6 +49,10 @@ export class SqlTarget implements TargetConnector {
   }
 
   async upsert(message: QueueMessage, mapping: Mapping, context: UpsertContext = {}): Promise<UpsertResult> {
+    if (this.db.dialect.kind === 'mysql') {
+      const outcome = await this.applyOneOnMysql({ mapping, action: JobActionType.NewUpdate, messages: [message], responseMapping: context.responseMapping });
+      return outcome.status === 'applied' && outcome.returned ? { returned: outcome.returned } : {};
+    }
     const record = mergeRecord(message.targetKey, message.fields);
     const returning = context.responseMapping ? context.responseMapping.map((r) => r.from) : NO_FIELDS;
     const plan = this.plans.planFor(mapping, record, returning);
@@ -92,6 +99,10 @@ export class SqlTarget implements TargetConnector {
   }
 
   async delete(message: QueueMessage, mapping: Mapping): Promise<void> {
+    if (this.db.dialect.kind === 'mysql') {
+      await this.applyOneOnMysql({ mapping, action: JobActionType.Delete, messages: [message] });
+      return;
+    }
     const entity = this.table(mapping);
     const params = new SqlParams(this.db.dialect);
     const sql = `DELETE FROM ${entity} WHERE ${this.keyCondition(message, mapping, params)}`;
@@ -120,7 +131,8 @@ export class SqlTarget implements TargetConnector {
     const params = new SqlParams(this.db.dialect);
     const column = quoteIdentifier(field, `connection "${this.options.connectionName}": versionField`);
     const sql = `SELECT ${column} AS "version" FROM ${entity} WHERE ${this.keyCondition(message, mapping, params)} LIMIT 1`;
-    const [row] = await this.db.query(sql, params.values, `read the version in ${entity}`);
+    const [read] = await this.db.query(sql, params.values, `read the version in ${entity}`);
+    const row = read && this.db.dialect.messageRow ? this.db.dialect.messageRow(read) : read;
     return row === undefined || row.version === null || row.version === undefined ? null : toText(row.version);
   }
 
@@ -137,7 +149,23 @@ export class SqlTarget implements TargetConnector {
     const context = { connectionName: this.options.connectionName, versionField: this.options.versionField, plans: this.plans, sqliteColumns: this.sqliteColumns };
     if (hasSyncTransactions(db)) return applySqliteBatch(db, batch, context);
     if (db.dialect.kind === 'postgres' && hasTransactions(db)) return (this.postgresBatches ??= new PostgresBatchWriter()).apply(db, batch, context);
+    if (db.dialect.kind === 'mysql' && hasTransactions(db)) return this.mysqlWriter().apply(db, batch, context);
     return applyOneByOne(this, batch, 64);
+  }
+
+  private mysqlWriter(): MysqlBatchWriter {
+    return (this.mysqlBatches ??= new MysqlBatchWriter());
+  }
+
+  /**
+   * MariaDB / MySQL have no `UPDATE … RETURNING`: a single message goes through the batch writer
+   * (one transaction: lock, update or insert, read back), and its failure is thrown.
+   */
+  private async applyOneOnMysql(batch: MysqlBatch): Promise<ItemOutcome> {
+    if (!hasTransactions(this.db)) throw new Error('a mysql database has transactions');
+    const [outcome] = await this.mysqlWriter().apply(this.db, batch, { connectionName: this.options.connectionName, versionField: this.options.versionField });
+    if (outcome.status === 'failed') throw outcome.error;
+    return outcome;
   }
 
   async close(): Promise<void> {
@@ -160,4 +188,4 @@ export class SqlTarget implements TargetConnector {
 }
 
 const hasSyncTransactions = (db: SqlDatabase): db is SqliteBatchDatabase => typeof db.transactionSync === 'function';
-const hasTransactions = (db: SqlDatabase): db is PostgresBatchDatabase => typeof db.transaction === 'function';
+const hasTransactions = (db: SqlDatabase): db is PostgresBatchDatabase & MysqlBatchDatabase => typeof db.transaction === 'function';

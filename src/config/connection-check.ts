@@ -74,7 +74,7 @@ export async function checkConnections(config: HighwaterConfig, options: Connect
       const type = connection.type.trim().toLowerCase();
       try {
         const describer = entry.open({ connection, resolveSecret: options.resolveSecret, configDir: options.configDir });
-        open.set(connection.name, { label: label(connection), describer, upsertNeedsUniqueKey: type === 'sqlite' || type === 'postgres' });
+        open.set(connection.name, { label: label(connection), describer, upsertNeedsUniqueKey: type === 'sqlite' || type === 'postgres' || type === 'mysql' });
         await describer.connect();
       } catch (err) {
         open.delete(connection.name);

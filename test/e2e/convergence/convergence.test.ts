@@ -2,14 +2,14 @@ import { bySoak } from '../../support/fault-injection';
 import { describeMismatches, reportRun } from './support/report';
 import { runSeeds, SeededRandom } from './support/seeded-random';
 import type { SourceKind } from './support/sync-config';
-import { PG_URL_SETTING, SyncRig } from './support/sync-rig';
+import { MYSQL_URL_SETTING, PG_URL_SETTING, SyncRig } from './support/sync-rig';
 import { JOBS } from './support/sync-config';
 import { Workload } from './support/workload';
 
 /**
  * Convergence: a seeded random workload on the source while the local host (`highwater start`,
  * a child process) syncs it into the target — SQLite stamped by its own clock at whole seconds,
- * PostgreSQL by `now()` in transactions of which some commit seconds late, an OData service (CAP)
+ * PostgreSQL by `now()` and MariaDB/MySQL by `NOW(6)` in transactions of which some commit seconds late, an OData service (CAP)
  * stamped at whole seconds of the server's clock (jobs' `settleSeconds: 1`), all with no lookback;
  * after the workload stops and two schedule periods pass (and the work queues drained), the
  * target equals the source row by row, fields as mapped; then a resync inside the bus's duplicate
@@ -20,45 +20,56 @@ const SEEDS = bySoak(1, 4);
 const WORKLOAD_MS = bySoak(8_000, 30_000);
 const pgUrl = process.env[PG_URL_SETTING];
 if (!pgUrl) console.warn(`convergence: ${PG_URL_SETTING} is not set: the PostgreSQL source is skipped`);
+const mysqlUrl = process.env[MYSQL_URL_SETTING];
+if (!mysqlUrl) console.warn(`convergence: ${MYSQL_URL_SETTING} is not set: the MariaDB/MySQL source is skipped`);
 
 const sources: Array<[SourceKind, boolean]> = [
   ['sqlite', true],
   ['postgres', pgUrl !== undefined],
+  ['mysql', mysqlUrl !== undefined],
   ['odata', true],
 ];
 
 describe.each(sources)('convergence: %s source → local host → SQLite target', (source, available) => {
-  (available ? it.each(runSeeds(SEEDS)) : it.skip.each(runSeeds(SEEDS)))('target equals source after a random workload (seed %i)', async (seed) => {
-    const rig = await SyncRig.create({ source, label: `conv-${source}-${seed}` });
-    let keep = false;
-    try {
-      const workload = new Workload(rig.db, new SeededRandom(seed));
-      await workload.preload(3, 300);
-      const host = await rig.startHost();
-      const stats = await workload.run(WORKLOAD_MS);
-      const settled = await rig.settle(new Date(), 120_000);
-      const verdict = await rig.verify();
-      reportRun(`convergence/${source}`, { seed, workload: stats, settleSeconds: settled.seconds, parkedRequeued: settled.requeued }, verdict);
-      keep = verdict.mismatches.length > 0;
-      if (keep) throw new Error(describeMismatches(verdict, seed, rig.dir));
-      // A resync seconds later (inside the bus's 10-minute duplicate window): the target's items
-      // are gone, the job's watermark is reset, and everything arrives again.
-      await rig.resync(JOBS.items, 'items');
-      await rig.settle(new Date(), 120_000);
-      const resynced = await rig.verify();
-      await host.child.stop();
-      reportRun(`convergence/${source}/resync`, { seed }, resynced);
-      keep = resynced.mismatches.length > 0;
-      if (keep) throw new Error(describeMismatches(resynced, seed, rig.dir));
-      expect(verdict.lost).toBe(0);
-      expect(verdict.rows.items).toBeGreaterThan(0);
-      expect(stats.late).toBeGreaterThan(0);
-      expect(stats.bulkUpdates).toBeGreaterThan(0);
-    } finally {
-      await rig.close(keep);
-    }
-  }, WORKLOAD_MS + 200_000);
+  (available ? it.each(runSeeds(SEEDS)) : it.skip.each(runSeeds(SEEDS)))('target equals source after a random workload (seed %i)', (seed) => converges(source, 'sqlite', seed), WORKLOAD_MS + 200_000);
 });
+
+// The MariaDB/MySQL target (its batch writer, version check and foreign keys) under the same workload.
+describe('convergence: mysql source → local host → MariaDB/MySQL target', () => {
+  (mysqlUrl ? it.each(runSeeds(SEEDS)) : it.skip.each(runSeeds(SEEDS)))('target equals source after a random workload (seed %i)', (seed) => converges('mysql', 'mysql', seed), WORKLOAD_MS + 200_000);
+});
+
+async function converges(source: SourceKind, target: 'sqlite' | 'mysql', seed: number): Promise<void> {
+  const rig = await SyncRig.create({ source, target, label: `conv-${source}-${target === 'sqlite' ? '' : `${target}-`}${seed}` });
+  const suite = target === 'sqlite' ? `convergence/${source}` : `convergence/${source}-to-${target}`;
+  let keep = false;
+  try {
+    const workload = new Workload(rig.db, new SeededRandom(seed));
+    await workload.preload(3, 300);
+    const host = await rig.startHost();
+    const stats = await workload.run(WORKLOAD_MS);
+    const settled = await rig.settle(new Date(), 120_000);
+    const verdict = await rig.verify();
+    reportRun(suite, { seed, workload: stats, settleSeconds: settled.seconds, parkedRequeued: settled.requeued }, verdict);
+    keep = verdict.mismatches.length > 0;
+    if (keep) throw new Error(describeMismatches(verdict, seed, rig.dir));
+    // A resync seconds later (inside the bus's 10-minute duplicate window): the target's items
+    // are gone, the job's watermark is reset, and everything arrives again.
+    await rig.resync(JOBS.items, 'items');
+    await rig.settle(new Date(), 120_000);
+    const resynced = await rig.verify();
+    await host.child.stop();
+    reportRun(`${suite}/resync`, { seed }, resynced);
+    keep = resynced.mismatches.length > 0;
+    if (keep) throw new Error(describeMismatches(resynced, seed, rig.dir));
+    expect(verdict.lost).toBe(0);
+    expect(verdict.rows.items).toBeGreaterThan(0);
+    expect(stats.late).toBeGreaterThan(0);
+    expect(stats.bulkUpdates).toBeGreaterThan(0);
+  } finally {
+    await rig.close(keep);
+  }
+}
 
 describe('convergence harness: negative control', () => {
   it.each(runSeeds(1))('sees the changes an application stamps from its own clock seconds before it commits lost by a job without lookback, as never sent (seed %i)', async (seed) => {

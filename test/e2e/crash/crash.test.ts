@@ -1,7 +1,8 @@
 import { bySoak } from '../../support/fault-injection';
 import { describeMismatches, reportRun } from '../convergence/support/report';
 import { runSeed, SeededRandom } from '../convergence/support/seeded-random';
-import { SyncRig } from '../convergence/support/sync-rig';
+import { MYSQL_URL_SETTING, SyncRig } from '../convergence/support/sync-rig';
+import type { SourceKind } from '../convergence/support/sync-config';
 import { Workload } from '../convergence/support/workload';
 import { ROUND_KINDS, runRound, type RoundRecord } from './support/crash-rounds';
 
@@ -17,12 +18,20 @@ import { ROUND_KINDS, runRound, type RoundRecord } from './support/crash-rounds'
  */
 const ROUNDS = bySoak(4, 25);
 
-describe('crash: the local host and the dead-letter mover killed with SIGKILL', () => {
+/** SQLite always; MariaDB/MySQL (late commits stamped by `NOW(6)`) when `HIGHWATER_TEST_MYSQL_URL` is set. */
+const mysqlUrl = process.env[MYSQL_URL_SETTING];
+if (!mysqlUrl) console.warn(`crash: ${MYSQL_URL_SETTING} is not set: the MariaDB/MySQL source is skipped`);
+const SOURCES: Array<[SourceKind, boolean]> = [
+  ['sqlite', true],
+  ['mysql', mysqlUrl !== undefined],
+];
+
+describe.each(SOURCES)('crash (%s source): the local host and the dead-letter mover killed with SIGKILL', (source, available) => {
   const seed = runSeed();
-  it(`converges and loses nothing over ${ROUNDS} rounds (seed ${seed})`, async () => {
+  (available ? it : it.skip)(`converges and loses nothing over ${ROUNDS} rounds (seed ${seed})`, async () => {
     const random = new SeededRandom(seed);
     // Items whose category is missing are parked at once: the mover rounds have work.
-    const rig = await SyncRig.create({ source: 'sqlite', label: `crash-${seed}`, transitiveRetries: 0 });
+    const rig = await SyncRig.create({ source, label: `crash-${source}-${seed}`, transitiveRetries: 0 });
     let keep = false;
     const rounds: RoundRecord[] = [];
     let writing: ReturnType<Workload['run']> | undefined;
@@ -46,7 +55,7 @@ describe('crash: the local host and the dead-letter mover killed with SIGKILL', 
       const killedAtPoint = rounds.filter((r) => !r.hostKilled.startsWith('timer')).length;
       const moverKilled = rounds.filter((r) => r.mover?.killed).length;
       const facts = { seed, rounds: rounds.length, killedAtPoint, moverKilled, workload: stats, settleSeconds: settled.seconds, parkedRequeued: settled.requeued };
-      reportRun('crash', { ...facts, roundLog: rounds }, verdict);
+      reportRun(source === 'sqlite' ? 'crash' : `crash/${source}`, { ...facts, roundLog: rounds }, verdict);
       keep = verdict.mismatches.length > 0;
       if (keep) throw new Error(describeMismatches(verdict, seed, rig.dir));
       expect(verdict.lost).toBe(0);

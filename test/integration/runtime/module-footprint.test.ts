@@ -17,7 +17,7 @@ const CHILD = path.join(__dirname, 'support/footprint-child.ts');
 const REGISTER = path.join(ROOT, 'test/support/swc-register.js');
 
 /** SDKs a sqlite-only local host has no use for. */
-const UNUSED_BY_SQLITE_HOST = ['@azure/service-bus', 'rhea', 'rhea-promise', 'applicationinsights', 'durable-functions', 'pg', '@azure/functions'];
+const UNUSED_BY_SQLITE_HOST = ['@azure/service-bus', 'rhea', 'rhea-promise', 'applicationinsights', 'durable-functions', 'pg', 'mysql2', '@azure/functions'];
 /** The HTTP connectors' implementations (their settings checks are light and always loaded). */
 const HTTP_CONNECTOR_CODE = ['connectors/odata/odata-connectors', 'connectors/dataverse/dataverse-connectors', 'connectors/businesscentral/bc-connectors'];
 /** What merely requiring the CLI entry must not load: every command loads what it needs when it runs. */
@@ -70,14 +70,14 @@ describe('modules loaded on first use', () => {
     const { stages, stdout } = await footprints(['connectors', dir]);
     // Each type's validator ran and found the empty settings wanting.
     const problems = JSON.parse(/^PROBLEMS (.*)$/m.exec(stdout)?.[1] ?? '{}') as Record<string, number>;
-    expect(Object.keys(problems).sort()).toEqual(['businesscentral', 'dataverse', 'odata', 'postgres', 'sqlite']);
+    expect(Object.keys(problems).sort()).toEqual(['businesscentral', 'dataverse', 'mysql', 'odata', 'postgres', 'sqlite']);
     for (const [type, count] of Object.entries(problems)) expect({ type, found: count > 0 }).toEqual({ type, found: true });
 
-    expectAbsent(stages.validated, [...UNUSED_BY_SQLITE_HOST, '@azure/identity'], [...HTTP_CONNECTOR_CODE, 'connectors/sql/sqlite-dialect', 'connectors/sql/postgres-dialect']);
+    expectAbsent(stages.validated, [...UNUSED_BY_SQLITE_HOST, '@azure/identity'], [...HTTP_CONNECTOR_CODE, 'connectors/sql/sqlite-dialect', 'connectors/sql/postgres-dialect', 'connectors/sql/mysql-dialect']);
 
     const sqlite = stages['sqlite opened'];
     expect(sqlite.modules).toEqual(expect.arrayContaining(['connectors/sql/sqlite-dialect', 'connectors/sql/sql-source', 'connectors/sql/sql-target']));
-    expectAbsent(sqlite, [...UNUSED_BY_SQLITE_HOST, '@azure/identity'], [...HTTP_CONNECTOR_CODE, 'connectors/sql/postgres-dialect']);
+    expectAbsent(sqlite, [...UNUSED_BY_SQLITE_HOST, '@azure/identity'], [...HTTP_CONNECTOR_CODE, 'connectors/sql/postgres-dialect', 'connectors/sql/mysql-dialect']);
 
     const odata = stages['odata opened'];
     expect(odata.modules).toContain('connectors/odata/odata-connectors');

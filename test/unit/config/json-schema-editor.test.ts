@@ -43,6 +43,8 @@ const CONNECTIONS: Array<Record<string, unknown>> = [
   },
   { name: 'erp', type: 'postgres', settings: { host: 'db', port: 5432, database: 'erp', user: 'sync', schema: 'sales', ssl: true }, secrets: { password: 'ERP_PASSWORD' } },
   { name: 'erp-url', type: 'postgres', secrets: { connectionString: 'ERP_DATABASE_URL' }, maxConcurrency: 4 },
+  { name: 'shop', type: 'mysql', settings: { host: 'shop.mysql.database.azure.com', port: 3306, database: 'shop', user: 'sync', ssl: true, versionField: 'updated_at' }, secrets: { password: 'SHOP_PASSWORD' } },
+  { name: 'shop-url', type: 'mysql', secrets: { connectionString: 'SHOP_DB_URL' } },
   {
     name: 'catalog',
     type: 'odata',
@@ -124,7 +126,7 @@ describe('the committed JSON Schema in an editor', () => {
   });
 
   it('rejects an unknown connector type and a type whose required settings are missing', () => {
-    expect(isValid({ connections: [{ name: 'x', type: 'mysql', settings: {} }] })).toBe(false);
+    expect(isValid({ connections: [{ name: 'x', type: 'mssql', settings: {} }] })).toBe(false);
     expect(isValid({ connections: [{ name: 'x', type: 'sqlite' }] })).toBe(false);
     expect(isValid({ connections: [{ name: 'x', type: 'odata', settings: { upsertMode: 'patch' } }] })).toBe(false);
     expect(isValid({ connections: [{ name: 'x', type: 'postgres', secrets: { connectionString: 'DB_URL' } }] })).toBe(true);

@@ -2,7 +2,7 @@ import type { SourceConnector } from '../../../../connectors/base/source-connect
 import { WatermarkValue } from '../../../../src/model/watermark-value';
 import { type EngineName, openEngine, type SqlTestEngine } from '../../../integration/connectors/sql/sql-test-engines';
 import { at, type PreparedSource, type PreparedValues, type SourceHarness, type SourceRecord, type SourceScenario } from '../context';
-import { BYTES_VALUE, DECIMAL_VALUE, INSTANT_TEXT, INT64_VALUES, JSON_VALUE } from '../../value-matrix';
+import { BYTES_VALUE, DECIMAL_VALUE, INSTANT_TEXT, INSTANT_UTC, INT64_VALUES, JSON_VALUE } from '../../value-matrix';
 
 /**
  * The contract on a real database (a SQLite file, or a throw-away PostgreSQL schema): one table
@@ -22,15 +22,22 @@ export async function sqlSourceHarness(name: EngineName): Promise<SourceHarness>
 /** The value matrix in the engine's own types: INTEGER/int8, numeric (TEXT on SQLite: no exact decimal type), BLOB/bytea, timestamptz (TEXT), jsonb (TEXT). */
 async function prepareValues(db: SqlTestEngine, table: string): Promise<PreparedValues> {
   const sqlite = db.name === 'sqlite';
+  const mysql = db.name === 'mysql';
   await db.exec(
     sqlite
       ? `CREATE TABLE ${table} (id INTEGER PRIMARY KEY, i8 INTEGER, dec TEXT, bin BLOB, ts TEXT, doc TEXT, modified TEXT)`
-      : `CREATE TABLE ${table} (id integer PRIMARY KEY, i8 int8, dec numeric, bin bytea, ts timestamptz, doc jsonb, modified timestamptz)`,
+      : mysql
+        ? `CREATE TABLE ${table} (id integer PRIMARY KEY, i8 bigint, "dec" decimal(32,12), bin blob, ts datetime(6), doc json, modified datetime(6))`
+        : `CREATE TABLE ${table} (id integer PRIMARY KEY, i8 int8, dec numeric, bin bytea, ts timestamptz, doc jsonb, modified timestamptz)`,
   );
-  const bytes = sqlite ? `X'${BYTES_VALUE.toString('hex')}'` : `'\\x${BYTES_VALUE.toString('hex')}'`;
-  const first = `'${DECIMAL_VALUE}', ${bytes}, '${INSTANT_TEXT}', '${JSON.stringify(JSON_VALUE)}'`;
-  const rows = INT64_VALUES.map((v, i) => `(${i + 1}, ${v}, ${i === 0 ? first : 'NULL, NULL, NULL, NULL'}, '${at(1)}')`);
-  await db.exec(`INSERT INTO ${table} (id, i8, dec, bin, ts, doc, modified) VALUES ${rows.join(', ')}`);
+  const bytes = sqlite || mysql ? `X'${BYTES_VALUE.toString('hex')}'` : `'\\x${BYTES_VALUE.toString('hex')}'`;
+  // MySQL: a DATETIME holds no offset (the instant in UTC), and a literal's backslashes are escapes.
+  const instant = mysql ? INSTANT_UTC.replace('T', ' ').replace('Z', '') : INSTANT_TEXT;
+  const json = mysql ? JSON.stringify(JSON_VALUE).replace(/\\/g, '\\\\') : JSON.stringify(JSON_VALUE);
+  const first = `'${DECIMAL_VALUE}', ${bytes}, '${instant}', '${json}'`;
+  const modified = mysql ? at(1).replace('T', ' ').replace('Z', '') : at(1);
+  const rows = INT64_VALUES.map((v, i) => `(${i + 1}, ${v}, ${i === 0 ? first : 'NULL, NULL, NULL, NULL'}, '${modified}')`);
+  await db.exec(`INSERT INTO ${table} (id, i8, "dec", bin, ts, doc, modified) VALUES ${rows.join(', ')}`);
   const opened: SourceConnector[] = [];
   return {
     source: () => {
@@ -40,7 +47,7 @@ async function prepareValues(db: SqlTestEngine, table: string): Promise<Prepared
     },
     entity: table, key: 'id', tracker: 'modified', watermarkType: 'datetime',
     columns: { int64: 'i8', decimal: 'dec', bytes: 'bin', instant: 'ts', json: 'doc' },
-    jsonAsText: sqlite,
+    jsonAsText: sqlite || mysql,
     done: async () => {
       await Promise.all(opened.map((s) => s.close()));
     },
@@ -68,7 +75,7 @@ async function prepareTable(db: SqlTestEngine, table: string, scenario: SourceSc
     groupValue: (group) => group,
     softDelete: { field: 'deleted', op: 'eq', value: true },
     add,
-    released: () => (db.name === 'sqlite' ? sqliteReleased(db) : postgresReleased(db, table)),
+    released: () => (db.name === 'sqlite' ? sqliteReleased(db) : db.name === 'mysql' ? mysqlReleased(db, table) : postgresReleased(db, table)),
     done: async () => {
       await Promise.all(opened.map((s) => s.close()));
     },
@@ -87,6 +94,17 @@ async function postgresReleased(db: SqlTestEngine, table: string): Promise<void>
   await db.exec('BEGIN');
   try {
     await db.exec(`SET LOCAL lock_timeout = '2s'; LOCK TABLE ${table} IN ACCESS EXCLUSIVE MODE`);
+  } finally {
+    await db.exec('ROLLBACK');
+  }
+}
+
+/** No session holds a lock on the table: this session locks every row within 2 s. */
+async function mysqlReleased(db: SqlTestEngine, table: string): Promise<void> {
+  await db.exec('SET SESSION innodb_lock_wait_timeout = 2');
+  await db.exec('START TRANSACTION');
+  try {
+    await db.select(`SELECT * FROM ${table} FOR UPDATE`);
   } finally {
     await db.exec('ROLLBACK');
   }

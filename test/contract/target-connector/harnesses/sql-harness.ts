@@ -29,15 +29,20 @@ export async function sqlHarness(name: EngineName): Promise<TargetHarness> {
  */
 async function prepareValues(db: SqlTestEngine, table: string): Promise<PreparedValueTarget> {
   const sqlite = db.name === 'sqlite';
+  const mysql = db.name === 'mysql';
   await db.exec(
     sqlite
       ? `CREATE TABLE ${table} (id INTEGER PRIMARY KEY, i8 INTEGER, dec TEXT, bin BLOB, ts TEXT, doc TEXT, amount NUMERIC, small INTEGER)`
-      : `CREATE TABLE ${table} (id integer PRIMARY KEY, i8 int8, dec numeric, bin bytea, ts timestamptz, doc jsonb, amount numeric(12,2), small int4)`,
+      : mysql
+        ? `CREATE TABLE ${table} (id integer PRIMARY KEY, i8 bigint, "dec" decimal(32,12), bin blob, ts datetime(6), doc json, amount decimal(12,2), small int)`
+        : `CREATE TABLE ${table} (id integer PRIMARY KEY, i8 int8, dec numeric, bin bytea, ts timestamptz, doc jsonb, amount numeric(12,2), small int4)`,
   );
   const target = db.target();
   const select = sqlite
     ? `SELECT CAST(i8 AS TEXT) AS i8, dec, CASE WHEN bin IS NULL THEN NULL ELSE hex(bin) END AS bin, ts, doc FROM ${table} WHERE id = `
-    : `SELECT i8::text AS i8, dec::text AS dec, encode(bin, 'hex') AS bin, ts::text AS ts, doc::text AS doc FROM ${table} WHERE id = `;
+    : mysql
+      ? `SELECT CAST(i8 AS CHAR) AS i8, CAST("dec" AS CHAR) AS "dec", hex(bin) AS bin, ts, doc FROM ${table} WHERE id = `
+      : `SELECT i8::text AS i8, dec::text AS dec, encode(bin, 'hex') AS bin, ts::text AS ts, doc::text AS doc FROM ${table} WHERE id = `;
   return {
     target,
     mapping: { name: 'values', source: { entity: 'src', key: ['id'] }, target: { entity: table, key: ['id'] }, fields: [] },
@@ -62,7 +67,10 @@ async function prepareValues(db: SqlTestEngine, table: string): Promise<Prepared
 async function prepareTable(db: SqlTestEngine, table: string, scenario: Scenario): Promise<PreparedTarget> {
   const sqlite = db.name === 'sqlite';
   await db.exec(
-    sqlite
+    db.name === 'mysql'
+      ? `CREATE TABLE ${table} (doc_no bigint AUTO_INCREMENT PRIMARY KEY, code varchar(100) NOT NULL UNIQUE, label text, ` +
+          `qty int NOT NULL, modified_at datetime(6), parent_code varchar(100) REFERENCES ${table}(code))`
+      : sqlite
       ? `CREATE TABLE ${table} (doc_no INTEGER PRIMARY KEY, code TEXT NOT NULL UNIQUE, label TEXT, qty INTEGER NOT NULL, ` +
           `modified_at TEXT, parent_code TEXT REFERENCES ${table}(code)) STRICT`
       : `CREATE TABLE ${table} (doc_no bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, code TEXT NOT NULL UNIQUE, label TEXT, ` +
@@ -96,7 +104,7 @@ async function prepareTable(db: SqlTestEngine, table: string, scenario: Scenario
       return record;
     },
     generatedField: 'doc_no',
-    // As the system gives it back: a number on SQLite, a string for PostgreSQL's bigint.
+    // As the system gives it back: a number on SQLite, a string for a bigint (PostgreSQL, MySQL).
     generated: async (key) => (await row(key)).doc_no as JsonValue,
     failGroup: async (): Promise<GroupFailure> => {
       if (sqlite) {
@@ -105,7 +113,7 @@ async function prepareTable(db: SqlTestEngine, table: string, scenario: Scenario
         release = () => db.exec('ROLLBACK');
         return { name: 'TransientError' };
       }
-      release = await lockAndCancel(db, table);
+      release = db.name === 'mysql' ? await mysqlLockAndKill(db, table) : await lockAndCancel(db, table);
       return { name: 'TransientError' };
     },
     done: async () => {
@@ -141,6 +149,42 @@ async function lockAndCancel(db: SqlTestEngine, table: string): Promise<() => Pr
   })();
   return async () => {
     await canceller;
+    await rollback();
+  };
+}
+
+/**
+ * MariaDB / MySQL: another session locks every row of the table (and its gaps), and kills the
+ * group's statement once it waits for the lock (`KILL QUERY`: error 1317, as a statement timeout
+ * ends it). Returns the release; as on PostgreSQL, it gives up after 10 s.
+ */
+async function mysqlLockAndKill(db: SqlTestEngine, table: string): Promise<() => Promise<void>> {
+  await db.exec('START TRANSACTION');
+  await db.exec(`SELECT * FROM ${table} FOR UPDATE`);
+  let released = false;
+  const rollback = async () => {
+    if (released) return;
+    released = true;
+    await db.exec('ROLLBACK');
+  };
+  const killer = (async () => {
+    const deadline = Date.now() + 10_000;
+    while (!released && Date.now() < deadline) {
+      // A statement waiting for a row lock on a unique key waits in the optimizer ("Statistics"),
+      // before innodb_trx lists it: found by its text in the process list.
+      const waiting = await db.select(
+        `SELECT ID AS "id" FROM information_schema.PROCESSLIST WHERE ID <> CONNECTION_ID() AND COMMAND = 'Query' AND INFO LIKE '%FOR UPDATE%' AND INFO LIKE '%"${table}"%'`,
+      );
+      if (waiting.length > 0) {
+        for (const w of waiting) await db.exec(`KILL QUERY ${Number(w.id)}`);
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await rollback();
+  })();
+  return async () => {
+    await killer;
     await rollback();
   };
 }

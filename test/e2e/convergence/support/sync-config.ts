@@ -5,12 +5,12 @@ import { stringify } from 'yaml';
 
 /**
  * The synced system of the convergence and crash suites: a source (SQLite file, PostgreSQL
- * schema or OData service) with `categories`, `items` and the tombstones `deleted_items`, a SQLite target,
+ * schema, MariaDB/MySQL database or OData service) with `categories`, `items` and the tombstones `deleted_items`, a SQLite target,
  * and the configuration the local host runs. Target items reference target categories (foreign
  * key), so an item that arrives before its category is a TransitiveError: retried, then parked.
  */
 
-export type SourceKind = 'sqlite' | 'postgres' | 'odata';
+export type SourceKind = 'sqlite' | 'postgres' | 'mysql' | 'odata';
 
 /** Job names, also the `JobName` of their messages. */
 export const JOBS = { categories: 'sync-categories', items: 'sync-items', deletedItems: 'sync-deleted-items' } as const;
@@ -19,6 +19,10 @@ export interface SyncConfigOptions {
   source: SourceKind;
   /** PostgreSQL only: the schema holding the source tables. */
   pgSchema?: string;
+  /** MySQL only: the server and the database holding the source tables; the password (if any) in the env var `passwordSetting`. */
+  mysql?: { host: string; port: number; user: string; database: string; passwordSetting?: string };
+  /** A MariaDB/MySQL target instead of the SQLite file: the server and its database (`MysqlTargetDb`). */
+  mysqlTarget?: { host: string; port: number; user: string; database: string; passwordSetting?: string };
   /** OData only: the service root. */
   serviceUrl?: string;
   /** Jobs' settle margin (`settleSeconds`); unset: the source type's default. */
@@ -41,6 +45,11 @@ export function syncConfig(o: SyncConfigOptions) {
   const sources = {
     sqlite: { name: 'source', type: 'sqlite', settings: { file: './source.db' } },
     postgres: { name: 'source', type: 'postgres', settings: { schema: o.pgSchema }, secrets: { connectionString: o.pgUrlSetting } },
+    mysql: {
+      name: 'source', type: 'mysql',
+      settings: { host: o.mysql?.host, port: o.mysql?.port, user: o.mysql?.user, database: o.mysql?.database },
+      secrets: o.mysql?.passwordSetting ? { password: o.mysql.passwordSetting } : {},
+    },
     odata: { name: 'source', type: 'odata', settings: { serviceUrl: o.serviceUrl } },
   };
   const source = sources[o.source];
@@ -58,7 +67,7 @@ export function syncConfig(o: SyncConfigOptions) {
     ...(o.settleSeconds === undefined ? {} : { settleSeconds: o.settleSeconds }),
   });
   return {
-    connections: [source, { name: 'target', type: 'sqlite', settings: { file: './target.db' } }],
+    connections: [source, o.mysqlTarget ? mysqlTargetConnection(o.mysqlTarget) : { name: 'target', type: 'sqlite', settings: { file: './target.db' } }],
     mappings: [
       {
         name: 'categories',
@@ -95,6 +104,14 @@ export function syncConfig(o: SyncConfigOptions) {
       { ...job(JOBS.items, 20, 'items', 'normal', 'modified_at'), skipOutdatedMessages: o.skipOutdatedMessages, transitiveRetries: o.transitiveRetries },
       { ...job(JOBS.deletedItems, 30, 'deleted-items', 'low', 'deleted_at'), action: 'Delete' },
     ],
+  };
+}
+
+function mysqlTargetConnection(t: NonNullable<SyncConfigOptions['mysqlTarget']>) {
+  return {
+    name: 'target', type: 'mysql',
+    settings: { host: t.host, port: t.port, user: t.user, database: t.database },
+    secrets: t.passwordSetting ? { password: t.passwordSetting } : {},
   };
 }
 

@@ -13,12 +13,17 @@ import { CRASH_MARKER_ENV, FAULT_ENV, SEND_LOG_ENV, type CrashPlan } from '../..
 import { TsChild, type ChildExit } from './child-process';
 import { OdataSourceDb } from './odata-source-db';
 import { PostgresSourceDb } from './postgres-source-db';
+import { MysqlSourceDb } from './mysql-source-db';
+import { MysqlTargetDb } from './mysql-target-db';
 import { sleep, type SourceDb } from './source-db';
 import { SqliteSourceDb } from './sqlite-source-db';
-import { createTargetDatabase, JOBS, writeSyncConfig, type SourceKind } from './sync-config';
-import { verifyConvergence, type Verdict } from './verify';
+import { createTargetDatabase, JOBS, type SyncConfigOptions, writeSyncConfig, type SourceKind } from './sync-config';
+import { readSqliteTarget, verifyConvergence, type Verdict } from './verify';
 
 export const PG_URL_SETTING = 'HIGHWATER_TEST_PG_URL';
+export const MYSQL_URL_SETTING = 'HIGHWATER_TEST_MYSQL_URL';
+/** The env var the host reads the MySQL password from (set from the URL's; children inherit it). */
+const MYSQL_PASSWORD_SETTING = 'HIGHWATER_TEST_MYSQL_PASSWORD';
 
 export interface SyncRigOptions {
   source: SourceKind;
@@ -44,6 +49,8 @@ export interface SyncRigOptions {
   skipOutdatedMessages?: boolean;
   /** Items job: retries before an item whose category is missing is parked. Default 2 (4 s, 9 s). */
   transitiveRetries?: number;
+  /** Where the changes go. Default 'sqlite' (a file); 'mysql': a database on `HIGHWATER_TEST_MYSQL_URL`. */
+  target?: 'sqlite' | 'mysql';
 }
 
 /** What a child run ended with: how it exited and, when it killed itself, where. */
@@ -62,7 +69,7 @@ export const SCHEDULE_PERIOD_MS = 1000;
 const LOCAL_TABLES = process.env.HIGHWATER_E2E_LOCAL_TABLES === 'sqlite' ? 'sqlite' : undefined;
 
 /**
- * One synced system in a temp folder: the source (SQLite file or PostgreSQL schema), the SQLite
+ * One synced system in a temp folder: the source (SQLite file, PostgreSQL schema, MySQL database), the SQLite
  * target, the configuration, an in-memory Azurite (in this process, so it outlives killed hosts)
  * and the local bus file. Hosts and movers run as child processes on it.
  */
@@ -78,22 +85,31 @@ export class SyncRig {
     readonly db: SourceDb,
     readonly settings: Settings,
     private readonly azurite: TestAzurite | undefined,
+    /** The MariaDB/MySQL target, when the rig writes to one instead of `target.db`. */
+    readonly mysqlTarget?: MysqlTargetDb,
   ) {}
 
   static async create(options: SyncRigOptions): Promise<SyncRig> {
     const dir = mkdtempSync(path.join(os.tmpdir(), `hw-${options.label}-`));
     const azurite = LOCAL_TABLES ? undefined : await startTestAzurite();
     let db: SourceDb | undefined;
+    let mysqlTarget: MysqlTargetDb | undefined;
     try {
       const schema = `hw_${options.label.replace(/\W/g, '_')}_${process.pid}`;
       const url = process.env[PG_URL_SETTING];
       if (options.source === 'postgres' && !url) throw new Error(`${PG_URL_SETTING} is not set`);
-      db = await openSource(options, dir, url, schema);
+      const mysqlUrl = process.env[MYSQL_URL_SETTING];
+      if (options.source === 'mysql' && !mysqlUrl) throw new Error(`${MYSQL_URL_SETTING} is not set`);
+      db = options.source === 'mysql' ? await MysqlSourceDb.create(mysqlUrl as string, schema) : await openSource(options, dir, url, schema);
       createTargetDatabase(path.join(dir, 'target.db'));
+      if (options.target === 'mysql' && !mysqlUrl) throw new Error(`${MYSQL_URL_SETTING} is not set`);
+      mysqlTarget = options.target === 'mysql' ? await MysqlTargetDb.create(mysqlUrl as string, `${schema}_t`) : undefined;
       writeSyncConfig(dir, {
         source: options.source,
         pgSchema: schema,
         pgUrlSetting: PG_URL_SETTING,
+        mysql: options.source === 'mysql' ? mysqlConnection(process.env[MYSQL_URL_SETTING] as string, schema) : undefined,
+        mysqlTarget: mysqlTarget ? mysqlConnection(process.env[MYSQL_URL_SETTING] as string, mysqlTarget.database) : undefined,
         serviceUrl: db instanceof OdataSourceDb ? db.serviceUrl : undefined,
         settleSeconds: options.settleSeconds ?? (options.source === 'odata' ? 1 : undefined),
         lookbackSeconds: options.lookbackSeconds ?? 0,
@@ -104,10 +120,11 @@ export class SyncRig {
       });
       const tables = azurite ? { storageConnectionString: azurite.connectionString } : { storageConnectionString: undefined, localTables: LOCAL_TABLES };
       const settings: Settings = { ...readSettings({}), ...tables, dataDir: path.join(dir, 'data'), getChangesSchedule: SCHEDULE };
-      return new SyncRig(dir, db, settings, azurite);
+      return new SyncRig(dir, db, settings, azurite, mysqlTarget);
     } catch (err) {
       // An OData source listens on a port: left open, it would keep the test process alive.
       await db?.close().catch(() => undefined);
+      await mysqlTarget?.drop().catch(() => undefined);
       await azurite?.stop();
       rmSync(dir, { recursive: true, force: true });
       throw err;
@@ -236,7 +253,12 @@ export class SyncRig {
    * job's watermark as `highwater watermark reset` does (a new resync token with it). The host
    * keeps running; its next run sends everything again, inside the bus's duplicate window.
    */
-  async resync(job: string, targetTable: string): Promise<void> {
+  async resync(job: string, targetTable: 'items' | 'categories'): Promise<void> {
+    if (this.mysqlTarget) {
+      await this.mysqlTarget.clear(targetTable);
+      await (await this.watermarks()).resetWatermark(job);
+      return;
+    }
     const target = new Database(path.join(this.dir, 'target.db'));
     try {
       target.pragma('busy_timeout = 10000');
@@ -261,7 +283,7 @@ export class SyncRig {
   async verify(): Promise<Verdict> {
     return verifyConvergence({
       source: await this.db.readState(),
-      targetFile: path.join(this.dir, 'target.db'),
+      target: this.mysqlTarget ? await this.mysqlTarget.read() : readSqliteTarget(path.join(this.dir, 'target.db')),
       bus: await this.openBus(),
       queues: this.settings.queues,
       sendLog: this.sendLog,
@@ -286,6 +308,7 @@ export class SyncRig {
     await this.bus?.close().catch(() => undefined);
     await this.storage?.close().catch(() => undefined);
     await this.db.close().catch(() => undefined);
+    if (!keep) await this.mysqlTarget?.drop().catch(() => undefined);
     await this.azurite?.stop();
     if (!keep) rmSync(this.dir, { recursive: true, force: true });
   }
@@ -299,7 +322,20 @@ function openSource(options: SyncRigOptions, dir: string, url: string | undefine
       return PostgresSourceDb.create(url as string, schema);
     case 'odata':
       return OdataSourceDb.create();
+    case 'mysql':
+      throw new Error('opened by SyncRig.create');
   }
+}
+
+/** The host's mysql connection settings for `database` on the server of `url`; its password goes to an env var. */
+function mysqlConnection(url: string, database: string): NonNullable<SyncConfigOptions['mysql']> {
+  const parsed = new URL(url);
+  const password = decodeURIComponent(parsed.password);
+  if (password) process.env[MYSQL_PASSWORD_SETTING] = password;
+  return {
+    host: parsed.hostname, port: Number(parsed.port || 3306), user: decodeURIComponent(parsed.username), database,
+    ...(password ? { passwordSetting: MYSQL_PASSWORD_SETTING } : {}),
+  };
 }
 
 function readMarker(file: string): string | undefined {

@@ -81,66 +81,79 @@ function sentIds(sendLog: string, queues: QueueNames): Map<string, number> {
   return sent;
 }
 
+/** The target as the verdict reads it: its rows, and the log of every write its triggers kept. */
+export interface TargetRows {
+  categories: Array<{ id: string; title: unknown; modified_at: unknown }>;
+  items: Array<{ item_id: string; category_id: unknown; title: unknown; quantity: unknown; note: unknown; modified_at: unknown }>;
+  log: Array<{ tbl: string; key: string; version: string | null; op: string }>;
+}
+
+/** The SQLite target's rows (`createTargetDatabase`). */
+export function readSqliteTarget(file: string): TargetRows {
+  const target = new Database(file, { readonly: true });
+  try {
+    return {
+      categories: target.prepare('SELECT id, title, modified_at FROM categories').all() as TargetRows['categories'],
+      items: target.prepare('SELECT item_id, category_id, title, quantity, note, modified_at FROM items').all() as TargetRows['items'],
+      log: target.prepare('SELECT tbl, key, version, op FROM apply_log').all() as TargetRows['log'],
+    };
+  } finally {
+    target.close();
+  }
+}
+
 /**
  * Compares the target with the source record by record (fields as mapped) and accounts for every
  * difference: a final change is either in the target, or in a side queue, or lost.
  */
 export async function verifyConvergence(options: {
   source: SourceState;
-  targetFile: string;
+  target: TargetRows;
   bus: MessageBus;
   queues: QueueNames;
   sendLog: string;
 }): Promise<Verdict> {
-  const { source } = options;
-  const target = new Database(options.targetFile, { readonly: true });
-  try {
-    const targetCategories = new Map(
-      (target.prepare('SELECT id, title, modified_at FROM categories').all() as Array<{ id: string }>).map(({ id, ...rest }) => [id, rest]),
-    );
-    const targetItems = new Map(
-      (target.prepare('SELECT item_id, category_id, title, quantity, note, modified_at FROM items').all() as Array<{ item_id: string }>).map(({ item_id, ...rest }) => [item_id, rest]),
-    );
-    const log = target.prepare('SELECT tbl, key, version, op FROM apply_log').all() as Array<{ tbl: string; key: string; version: string | null; op: string }>;
-    const upserted = new Set(log.filter((r) => r.op === 'upsert' && r.version !== null).map((r) => `${r.tbl}\u0000${r.key}\u0000${canonical(String(r.version))}`));
-    const deleted = new Set(log.filter((r) => r.op === 'delete').map((r) => `${r.tbl}\u0000${r.key}`));
-    const { duplicates } = target
-      .prepare("SELECT coalesce(sum(n - 1), 0) AS duplicates FROM (SELECT count(*) AS n FROM apply_log WHERE op = 'upsert' GROUP BY tbl, key, version)")
-      .get() as { duplicates: number };
-    const side = await sideQueueContents(options.bus, options.queues);
-    const sent = sentIds(options.sendLog, options.queues);
+  const { source, target } = options;
+  const targetCategories = new Map(target.categories.map(({ id, ...rest }) => [id, rest]));
+  const targetItems = new Map(target.items.map(({ item_id, ...rest }) => [item_id, rest]));
+  const { log } = target;
+  const upserted = new Set(log.filter((r) => r.op === 'upsert' && r.version !== null).map((r) => `${r.tbl}\u0000${r.key}\u0000${canonical(String(r.version))}`));
+  const deleted = new Set(log.filter((r) => r.op === 'delete').map((r) => `${r.tbl}\u0000${r.key}`));
+  // The same record written with the same version more than once.
+  const writes = new Map<string, number>();
+  for (const r of log) if (r.op === 'upsert') writes.set(`${r.tbl}\u0000${r.key}\u0000${r.version}`, (writes.get(`${r.tbl}\u0000${r.key}\u0000${r.version}`) ?? 0) + 1);
+  const duplicates = [...writes.values()].reduce((sum, n) => sum + n - 1, 0);
+  const side = await sideQueueContents(options.bus, options.queues);
+  const sent = sentIds(options.sendLog, options.queues);
 
-    const mismatches: Mismatch[] = [];
-    const account = (m: Omit<Mismatch, 'cause'>, table: string, at: string, action: 'NewUpdate' | 'Delete') => {
-      const wasSent = sent.has(messageIdFor({ jobName: m.job, sourceKey: m.key, changeTracker: canonical(at), action }));
-      let cause: Mismatch['cause'];
-      if (side.facts.has(factKey(m.job, m.key, at))) cause = 'parked';
-      else if (action === 'Delete') cause = wasSent ? (deleted.has(`${table}\u0000${m.key}`) ? 'overwritten' : 'out of order') : 'never sent';
-      else if (upserted.has(`${table}\u0000${m.key}\u0000${canonical(at)}`)) cause = 'overwritten';
-      else cause = wasSent ? 'lost in processing' : 'never sent';
-      mismatches.push({ ...m, cause });
-    };
-    const compare = (job: string, table: string, key: string, expected: { modified_at: string }, actual: { modified_at?: unknown } | undefined) => {
-      if (actual === undefined) return account({ job, key, kind: 'missing', expected, actual }, table, expected.modified_at, 'NewUpdate');
-      if (JSON.stringify(actual) === JSON.stringify(expected)) return;
-      const kind = actual.modified_at === expected.modified_at ? 'different' : 'stale';
-      account({ job, key, kind, expected, actual }, table, expected.modified_at, 'NewUpdate');
-    };
-    for (const [id, c] of source.categories) compare(JOBS.categories, 'categories', id, expectedCategory(c), targetCategories.get(id) as { modified_at?: unknown } | undefined);
-    for (const [id, item] of source.items) compare(JOBS.items, 'items', id, expectedItem(item), targetItems.get(id) as { modified_at?: unknown } | undefined);
-    for (const [id, deletedAt] of source.tombstones) {
-      const actual = targetItems.get(id);
-      if (actual !== undefined) account({ job: JOBS.deletedItems, key: id, kind: 'resurrected', expected: undefined, actual }, 'items', deletedAt, 'Delete');
-    }
-    return {
-      rows: { categories: source.categories.size, items: source.items.size, deleted: source.tombstones.size },
-      mismatches,
-      lost: mismatches.filter((m) => m.cause === 'never sent' || m.cause === 'lost in processing').length,
-      duplicatesApplied: duplicates,
-      resent: [...sent.values()].reduce((n, c) => n + c - 1, 0),
-      sideQueues: side.counts,
-    };
-  } finally {
-    target.close();
+  const mismatches: Mismatch[] = [];
+  const account = (m: Omit<Mismatch, 'cause'>, table: string, at: string, action: 'NewUpdate' | 'Delete') => {
+    const wasSent = sent.has(messageIdFor({ jobName: m.job, sourceKey: m.key, changeTracker: canonical(at), action }));
+    let cause: Mismatch['cause'];
+    if (side.facts.has(factKey(m.job, m.key, at))) cause = 'parked';
+    else if (action === 'Delete') cause = wasSent ? (deleted.has(`${table}\u0000${m.key}`) ? 'overwritten' : 'out of order') : 'never sent';
+    else if (upserted.has(`${table}\u0000${m.key}\u0000${canonical(at)}`)) cause = 'overwritten';
+    else cause = wasSent ? 'lost in processing' : 'never sent';
+    mismatches.push({ ...m, cause });
+  };
+  const compare = (job: string, table: string, key: string, expected: { modified_at: string }, actual: { modified_at?: unknown } | undefined) => {
+    if (actual === undefined) return account({ job, key, kind: 'missing', expected, actual }, table, expected.modified_at, 'NewUpdate');
+    if (JSON.stringify(actual) === JSON.stringify(expected)) return;
+    const kind = actual.modified_at === expected.modified_at ? 'different' : 'stale';
+    account({ job, key, kind, expected, actual }, table, expected.modified_at, 'NewUpdate');
+  };
+  for (const [id, c] of source.categories) compare(JOBS.categories, 'categories', id, expectedCategory(c), targetCategories.get(id) as { modified_at?: unknown } | undefined);
+  for (const [id, item] of source.items) compare(JOBS.items, 'items', id, expectedItem(item), targetItems.get(id) as { modified_at?: unknown } | undefined);
+  for (const [id, deletedAt] of source.tombstones) {
+    const actual = targetItems.get(id);
+    if (actual !== undefined) account({ job: JOBS.deletedItems, key: id, kind: 'resurrected', expected: undefined, actual }, 'items', deletedAt, 'Delete');
   }
+  return {
+    rows: { categories: source.categories.size, items: source.items.size, deleted: source.tombstones.size },
+    mismatches,
+    lost: mismatches.filter((m) => m.cause === 'never sent' || m.cause === 'lost in processing').length,
+    duplicatesApplied: duplicates,
+    resent: [...sent.values()].reduce((n, c) => n + c - 1, 0),
+    sideQueues: side.counts,
+  };
 }

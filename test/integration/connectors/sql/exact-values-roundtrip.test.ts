@@ -32,6 +32,8 @@ const mapping: Mapping = {
 const TABLES: Record<EngineName, string> = {
   sqlite: 'id INTEGER PRIMARY KEY, i8 INTEGER, dec TEXT, bin BLOB, ts TEXT, doc TEXT',
   postgres: 'id int8 PRIMARY KEY, i8 int8, dec numeric, bin bytea, ts timestamptz, doc jsonb',
+  // DEC is a reserved word in MySQL: quoted (the engines' sessions use ANSI_QUOTES).
+  mysql: 'id bigint PRIMARY KEY, i8 bigint, "dec" decimal(32,12), bin longblob, ts datetime(6), doc json',
 };
 
 async function fillSource(db: SqlTestEngine): Promise<void> {
@@ -40,6 +42,13 @@ async function fillSource(db: SqlTestEngine): Promise<void> {
   if (db.name === 'sqlite') {
     const rows = BIG.map((v, i) => `(${v}, ${v}, ${i === 0 ? `'${DECIMAL}', X'${BYTES.toString('hex')}', '${INSTANT}', '${doc(DOC)}'` : `NULL, NULL, NULL, ${i === 1 ? `'${doc(TAG_LIKE)}'` : 'NULL'}`}, ${i + 1})`);
     await db.exec(`INSERT INTO vals (id, i8, dec, bin, ts, doc, ver) VALUES ${rows.join(', ')}`);
+    return;
+  }
+  if (db.name === 'mysql') {
+    // A DATETIME holds no offset: the instant goes in as UTC. MySQL reads backslashes in literals as escapes.
+    const doc = (value: unknown) => JSON.stringify(value).replace(/\\/g, '\\\\');
+    const rows = BIG.map((v, i) => `(${v}, ${v}, ${i === 0 ? `${DECIMAL}, X'${BYTES.toString('hex')}', '2026-01-02 01:04:05.123456', '${doc(DOC)}'` : `NULL, NULL, NULL, ${i === 1 ? `'${doc(TAG_LIKE)}'` : 'NULL'}`}, ${i + 1})`);
+    await db.exec(`INSERT INTO vals (id, i8, "dec", bin, ts, doc, ver) VALUES ${rows.join(', ')}`);
     return;
   }
   const rows = BIG.map((v, i) => `(${v}, ${v}, ${i === 0 ? `${DECIMAL}, '\\x${BYTES.toString('hex')}', '${INSTANT}', '${doc(DOC)}'` : `NULL, NULL, NULL, ${i === 1 ? `'${doc(TAG_LIKE)}'` : 'NULL'}`}, ${i + 1})`);
@@ -51,7 +60,9 @@ async function stored(db: SqlTestEngine): Promise<unknown[]> {
   const rows =
     db.name === 'sqlite'
       ? await db.select(`SELECT CAST(id AS TEXT) AS id, typeof(i8) AS kind, CAST(i8 AS TEXT) AS i8, dec, typeof(bin) AS binkind, hex(bin) AS bin, ts, doc FROM vals_t ORDER BY vals_t.id`)
-      : await db.select(`SELECT id::text AS id, 'integer' AS kind, i8::text AS i8, dec::text AS dec, CASE WHEN bin IS NULL THEN 'null' ELSE 'blob' END AS binkind, encode(bin, 'hex') AS bin, ts::text AS ts, doc::text AS doc FROM vals_t ORDER BY vals_t.id`);
+      : db.name === 'mysql'
+        ? await db.select(`SELECT CAST(id AS CHAR) AS id, 'integer' AS kind, CAST(i8 AS CHAR) AS i8, CAST("dec" AS CHAR) AS "dec", CASE WHEN bin IS NULL THEN 'null' ELSE 'blob' END AS binkind, hex(bin) AS bin, ts, doc FROM vals_t ORDER BY vals_t.id`)
+        : await db.select(`SELECT id::text AS id, 'integer' AS kind, i8::text AS i8, dec::text AS dec, CASE WHEN bin IS NULL THEN 'null' ELSE 'blob' END AS binkind, encode(bin, 'hex') AS bin, ts::text AS ts, doc::text AS doc FROM vals_t ORDER BY vals_t.id`);
   return rows.map((r) => ({
     id: r.id, kind: r.kind, i8: r.i8, dec: r.dec, binkind: r.binkind,
     bin: r.bin === null || r.bin === '' ? null : String(r.bin).toLowerCase(),
@@ -87,11 +98,13 @@ const overTheWire = (messages: QueueMessage[]) => messages.map((m) => deserializ
 for (const from of ENGINE_NAMES) {
   for (const to of ENGINE_NAMES) {
     describeEngine(from)(`exact values ${from} → ${to}`, () => {
-      const pgNeeded = from === 'postgres' || to === 'postgres';
+      const pgNeeded = (from === 'postgres' || to === 'postgres') && !process.env.HIGHWATER_TEST_PG_URL;
+      const mysqlNeeded = (from === 'mysql' || to === 'mysql') && !process.env.HIGHWATER_TEST_MYSQL_URL;
+      const missing = pgNeeded || mysqlNeeded;
       let source: SqlTestEngine;
       let target: SqlTestEngine;
       beforeAll(async () => {
-        if (pgNeeded && !process.env.HIGHWATER_TEST_PG_URL) return;
+        if (missing) return;
         source = await openEngine(from);
         target = await openEngine(to);
         await fillSource(source);
@@ -103,7 +116,7 @@ for (const from of ENGINE_NAMES) {
       });
 
       it('carries 64-bit integers, an exact decimal, bytes 0x00..0xff, an instant with microseconds and JSON unchanged (batch, then one by one)', async () => {
-        if (pgNeeded && !process.env.HIGHWATER_TEST_PG_URL) return;
+        if (missing) return;
         const { messages } = await readRun(source.source(), mapping, job, WatermarkValue.initialize('number', null));
         expect(messages.map((m) => m.sourceKey).sort()).toEqual([...BIG].sort());
         const received = overTheWire(messages);
@@ -178,7 +191,8 @@ for (const name of ENGINE_NAMES) {
       const [row] = (await stored(db)) as Array<Record<string, unknown>>;
       // The double as each driver writes it, as before: SQLite its exact integer, pg its shortest text.
       const i8 = name === 'sqlite' ? '1234567890123456768' : '1234567890123456800';
-      expect(row).toMatchObject({ id: '7', i8, dec: '1.5', ts: '2026-01-02T01:04:05.123000Z', doc: { a: 1 } });
+      // MySQL's DECIMAL(32,12) shows its scale: the same number.
+      expect(row).toMatchObject({ id: '7', i8, dec: name === 'mysql' ? '1.500000000000' : '1.5', ts: '2026-01-02T01:04:05.123000Z', doc: { a: 1 } });
       // The base64 text stays text (SQLite) or becomes bytea from its text (PostgreSQL), as before.
       expect(row.bin).toBe(Buffer.from('aGk=').toString('hex'));
     });

@@ -48,7 +48,7 @@ for (const name of ENGINE_NAMES) {
       );
       expect(error?.name).toBe('PermanentError');
       expect(errorKind(error)).toBe('permanent');
-      const code = name === 'sqlite' ? 'SQLITE_CONSTRAINT_FOREIGNKEY' : '23503';
+      const code = { sqlite: 'SQLITE_CONSTRAINT_FOREIGNKEY', postgres: '23503', mysql: '1451' }[name];
       expect(error?.message).toContain(`${customers}": ${DEPENDENT_RECORDS_REASON} (${code}): `);
       expect(error?.message).not.toContain('a referenced record is missing');
       expect(error?.details).toMatchObject({ code, reason: 'dependentRecords' });

@@ -1,6 +1,7 @@
 import { classifyError } from '../../../../connectors/base/error-classification';
 import { POSTGRES_ERROR_RULES, postgresErrorCode } from '../../../../connectors/sql/postgres-errors';
 import { SQLITE_ERROR_RULES, sqliteErrorCode } from '../../../../connectors/sql/sqlite-errors';
+import { MYSQL_ERROR_RULES, mysqlErrorCode } from '../../../../connectors/sql/mysql-errors';
 
 const withCode = (code: string, message = 'driver says no') => Object.assign(new Error(message), { code });
 
@@ -60,5 +61,44 @@ describe('PostgreSQL error table', () => {
   it('reports authentication failures without the driver message', () => {
     const err = classify(withCode('28P01', 'password authentication failed for user "sync"'));
     expect([err.name, err.message]).toEqual(['ConfigError', 'postgres connection "crm": upsert into "t": authentication failed (28P01)']);
+  });
+});
+
+describe('MariaDB / MySQL error table', () => {
+  // As mysql2 throws them: the server's number in errno, its SQLSTATE, the driver's name in code.
+  const serverError = (errno: number, sqlState: string, code: string, message = 'server says no') => Object.assign(new Error(message), { errno, sqlState, code });
+  const classify = (err: unknown) => classifyError(err, MYSQL_ERROR_RULES, { codeOf: mysqlErrorCode, operation: 'mysql connection "shop": upsert into "t"' });
+  it.each([
+    [1213, '40001', 'ER_LOCK_DEADLOCK', 'TransientError'],
+    [1205, 'HY000', 'ER_LOCK_WAIT_TIMEOUT', 'TransientError'],
+    [1062, '23000', 'ER_DUP_ENTRY', 'PermanentError'],
+    [1406, '22001', 'ER_DATA_TOO_LONG', 'PermanentError'],
+    [1452, '23000', 'ER_NO_REFERENCED_ROW_2', 'TransitiveError'],
+    [1451, '23000', 'ER_ROW_IS_REFERENCED_2', 'TransitiveError'],
+    [1048, '23000', 'ER_BAD_NULL_ERROR', 'PermanentError'],
+    [4025, '23000', 'ER_CONSTRAINT_FAILED', 'PermanentError'],
+    [3819, 'HY000', 'ER_CHECK_CONSTRAINT_VIOLATED', 'PermanentError'],
+    [1366, 'HY000', 'ER_TRUNCATED_WRONG_VALUE_FOR_FIELD', 'PermanentError'],
+    [1054, '42S22', 'ER_BAD_FIELD_ERROR', 'ConfigError'],
+    [1146, '42S02', 'ER_NO_SUCH_TABLE', 'ConfigError'],
+    [1049, '42000', 'ER_BAD_DB_ERROR', 'ConfigError'],
+    [1142, '42000', 'ER_TABLEACCESS_DENIED_ERROR', 'ConfigError'],
+    [1040, '08004', 'ER_CON_COUNT_ERROR', 'TransientError'],
+    [1927, '70100', 'ER_CONNECTION_KILLED', 'TransientError'],
+    [1317, '70100', 'ER_QUERY_INTERRUPTED', 'TransientError'],
+  ])('%s (%s, %s) → %s', (errno, sqlState, code, expected) => {
+    expect(classify(serverError(errno, sqlState, code)).name).toBe(expected);
+  });
+
+  it('classifies failures the server did not send by the driver or Node code (a socket errno is no server number)', () => {
+    expect(classify(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:3306'), { errno: -111, code: 'ECONNREFUSED' })).name).toBe('TransientError');
+    expect(classify(Object.assign(new Error('Connection lost: The server closed the connection.'), { code: 'PROTOCOL_CONNECTION_LOST', fatal: true })).name).toBe('TransientError');
+  });
+
+  it('reports authentication failures without the driver message (it names the user and host)', () => {
+    const err = classify(serverError(1045, '28000', 'ER_ACCESS_DENIED_ERROR', "Access denied for user 'sync'@'10.0.0.5' (using password: YES)"));
+    expect(err.name).toBe('ConfigError');
+    expect(err.message).toBe('mysql connection "shop": upsert into "t": authentication failed (1045)');
+    expect(err.cause).toBeUndefined();
   });
 });

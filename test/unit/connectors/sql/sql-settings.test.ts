@@ -1,4 +1,4 @@
-import { validatePostgresSettings, validateSqliteSettings } from '../../../../connectors/sql/sql-settings';
+import { validateMysqlSettings, validatePostgresSettings, validateSqliteSettings } from '../../../../connectors/sql/sql-settings';
 
 describe('sqlite settings', () => {
   it('accepts a file and optional settings', () => {
@@ -43,6 +43,32 @@ describe('postgres settings', () => {
     ]);
     expect(validatePostgresSettings({ host: 'db', port: 5433 }, { connectionString: 'URL' })).toEqual([
       { path: 'settings.host', message: 'must not be set together with secrets.connectionString' },
+      { path: 'settings.port', message: 'must not be set together with secrets.connectionString' },
+    ]);
+  });
+});
+
+describe('mysql settings', () => {
+  it('accepts host/database/user with a password secret, or a connection string secret alone', () => {
+    expect(validateMysqlSettings({ host: 'shop.mysql.database.azure.com', port: 3306, database: 'shop', user: 'sync', ssl: true, versionField: 'updated_at' }, { password: 'SHOP_PW' })).toEqual([]);
+    expect(validateMysqlSettings({}, { connectionString: 'SHOP_DB_URL' })).toEqual([]);
+  });
+
+  it('names every problem by path, with the messages the other database connectors give', () => {
+    expect(validateMysqlSettings({ port: 0, ssl: 'on', schema: 'x', versionField: 'bad name', password: 'pw' }, { token: 'T' })).toEqual([
+      { path: 'settings.host', message: 'is required (or name a connection string in secrets.connectionString)' },
+      { path: 'settings.database', message: 'is required (or name a connection string in secrets.connectionString)' },
+      { path: 'settings.user', message: 'is required (or name a connection string in secrets.connectionString)' },
+      { path: 'settings.port', message: 'must be an integer from 1 to 65535' },
+      { path: 'settings.ssl', message: 'must be true or false' },
+      // A MySQL schema is a database: settings.database names it.
+      { path: 'settings.schema', message: 'unknown setting of connector type mysql (known: host, port, database, user, ssl, versionField)' },
+      { path: 'settings.versionField', message: 'must be a plain SQL identifier (letters, digits, _ and $, not starting with a digit)' },
+      { path: 'settings.password', message: 'literal secret not allowed; reference an app setting in secrets.password instead' },
+      { path: 'secrets.token', message: 'unknown secret of connector type mysql (known: password, connectionString)' },
+    ]);
+    expect(validateMysqlSettings({ database: 'shop', port: 3307 }, { connectionString: 'URL' })).toEqual([
+      { path: 'settings.database', message: 'must not be set together with secrets.connectionString' },
       { path: 'settings.port', message: 'must not be set together with secrets.connectionString' },
     ]);
   });

@@ -150,8 +150,8 @@ export const CONNECTION_CASES: ConfigCase[] = [
   },
   {
     name: 'connection-unknown-type',
-    files: { 'connections.yaml': connections((c) => (c.type = 'mysql')) },
-    expected: ['connections.yaml: connections[0].type: unknown connection type "mysql" (known: businesscentral, dataverse, odata, postgres, sqlite)'],
+    files: { 'connections.yaml': connections((c) => (c.type = 'mssql')) },
+    expected: ['connections.yaml: connections[0].type: unknown connection type "mssql" (known: businesscentral, dataverse, mysql, odata, postgres, sqlite)'],
   },
   {
     name: 'connection-sqlite-without-file',
