@@ -117,7 +117,7 @@ export class EntityChecks {
     const key = [...mapping.target.key].sort().join('\n');
     if (described.uniqueKeys.some((unique) => [...unique].sort().join('\n') === key)) return;
     const columns = mapping.target.key.join(', ');
-    this.add('mappings', at, '.target.key', `no primary key or unique index on (${columns}) of ${conn.describer.entityWord} "${entity}": upserts match records by it (ON CONFLICT needs one) (${conn.label})`);
+    this.add('mappings', at, '.target.key', `no primary key or unique index on (${columns}) of ${conn.describer.entityWord} "${entity}": upserts match records by it and need one to tell an insert from an update (${conn.label})`);
   }
 
   /** The job's source side: the watermark column and its type, filter and soft-delete fields. */

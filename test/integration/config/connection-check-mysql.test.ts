@@ -75,8 +75,8 @@ describeEngine('mysql')('highwater check on MariaDB/MySQL', () => {
     const at = '(mysql connection "shop")';
     expect(report.issues.map((i) => `${i.file}: ${i.path} (${i.entry}): ${i.message}`)).toEqual([
       `mappings.yaml: mappings[0].fields[2].target (misspelt): column "nmae" not found in table "keyed" ${at}`,
-      `mappings.yaml: mappings[1].target.key (no-unique): no primary key or unique index on (number) of table "customers": upserts match records by it (ON CONFLICT needs one) ${at}`,
-      `mappings.yaml: mappings[2].target.key (prefix-unique): no primary key or unique index on (number) of table "prefixed": upserts match records by it (ON CONFLICT needs one) ${at}`,
+      `mappings.yaml: mappings[1].target.key (no-unique): no primary key or unique index on (number) of table "customers": upserts match records by it and need one to tell an insert from an update ${at}`,
+      `mappings.yaml: mappings[2].target.key (prefix-unique): no primary key or unique index on (number) of table "prefixed": upserts match records by it and need one to tell an insert from an update ${at}`,
       `mappings.yaml: mappings[3].target.entity (no-table): table "clients" not found ${at}`,
       `jobs.yaml: jobs[1].watermark.type (j-no-unique): a number watermark needs a numeric column: column "updated_at" of table "accounts" is timestamp(6) ${at}`,
       expect.stringMatching(/^jobs\.yaml: jobs\[2\]\.watermark\.type \(j-prefix\): a datetime watermark needs dates: column "version" of table "accounts" \(bigint(\(20\))?\)/),

@@ -78,8 +78,8 @@ describePg('highwater check on PostgreSQL', () => {
     const pg = '(postgres connection "pg")';
     expect(report.issues.map((i) => `${i.file}: ${i.path} (${i.entry}): ${i.message}`)).toEqual([
       `mappings.yaml: mappings[0].fields[2].target (misspelt): column "nmae" not found in table "keyed" ${pg}`,
-      `mappings.yaml: mappings[1].target.key (no-unique): no primary key or unique index on (number) of table "customers": upserts match records by it (ON CONFLICT needs one) ${pg}`,
-      `mappings.yaml: mappings[2].target.key (partial-unique): no primary key or unique index on (number) of table "partial": upserts match records by it (ON CONFLICT needs one) ${pg}`,
+      `mappings.yaml: mappings[1].target.key (no-unique): no primary key or unique index on (number) of table "customers": upserts match records by it and need one to tell an insert from an update ${pg}`,
+      `mappings.yaml: mappings[2].target.key (partial-unique): no primary key or unique index on (number) of table "partial": upserts match records by it and need one to tell an insert from an update ${pg}`,
       `mappings.yaml: mappings[3].target.entity (no-table): table "clients" not found ${pg}`,
       `jobs.yaml: jobs[1].watermark.type (j-no-unique): a number watermark needs a numeric column: column "updated_at" of table "accounts" is timestamp with time zone ${pg}`,
       `jobs.yaml: jobs[2].watermark.type (j-partial): a datetime watermark needs dates: column "version" of table "accounts" (bigint) holds values that are not ISO 8601 dates ${pg}`,

@@ -70,7 +70,7 @@ describe('highwater check on SQLite', () => {
     expect(report.issues.map((i) => `${i.file}: ${i.path} (${i.entry}): ${i.message}`)).toEqual([
       `mappings.yaml: mappings[0].fields[2].source (bad-fields): column "town" not found in table "accounts" ${crm}`,
       `mappings.yaml: mappings[0].fields[2].target (bad-fields): column "town" not found in table "customers" ${erp}`,
-      `mappings.yaml: mappings[0].target.key (bad-fields): no primary key or unique index on (number) of table "customers": upserts match records by it (ON CONFLICT needs one) ${erp}`,
+      `mappings.yaml: mappings[0].target.key (bad-fields): no primary key or unique index on (number) of table "customers": upserts match records by it and need one to tell an insert from an update ${erp}`,
       `mappings.yaml: mappings[1].source.entity (no-table): table "acounts" not found ${crm}`,
       `mappings.yaml: mappings[1].target.entity (no-table): table "clients" not found ${erp}`,
       `jobs.yaml: jobs[0].watermark.type (epoch-as-datetime): a datetime watermark needs dates: column "updated" of table "accounts" (INTEGER) holds values that are not ISO 8601 dates ${crm}`,
