@@ -37,6 +37,11 @@ export interface RetrieveOptions {
   pageSize?: number;
   /** Continue after the page that returned this cursor (same run bounds). Default: start a new run. */
   cursor?: string;
+  /**
+   * A look only (dry run): the pages will not be sent nor acknowledged, so a source that hands
+   * out work (claims rows) reads without claiming. Default false.
+   */
+  preview?: boolean;
 }
 
 export interface SourceConnector {
@@ -45,5 +50,18 @@ export interface SourceConnector {
    * Stopping the iteration early is safe (nothing is held open afterwards).
    */
   retrieveChanges(mapping: Mapping, job: Job, watermark: WatermarkValue, options?: RetrieveOptions): AsyncIterable<SourcePage>;
+  /**
+   * Optional, for sources that hand out work instead of being read past a watermark (an outbox
+   * table: its rows are claimed by the read and stay claimed until acknowledged). Detection calls
+   * it once per page of a sending run, after every message of the page is on the bus (or was
+   * dropped as unchanged), and before it asks for the next page; never on a dry run, and not for a
+   * page of which a message was refused (`skipFailedRows`): that page's rows are read again once
+   * their claim runs out, and sent again under the same message ids.
+   * A page handed out by another source instance, or acknowledged before, is a no-op.
+   * @throws what the source's database throws, classified (`TransientError` for an outage): the
+   *   run fails, and the page's rows come back after their claim runs out (nothing is lost; the
+   *   broker's duplicate detection and the target's version guard absorb the resend).
+   */
+  acknowledge?(page: SourcePage): Promise<void>;
   close(): Promise<void>;
 }

@@ -22,6 +22,11 @@ import {
 /* eslint-disable @typescript-eslint/no-require-imports */
 const load = {
   source: () => (require('./sql-source') as typeof import('./sql-source')).SqlSource,
+  outbox: () => (require('./outbox-source') as typeof import('./outbox-source')).OutboxSource,
+  outboxDialect: {
+    sqlite: () => (require('./outbox-sqlite') as typeof import('./outbox-sqlite')).sqliteOutboxDialect,
+    postgres: () => (require('./outbox-postgres') as typeof import('./outbox-postgres')).postgresOutboxDialect,
+  },
   target: () => (require('./sql-target') as typeof import('./sql-target')).SqlTarget,
   sqlite: () => (require('./sqlite-dialect') as typeof import('./sqlite-dialect')).SqliteDatabase,
   postgres: () => (require('./postgres-dialect') as typeof import('./postgres-dialect')).PostgresDatabase,
@@ -60,12 +65,23 @@ export function openPostgres(ctx: ConnectorContext): PostgresDatabase {
   });
 }
 
-/** `sqlite`: a database file (better-sqlite3); source and target. */
+/**
+ * The connection's source: its outbox when `settings.outbox` is set, else watermark reads of the
+ * mapping's table. Resolvers of an outbox job look values up with the plain SQL source.
+ */
+function openSource(ctx: ConnectorContext, db: SqliteDatabase | PostgresDatabase, kind: 'sqlite' | 'postgres') {
+  const plain = new (load.source())(db, contextClock(ctx), ctx.warn);
+  const outbox = (ctx.connection.settings as Partial<SqliteSettings | PostgresSettings>).outbox;
+  if (!outbox) return plain;
+  return new (load.outbox())(db, outbox, load.outboxDialect[kind](), plain, contextClock(ctx), ctx.connection.name);
+}
+
+/** `sqlite`: a database file (better-sqlite3); source (watermark reads or an outbox) and target. */
 export const sqliteConnectorFactory: ConnectorFactory = {
   type: 'sqlite',
   validateSettings: validateSqliteSettings,
   settingsSchema: sqliteSettingsSchema,
-  createSource: (ctx) => new (load.source())(openSqlite(ctx), contextClock(ctx), ctx.warn),
+  createSource: (ctx) => openSource(ctx, openSqlite(ctx), 'sqlite'),
   createTarget: (ctx) =>
     new (load.target())(openSqlite(ctx), { connectionName: ctx.connection.name, versionField: (ctx.connection.settings as Partial<SqliteSettings>).versionField }),
 };
@@ -75,7 +91,7 @@ export const postgresConnectorFactory: ConnectorFactory = {
   type: 'postgres',
   validateSettings: validatePostgresSettings,
   settingsSchema: postgresSettingsSchema,
-  createSource: (ctx) => new (load.source())(openPostgres(ctx), contextClock(ctx), ctx.warn),
+  createSource: (ctx) => openSource(ctx, openPostgres(ctx), 'postgres'),
   createTarget: (ctx) =>
     new (load.target())(openPostgres(ctx), { connectionName: ctx.connection.name, versionField: (ctx.connection.settings as PostgresSettings).versionField }),
 };

@@ -70,8 +70,9 @@ async function readPages(deps: DetectionDependencies, read: ChangeRead, mapping:
     advancedTo = changeTracker;
   };
   let rowsRead = 0;
-  const options = progress?.resume ? { cursor: progress.resume.position } : undefined;
+  const options = { ...(progress?.resume ? { cursor: progress.resume.position } : {}), ...(sender ? {} : { preview: true }) };
   for await (const page of source.retrieveChanges(mapping, job, watermark, options)) {
+    let refused = false;
     const unchanged = job.skipUnchanged && deps.unchanged && sender ? await deps.unchanged.unchanged(job, page.messages) : new Set<QueueMessage>();
     for (const stamp of page.timeStamps) {
       advance(stamp.changeTracker);
@@ -90,7 +91,7 @@ async function readPages(deps: DetectionDependencies, read: ChangeRead, mapping:
         run.timeStamps++;
       } else if (sender) {
         if (!job.skipFailedRows) await sender.addMessageOrSend(message, job.priority);
-        else await sendOrSkip(() => sender.addMessageOrSend(message, job.priority), message, job, run, deps.log);
+        else if (!(await sendOrSkip(() => sender.addMessageOrSend(message, job.priority), message, job, run, deps.log))) refused = true;
       } else {
         run.preview?.push(message);
         if ((run.preview?.length ?? 0) >= limit) return false;
@@ -98,6 +99,11 @@ async function readPages(deps: DetectionDependencies, read: ChangeRead, mapping:
       advance(message.changeTracker);
     }
     rowsRead += page.rowCount;
+    if (sender && source.acknowledge && !refused) {
+      // A source that hands out work learns that the page is done only once it is on the bus.
+      await sender.flushBatch();
+      await source.acknowledge(page);
+    }
     if (sender && listeners.size > 0) {
       run.sentByQueue = sender.sentCounts();
       // A listener only watches: its failure must not fail the run.

@@ -83,12 +83,18 @@ export async function runGetChangesActivity(deps: GetChangesActivityDependencies
     recordSkippedRow(result, job, row, deps.log);
     advanced.advance(row.changeTracker);
   }
+  let refused = false;
   for (const message of page.messages) {
     result.detected++;
     if (resync !== null) message.resync = resync;
-    if (!unchanged.has(message) && (await sendOrSkip(() => deps.sender.sendMessage(queue, message), message, job, result, deps.log))) result.sent++;
+    if (!unchanged.has(message)) {
+      if (await sendOrSkip(() => deps.sender.sendMessage(queue, message), message, job, result, deps.log)) result.sent++;
+      else refused = true;
+    }
     advanced.advance(message.changeTracker);
   }
+  // Every message is sent (one by one, above): a source that hands out work may mark the page done.
+  if (source.acknowledge && !refused) await source.acknowledge(page);
   result.watermark = advanced.value;
   deps.metrics.track(METRIC_NAMES.changesDetected, result.detected, { job: job.name });
   return result;
