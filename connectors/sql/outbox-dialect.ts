@@ -59,8 +59,9 @@ export function outboxTable(settings: OutboxSettings, db: SqlDatabase, connectio
  */
 export function freeRowsCondition(table: OutboxTable, params: SqlParams, request: Omit<ClaimRequest, 'limit' | 'now'>): string {
   const c = table.quoted;
-  const type = table.quoted.type !== undefined && request.type !== undefined ? ` AND ${table.quoted.type} = ${params.add(request.type)}` : '';
-  return `${c.processedAt} IS NULL AND ${c.deadReason} IS NULL AND (${c.claimedAt} IS NULL OR ${c.claimedAt} < ${params.add(request.claimedBefore)})${type}`;
+  // In text order: `?` placeholders are positional.
+  const free = `${c.processedAt} IS NULL AND ${c.deadReason} IS NULL AND (${c.claimedAt} IS NULL OR ${c.claimedAt} < ${params.add(request.claimedBefore)})`;
+  return c.type !== undefined && request.type !== undefined ? `${free} AND ${c.type} = ${params.add(request.type)}` : free;
 }
 
 /** `SELECT id … ORDER BY id LIMIT n` of free rows, for the dialects that claim by a subquery. */

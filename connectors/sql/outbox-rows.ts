@@ -47,7 +47,7 @@ export function outboxRowMeaning(outboxRow: SqlRow, table: OutboxTable, mapping:
 
   const payload = parsePayload(outboxRow[raw.payload]);
   if (typeof payload === 'string') return dead(changeTracker, keyText, `${raw.payload} ${payload}`);
-  if (payload === null && !isDelete) return dead(changeTracker, keyText, `${raw.payload} is null, but a ${action} needs the record's fields`);
+  if (payload === null && !isDelete) return dead(changeTracker, keyText, `${raw.payload} is null, but an ${action} needs the record's fields`);
   const row: Record<string, unknown> = { ...(payload ?? {}) };
   if (!isDelete) {
     const missing = mapping.fields.find((f) => f.source !== undefined && !(f.source in row) && !mapping.source.key.includes(f.source));
