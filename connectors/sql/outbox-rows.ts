@@ -24,8 +24,8 @@ const DELETE_ACTION = 'delete';
  * from it makes the row dead (the aggregate key orders the record's changes, the payload's would
  * write another record). An insert or update must carry every mapped source field (a missing one
  * would write NULL over the target's value); a delete needs only the key.
- * @throws nothing: an id that is not an integer is the only thing that is not the row's own
- *   problem, and it is reported as a dead row too (the row can still be set aside by its id).
+ * @throws nothing: an id that is not a number (a column of the wrong type) is reported as a dead
+ *   row too, so that it cannot stop the rows after it.
  */
 export function outboxRowMeaning(outboxRow: SqlRow, table: OutboxTable, mapping: Mapping): OutboxRowMeaning {
   const { raw } = table;
@@ -34,8 +34,8 @@ export function outboxRowMeaning(outboxRow: SqlRow, table: OutboxTable, mapping:
   let changeTracker: string;
   try {
     changeTracker = WatermarkValue.canonicalize('number', outboxRow[raw.id]);
-  } catch (err) {
-    return dead(String(outboxRow[raw.id]), keyText, `id ${JSON.stringify(String(outboxRow[raw.id]))} is not an integer: ${(err as Error).message}`);
+  } catch {
+    return dead(String(outboxRow[raw.id]), keyText, `${raw.id} ${JSON.stringify(String(outboxRow[raw.id]))} is not a number`);
   }
   const actionValue = outboxRow[raw.action];
   const action = typeof actionValue === 'string' ? actionValue.trim().toLowerCase() : '';

@@ -40,7 +40,7 @@ export const CONNECTION_CASES: ConfigCase[] = [
     expected: [
       'connections.yaml: connections[0].settings.password: literal secret not allowed; reference an app setting in secrets.password instead',
       // sqlite takes no password: the connector says so rather than repeat the advice above.
-      'connections.yaml: connections[0].settings.password: unknown setting of connector type sqlite (known: file, busyTimeoutMs, versionField, groupCommit, synchronous, cacheSizeKb)',
+      'connections.yaml: connections[0].settings.password: unknown setting of connector type sqlite (known: file, busyTimeoutMs, versionField, groupCommit, synchronous, cacheSizeKb, outbox)',
     ],
   },
   {
@@ -133,7 +133,7 @@ export const CONNECTION_CASES: ConfigCase[] = [
     files: { 'connections.yaml': connections((c) => (c.settings = { file: './crm.db', note: 'DefaultEndpointsProtocol=https;AccountName=a;AccountKey=abc123==' })) },
     expected: [
       'connections.yaml: connections[0].settings.note: literal secret not allowed (the value contains AccountKey=); reference an app setting in secrets.note instead',
-      'connections.yaml: connections[0].settings.note: unknown setting of connector type sqlite (known: file, busyTimeoutMs, versionField, groupCommit, synchronous, cacheSizeKb)',
+      'connections.yaml: connections[0].settings.note: unknown setting of connector type sqlite (known: file, busyTimeoutMs, versionField, groupCommit, synchronous, cacheSizeKb, outbox)',
     ],
   },
   {
@@ -163,7 +163,7 @@ export const CONNECTION_CASES: ConfigCase[] = [
     files: { 'connections.yaml': connections((c) => (c.settings = { fiel: './crm.db' })) },
     expected: [
       'connections.yaml: connections[0].settings.file: is required: the SQLite database file (relative to the configuration folder)',
-      'connections.yaml: connections[0].settings.fiel: unknown setting of connector type sqlite (known: file, busyTimeoutMs, versionField, groupCommit, synchronous, cacheSizeKb)',
+      'connections.yaml: connections[0].settings.fiel: unknown setting of connector type sqlite (known: file, busyTimeoutMs, versionField, groupCommit, synchronous, cacheSizeKb, outbox)',
     ],
   },
   {
