@@ -40,6 +40,11 @@ describe.each(ENGINES)('detection from an outbox on %s', (engine) => {
       await suite.db.insert(table, [{ aggregate_key: 'd', action: 'rename', payload: JSON.stringify({ id: 'd', name: 'x' }) }]);
       await write(['e', 'f']);
       const rig = await open();
+      // A dry run looks without claiming: the real run after it gets every row.
+      await rig.runtime.init.ensureInitialized();
+      const dry = await rig.runtime.detection.runJob(rig.runtime.init.getJob('outbox-accounts'), { dryRun: true, limit: 100 });
+      expect(dry.preview?.map((m) => m.sourceKey)).toEqual(['a', 'b', 'c', 'e', 'f']);
+      expect(await states()).toEqual([1, 2, 3, 4, 5, 6].map((id) => [id, false, null]));
       const first = await rig.run('outbox-accounts');
       expect(first).toMatchObject({ outcome: 'Succeeded', detected: 6, skipped: 1, sentByQueue: { sbqnormal: 5 } });
       expect(first.skippedRows?.[0]).toMatchObject({ sourceKey: 'd', error: 'outbox row 4 set aside (dead_reason): action "rename" is not an action of the outbox (known: insert, update, upsert, delete)' });
