@@ -14,6 +14,12 @@ export type OutboxRowMeaning =
   | { kind: 'change'; row: SourceRow; changeTracker: string; action?: JobActionType.Delete; missingFieldsAreNull?: boolean }
   | { kind: 'dead'; changeTracker: string; sourceKey: string | null; reason: string };
 
+/**
+ * The source field that carries the row's outbox id beside the payload's fields: mapped to the
+ * target's version column, it is what `skipOutdatedMessages` compares with the change tracker.
+ */
+export const OUTBOX_ID_FIELD = '$outbox.id';
+
 const UPSERT_ACTIONS = new Set(['insert', 'update', 'upsert']);
 const DELETE_ACTION = 'delete';
 
@@ -48,7 +54,9 @@ export function outboxRowMeaning(outboxRow: SqlRow, table: OutboxTable, mapping:
   const payload = parsePayload(outboxRow[raw.payload]);
   if (typeof payload === 'string') return dead(changeTracker, keyText, `${raw.payload} ${payload}`);
   if (payload === null && !isDelete) return dead(changeTracker, keyText, `${raw.payload} is null, but an ${action} needs the record's fields`);
-  const row: Record<string, unknown> = { ...(payload ?? {}) };
+  // The same value from every driver (pg gives bigint columns as text): a number, or its digits beyond 2^53.
+  const idValue = Number.isSafeInteger(Number(changeTracker)) ? Number(changeTracker) : changeTracker;
+  const row: Record<string, unknown> = { ...(payload ?? {}), [OUTBOX_ID_FIELD]: idValue };
   if (!isDelete) {
     const missing = mapping.fields.find((f) => f.source !== undefined && !(f.source in row) && !mapping.source.key.includes(f.source));
     if (missing?.source !== undefined) return dead(changeTracker, keyText, `${raw.payload} has no field "${missing.source}" (mapped to "${missing.target}")`);

@@ -19,6 +19,7 @@ const mapping: Mapping = {
   fields: [
     { target: 'id', source: 'id' },
     { target: 'name', source: 'name', operations: [{ op: 'upper' }] },
+    { target: 'version', source: '$outbox.id' },
   ],
 };
 const LEASE_SECONDS = 60;
@@ -73,13 +74,13 @@ for (const name of ENGINE_NAMES) {
       expect(pages.map((p) => [p.rowCount, p.hasMore])).toEqual([[3, true], [3, true]]);
       const messages = pages.flatMap((p) => p.messages);
       expect(messages.map((m) => [m.action, m.sourceKey, m.changeTracker, m.fields])).toEqual([
-        ['NewUpdate', '1', '1', { id: 1, name: 'N1' }],
-        ['NewUpdate', '2', '2', { id: 2, name: 'N2' }],
-        ['NewUpdate', '1', '3', { id: 1, name: 'RENAMED' }],
-        ['Delete', '2', '4', { id: 2, name: null }],
+        ['NewUpdate', '1', '1', { id: 1, name: 'N1', version: 1 }],
+        ['NewUpdate', '2', '2', { id: 2, name: 'N2', version: 2 }],
+        ['NewUpdate', '1', '3', { id: 1, name: 'RENAMED', version: 3 }],
+        ['Delete', '2', '4', { id: 2, name: null, version: 4 }],
         // A key field the payload lacks is the aggregate key as read (text here: see docs/connectors.md).
-        ['NewUpdate', '3', '5', { id: '3', name: 'NO KEY IN PAYLOAD' }],
-        ['Delete', '4', '6', { id: '4', name: null }],
+        ['NewUpdate', '3', '5', { id: '3', name: 'NO KEY IN PAYLOAD', version: 5 }],
+        ['Delete', '4', '6', { id: '4', name: null, version: 6 }],
       ]);
       expect(pages.map((p) => p.lastChangeTracker)).toEqual(['3', '6']);
       expect((await column('processed_at')).every(([, v]) => v === null)).toBe(true);

@@ -14,10 +14,10 @@ const row = (over: Record<string, unknown>) => ({ id: 10, aggregate_key: 'A-1', 
 describe('what an outbox row means', () => {
   it('a change: the id as canonical number tracker, numbers a double cannot hold kept exact', () => {
     expect(outboxRowMeaning(row({ id: 9007199254740993n, payload: '{"balance": 12345678901234567890.123456789}' }), table, mapping)).toEqual({
-      kind: 'change', changeTracker: '9007199254740993', row: { no: 'A-1', balance: '12345678901234567890.123456789' },
+      kind: 'change', changeTracker: '9007199254740993', row: { no: 'A-1', balance: '12345678901234567890.123456789', '$outbox.id': '9007199254740993' },
     });
     expect(outboxRowMeaning(row({ id: '00012', action: ' Delete ', payload: null }), table, mapping)).toEqual({
-      kind: 'change', changeTracker: '12', row: { no: 'A-1' }, action: 'Delete', missingFieldsAreNull: true,
+      kind: 'change', changeTracker: '12', row: { no: 'A-1', '$outbox.id': 12 }, action: 'Delete', missingFieldsAreNull: true,
     });
     // A payload already parsed by the driver (json/jsonb) is taken as it is.
     expect(outboxRowMeaning(row({ payload: { no: 'A-1', balance: 2 } }), table, mapping)).toMatchObject({ kind: 'change', row: { balance: 2 } });
