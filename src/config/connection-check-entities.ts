@@ -4,6 +4,8 @@ import { type Job, JobActionType } from '../model/job';
 import type { Mapping } from '../model/mapping';
 import type { ConfigIssue } from '../platform/config-issue';
 import { errorMessage } from '../platform/errors';
+import { OUTBOX_COLUMN_DEFAULTS, type OutboxSettings } from '../../connectors/sql/outbox-settings';
+import { parseWatermarkType } from '../model/watermark-value';
 import { watermarkColumnProblem } from './connection-check-rules';
 import type { ConfigKind } from './schema';
 
@@ -94,12 +96,35 @@ export class EntityChecks {
       });
       this.columns(conn, entity, described, 'mappings', at, fields);
     }
+    await this.resolvers(conn, mapping, at);
+  }
+
+  /** The related entities and fields of the mapping's resolvers (read from the source connection). */
+  private async resolvers(conn: CheckedConnection, mapping: Mapping, at: At): Promise<void> {
     for (const [i, f] of mapping.fields.entries()) {
       if (!f.resolver) continue;
       const path = `.fields[${i}].resolver`;
       const related = await this.entity(conn, f.resolver.entity, 'mappings', at, `${path}.entity`);
       if (related) this.columns(conn, f.resolver.entity, related, 'mappings', at, [[f.resolver.matchField, `${path}.matchField`], [f.resolver.returnField, `${path}.returnField`]]);
     }
+  }
+
+  /**
+   * A job reading the outbox of its source connection (`conn` at `connection`): the outbox table
+   * and the columns the settings name, the job's watermark type, and the mapping's resolvers.
+   * The mapping's source fields are in each row's payload: they are checked as rows are read.
+   */
+  async outboxJob(conn: CheckedConnection, outbox: OutboxSettings, connection: At, mapping: Mapping, job: Job, at: { mapping: At; job: At }): Promise<void> {
+    const described = await this.entity(conn, outbox.table, 'connections', connection, '.settings.outbox.table');
+    if (described) {
+      const names = { ...OUTBOX_COLUMN_DEFAULTS, ...outbox.columns };
+      const fields = Object.entries(names).map(([setting, name]): [string, string] => [name, `.settings.outbox.columns.${setting}`]);
+      this.columns(conn, outbox.table, described, 'connections', connection, fields);
+    }
+    if (parseWatermarkType(job.watermark.type) !== 'number') {
+      this.add('jobs', at.job, '.watermark.type', `must be number for a job reading the outbox of ${conn.label} (the outbox id is the change tracker), got ${JSON.stringify(job.watermark.type)}`);
+    }
+    await this.resolvers(conn, mapping, at.mapping);
   }
 
   /** The mapping's target side for `job`: entity, key, mapped target fields, version field, and a unique key for upserts. */

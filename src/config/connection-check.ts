@@ -4,6 +4,7 @@ import type { HighwaterConfig } from '../model/config';
 import type { Connection } from '../model/connection';
 import type { ConfigIssue } from '../platform/config-issue';
 import { errorMessage } from '../platform/errors';
+import type { OutboxSettings } from '../../connectors/sql/outbox-settings';
 import { type CheckedConnection, EntityChecks } from './connection-check-entities';
 import { CONFIG_KINDS, type ConfigKind } from './schema';
 
@@ -88,7 +89,10 @@ export async function checkConnections(config: HighwaterConfig, options: Connect
       if (!found) continue;
       const source = open.get(job.source);
       const target = open.get(job.target);
-      if (source) {
+      const outbox = outboxOf(config.connections, job.source);
+      if (source && outbox) {
+        await checks.outboxJob(source, outbox.settings, outbox.at, found.mapping, job, { mapping: found.at, job: { index, name: job.name } });
+      } else if (source) {
         await checks.source(source, found.mapping, found.at);
         await checks.job(source, found.mapping, job, { index, name: job.name });
       }
@@ -98,6 +102,13 @@ export async function checkConnections(config: HighwaterConfig, options: Connect
     await Promise.all([...open.values()].map((c) => c.describer.close().catch(() => undefined)));
   }
   return { issues: ordered(issues, files), notices };
+}
+
+/** The outbox settings of the connection named `name` and where it is, when it reads an outbox. */
+function outboxOf(connections: readonly Connection[], name: string): { settings: OutboxSettings; at: { index: number; name: string } } | undefined {
+  const index = connections.findIndex((c) => c.name === name);
+  const settings = connections[index]?.settings.outbox as OutboxSettings | undefined;
+  return index >= 0 && settings ? { settings, at: { index, name } } : undefined;
 }
 
 /** Stable: by file (connections, mappings, jobs), then by the entry's index. */
