@@ -55,11 +55,9 @@ export class SqliteSourceDb implements SourceDb {
     const databaseClock = this.db.prepare(`SELECT strftime('%Y-%m-%d %H:%M:%S', 'now') AS s`).pluck();
     let stamp = at ?? this.stamp();
     const item = (row: { id: string } & ItemValues) => [row.category_id, row.name, row.qty, row.note, stamp, row.id];
-    const outboxRow = this.db.prepare('INSERT INTO outbox (aggregate_type, aggregate_key, action, payload) VALUES (?, ?, ?, ?)');
+    const outboxRow = this.outbox ? this.db.prepare('INSERT INTO outbox (aggregate_type, aggregate_key, action, payload) VALUES (?, ?, ?, ?)') : undefined;
     // After the change it stands for, in its transaction: the ids of one record follow its commits.
-    const outbox = (type: string, id: string, action: string, payload: object) => {
-      if (this.outbox) outboxRow.run(type, id, action, JSON.stringify(payload));
-    };
+    const outbox = (type: string, id: string, action: string, payload: object) => void outboxRow?.run(type, id, action, JSON.stringify(payload));
     const itemPayload = (row: { id: string } & ItemValues) => ({ id: row.id, category_id: row.category_id, name: row.name, qty: row.qty, note: row.note, modified_at: stamp });
     this.db.transaction(() => {
       stamp ??= databaseClock.get() as string;
