@@ -3,7 +3,8 @@ import { describeMismatches, reportRun } from '../convergence/support/report';
 import { runSeed, SeededRandom } from '../convergence/support/seeded-random';
 import { SyncRig } from '../convergence/support/sync-rig';
 import { Workload } from '../convergence/support/workload';
-import { ROUND_KINDS, runRound, type RoundRecord } from './support/crash-rounds';
+import type { SourceKind } from '../convergence/support/sync-config';
+import { OUTBOX_ROUND_KINDS, ROUND_KINDS, runRound, type RoundKind, type RoundRecord } from './support/crash-rounds';
 
 /**
  * Crash tests (issue 11, item 2): the local host runs as a child process and is killed with
@@ -17,12 +18,22 @@ import { ROUND_KINDS, runRound, type RoundRecord } from './support/crash-rounds'
  */
 const ROUNDS = bySoak(4, 25);
 
-describe('crash: the local host and the dead-letter mover killed with SIGKILL', () => {
+/**
+ * The same rounds on an outbox source (the workload writes an outbox row in each change's
+ * transaction), with the kill between a page's send and the mark of its rows in place of the one
+ * before the watermark write.
+ */
+const SOURCES: Array<[SourceKind, readonly RoundKind[]]> = [
+  ['sqlite', ROUND_KINDS],
+  ['sqlite-outbox', OUTBOX_ROUND_KINDS],
+];
+
+describe.each(SOURCES)('crash: the local host and the dead-letter mover killed with SIGKILL (%s source)', (source, kinds) => {
   const seed = runSeed();
   it(`converges and loses nothing over ${ROUNDS} rounds (seed ${seed})`, async () => {
     const random = new SeededRandom(seed);
     // Items whose category is missing are parked at once: the mover rounds have work.
-    const rig = await SyncRig.create({ source: 'sqlite', label: `crash-${seed}`, transitiveRetries: 0 });
+    const rig = await SyncRig.create({ source, label: `crash-${source}-${seed}`, transitiveRetries: 0 });
     let keep = false;
     const rounds: RoundRecord[] = [];
     let writing: ReturnType<Workload['run']> | undefined;
@@ -33,7 +44,7 @@ describe('crash: the local host and the dead-letter mover killed with SIGKILL', 
       writing = workload.run(60 * 60_000, stop.signal);
       try {
         for (let round = 0; round < ROUNDS; round++) {
-          rounds.push(await runRound(rig, round, ROUND_KINDS[round % ROUND_KINDS.length], random.fork()));
+          rounds.push(await runRound(rig, round, kinds[round % kinds.length], random.fork()));
         }
       } finally {
         stop.abort();
@@ -46,12 +57,12 @@ describe('crash: the local host and the dead-letter mover killed with SIGKILL', 
       const killedAtPoint = rounds.filter((r) => !r.hostKilled.startsWith('timer')).length;
       const moverKilled = rounds.filter((r) => r.mover?.killed).length;
       const facts = { seed, rounds: rounds.length, killedAtPoint, moverKilled, workload: stats, settleSeconds: settled.seconds, parkedRequeued: settled.requeued };
-      reportRun('crash', { ...facts, roundLog: rounds }, verdict);
+      reportRun(source === 'sqlite' ? 'crash' : `crash/${source}`, { ...facts, roundLog: rounds }, verdict);
       keep = verdict.mismatches.length > 0;
       if (keep) throw new Error(describeMismatches(verdict, seed, rig.dir));
       expect(verdict.lost).toBe(0);
       // Each exact point was reached (not just the timer) in at least one round.
-      for (const point of ['detection', 'before-watermark', 'processing'] as const) {
+      for (const point of kinds.filter((k) => k !== 'mover' && k !== 'timer')) {
         expect(rounds.filter((r) => r.kind === point && r.hostKilled.startsWith(point)).length).toBeGreaterThan(0);
       }
     } finally {
