@@ -15,20 +15,25 @@ export interface OutboxDialect {
    */
   claim(db: SqlDatabase, table: OutboxTable, request: ClaimRequest): Promise<SqlRow[]>;
   /**
-   * Deletes up to `limit` processed rows whose processed time is before `before`.
+   * Deletes up to `limit` processed rows whose processed time is before `before` (as `ClaimRequest.now`).
    * @returns how many were deleted.
    * @throws what the database throws, classified.
    */
   purge(db: SqlDatabase, table: OutboxTable, before: string, limit: number): Promise<number>;
+  /**
+   * A time (ISO 8601 UTC) as a parameter the claim, processed and retention columns compare and
+   * store correctly. Absent: the ISO text itself (SQLite text, PostgreSQL timestamptz).
+   */
+  timeParameter?(iso: string): unknown;
 }
 
 export interface ClaimRequest {
   /** Aggregate type to claim (the mapping's source entity) when the table has a type column. */
   type?: string;
   limit: number;
-  /** Written into the claim column (ISO 8601 UTC). */
+  /** Written into the claim column (ISO 8601 UTC, or what {@link OutboxDialect.timeParameter} made of it). */
   now: string;
-  /** Rows claimed before this (ISO 8601 UTC) are free again: their reader's lease ran out. */
+  /** Rows claimed before this are free again: their reader's lease ran out. As `now`. */
   claimedBefore: string;
 }
 

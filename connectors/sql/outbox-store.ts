@@ -21,15 +21,15 @@ export class OutboxStore {
 
   /** See {@link OutboxDialect.claim}. */
   claim(type: string | undefined, limit: number, now: Date, leaseMs: number): Promise<SqlRow[]> {
-    const claimedBefore = new Date(now.getTime() - leaseMs).toISOString();
-    return this.dialect.claim(this.db, this.table, { ...(type !== undefined ? { type } : {}), limit, now: now.toISOString(), claimedBefore });
+    const claimedBefore = this.time(new Date(now.getTime() - leaseMs));
+    return this.dialect.claim(this.db, this.table, { ...(type !== undefined ? { type } : {}), limit, now: this.time(now), claimedBefore });
   }
 
   /** Free rows after id `after` (null: from the start), claiming nothing: a dry run's look. */
   peek(type: string | undefined, limit: number, after: unknown, now: Date, leaseMs: number): Promise<SqlRow[]> {
     const params = new SqlParams(this.db.dialect);
     const c = this.table.quoted;
-    const claimedBefore = new Date(now.getTime() - leaseMs).toISOString();
+    const claimedBefore = this.time(new Date(now.getTime() - leaseMs));
     const where = freeRowsCondition(this.table, params, { ...(type !== undefined ? { type } : {}), claimedBefore });
     const from = after === null ? '' : ` AND ${c.id} > ${params.add(after)}`;
     const sql = `SELECT * FROM ${this.table.name} WHERE ${where}${from} ORDER BY ${c.id} LIMIT ${params.add(limit)}`;
@@ -41,7 +41,7 @@ export class OutboxStore {
     const c = this.table.quoted;
     for (let start = 0; start < ids.length; start += IDS_PER_STATEMENT) {
       const params = new SqlParams(this.db.dialect);
-      const at = params.add(now.toISOString());
+      const at = params.addRaw(this.time(now));
       const list = ids.slice(start, start + IDS_PER_STATEMENT).map((id) => params.addRaw(id)).join(', ');
       const sql = `UPDATE ${this.table.name} SET ${c.processedAt} = ${at} WHERE ${c.id} IN (${list}) AND ${c.processedAt} IS NULL`;
       await this.db.query(sql, params.values, `mark rows of the outbox ${this.table.name} processed`);
@@ -65,11 +65,17 @@ export class OutboxStore {
   async purge(before: Date): Promise<number> {
     let deleted = 0;
     for (let i = 0; i < RETENTION_STATEMENTS_PER_RUN; i++) {
-      const n = await this.dialect.purge(this.db, this.table, before.toISOString(), RETENTION_BATCH);
+      const n = await this.dialect.purge(this.db, this.table, this.time(before), RETENTION_BATCH);
       deleted += n;
       if (n < RETENTION_BATCH) break;
     }
     return deleted;
+  }
+
+  /** A time as the dialect binds it (see {@link OutboxDialect.timeParameter}). */
+  private time(at: Date): string {
+    const iso = at.toISOString();
+    return (this.dialect.timeParameter?.(iso) ?? iso) as string;
   }
 
   /** Rows set aside (for `type` when the table has a type column). */

@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { ConnectorContext } from '../base/connector-context';
 import { contextClock, readSecret, secretRedactor } from '../base/connector-context';
 import type { ConnectorFactory } from '../base/registry';
+import type { SqlDatabase } from './dialect';
 import type { PostgresDatabase } from './postgres-dialect';
 import type { SqliteDatabase } from './sqlite-dialect';
 import {
@@ -26,6 +27,7 @@ const load = {
   outboxDialect: {
     sqlite: () => (require('./outbox-sqlite') as typeof import('./outbox-sqlite')).sqliteOutboxDialect,
     postgres: () => (require('./outbox-postgres') as typeof import('./outbox-postgres')).postgresOutboxDialect,
+    mysql: () => (require('./outbox-mysql') as typeof import('./outbox-mysql')).mysqlOutboxDialect,
   },
   target: () => (require('./sql-target') as typeof import('./sql-target')).SqlTarget,
   sqlite: () => (require('./sqlite-dialect') as typeof import('./sqlite-dialect')).SqliteDatabase,
@@ -67,9 +69,10 @@ export function openPostgres(ctx: ConnectorContext): PostgresDatabase {
 
 /**
  * The connection's source: its outbox when `settings.outbox` is set, else watermark reads of the
- * mapping's table. Resolvers of an outbox job look values up with the plain SQL source.
+ * mapping's table. Resolvers of an outbox job look values up with the plain SQL source. A SQL
+ * connector type of its own (mysql) opens its source through this too, with its `kind`.
  */
-function openSource(ctx: ConnectorContext, db: SqliteDatabase | PostgresDatabase, kind: 'sqlite' | 'postgres') {
+export function openSqlSource(ctx: ConnectorContext, db: SqlDatabase, kind: keyof typeof load.outboxDialect) {
   const plain = new (load.source())(db, contextClock(ctx), ctx.warn);
   const outbox = (ctx.connection.settings as Partial<SqliteSettings | PostgresSettings>).outbox;
   if (!outbox) return plain;
@@ -81,7 +84,7 @@ export const sqliteConnectorFactory: ConnectorFactory = {
   type: 'sqlite',
   validateSettings: validateSqliteSettings,
   settingsSchema: sqliteSettingsSchema,
-  createSource: (ctx) => openSource(ctx, openSqlite(ctx), 'sqlite'),
+  createSource: (ctx) => openSqlSource(ctx, openSqlite(ctx), 'sqlite'),
   createTarget: (ctx) =>
     new (load.target())(openSqlite(ctx), { connectionName: ctx.connection.name, versionField: (ctx.connection.settings as Partial<SqliteSettings>).versionField }),
 };
@@ -91,7 +94,7 @@ export const postgresConnectorFactory: ConnectorFactory = {
   type: 'postgres',
   validateSettings: validatePostgresSettings,
   settingsSchema: postgresSettingsSchema,
-  createSource: (ctx) => openSource(ctx, openPostgres(ctx), 'postgres'),
+  createSource: (ctx) => openSqlSource(ctx, openPostgres(ctx), 'postgres'),
   createTarget: (ctx) =>
     new (load.target())(openPostgres(ctx), { connectionName: ctx.connection.name, versionField: (ctx.connection.settings as PostgresSettings).versionField }),
 };
