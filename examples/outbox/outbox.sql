@@ -30,4 +30,4 @@ CREATE INDEX outbox_processed ON outbox (processed_at);
 --   CREATE INDEX outbox_free ON outbox (id) WHERE processed_at IS NULL AND dead_reason IS NULL;
 
 -- The ERP's customers (target).
--- CREATE TABLE customers (shop_id INTEGER PRIMARY KEY, name TEXT, city TEXT, shop_version TEXT);
+-- CREATE TABLE customers (shop_id INTEGER PRIMARY KEY, name TEXT, city TEXT, shop_version INTEGER);
