@@ -58,6 +58,16 @@ describe('highwater check on an outbox connection', () => {
     ]);
   });
 
+  it('tells of rows set aside in the outbox', async () => {
+    const shop = new Database(path.join(dir, 'shop.db'));
+    shop.exec(`INSERT INTO outbox (aggregate_type, aggregate_key, action, payload, dead_reason) VALUES ('customer', '9', 'merge', '{}', 'action "merge" is not an action of the outbox')`);
+    shop.close();
+    expect(await checkFolder(dir, deps)).toMatchObject({
+      issues: [],
+      notices: ['sqlite connection "shop": the outbox "outbox" holds rows set aside (dead_reason is set), e.g. "action \\"merge\\" is not an action of the outbox"; fix each and clear its dead_reason to send it'],
+    });
+  });
+
   it('names an outbox table that is not there', async () => {
     edit('connections', (doc) => void ((doc.connections[0].settings as { outbox: { table: string } }).outbox.table = 'outbox_events'));
     const report = await checkFolder(dir, deps);
