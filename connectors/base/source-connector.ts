@@ -32,6 +32,12 @@ export interface SourcePage {
   hasMore: boolean;
 }
 
+/** A message of a page that the queue refused (`job.skipFailedRows`: too large), and why. */
+export interface RefusedMessage {
+  message: QueueMessage;
+  error: string;
+}
+
 export interface RetrieveOptions {
   /** Rows per page. Default: `job.pageSize`. */
   pageSize?: number;
@@ -53,15 +59,17 @@ export interface SourceConnector {
   /**
    * Optional, for sources that hand out work instead of being read past a watermark (an outbox
    * table: its rows are claimed by the read and stay claimed until acknowledged). Detection calls
-   * it once per page of a sending run, after every message of the page is on the bus (or was
-   * dropped as unchanged), and before it asks for the next page; never on a dry run, and not for a
-   * page of which a message was refused (`skipFailedRows`): that page's rows are read again once
-   * their claim runs out, and sent again under the same message ids.
-   * A page handed out by another source instance, or acknowledged before, is a no-op.
+   * it once per page of a sending run, once every message of the page is on the bus, was dropped
+   * as unchanged, or was refused by the queue (`skipFailedRows`, listed in `refused` with why),
+   * and before it asks for the next page; never on a dry run, nor after a send failed the run
+   * (the page's rows are then read again once their claim runs out, and sent again under the
+   * same message ids). A page handed out by another source instance, or acknowledged before, is
+   * a no-op.
+   * @param refused messages of the page the queue refused: their rows are set aside with why. Default none.
    * @throws what the source's database throws, classified (`TransientError` for an outage): the
    *   run fails, and the page's rows come back after their claim runs out (nothing is lost; the
    *   broker's duplicate detection and the target's version guard absorb the resend).
    */
-  acknowledge?(page: SourcePage): Promise<void>;
+  acknowledge?(page: SourcePage, refused?: readonly RefusedMessage[]): Promise<void>;
   close(): Promise<void>;
 }

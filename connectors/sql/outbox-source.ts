@@ -1,7 +1,7 @@
 import { ConnectorBase } from '../base/connector-base';
 import { type RelatedValueLookup, ResolverCache } from '../base/resolvers';
 import type { SkippedRow } from '../base/skipped-rows';
-import type { RetrieveOptions, SourceConnector, SourcePage } from '../base/source-connector';
+import type { RefusedMessage, RetrieveOptions, SourceConnector, SourcePage } from '../base/source-connector';
 import type { Clock } from '../../src/platform/clock';
 import { ConfigError, errorKind, errorMessage } from '../../src/platform/errors';
 import type { Job } from '../../src/model/job';
@@ -33,7 +33,8 @@ const RETENTION_INTERVAL_MS = 60 * 60 * 1000;
  */
 export class OutboxSource extends ConnectorBase implements SourceConnector {
   private readonly store: OutboxStore;
-  private readonly claims = new WeakMap<SourcePage, readonly unknown[]>();
+  /** Per page handed out: the id of each message's row. */
+  private readonly claims = new WeakMap<SourcePage, ReadonlyMap<QueueMessage, unknown>>();
   private readonly leaseMs: number;
   private retainedAt = Number.NEGATIVE_INFINITY;
 
@@ -70,12 +71,17 @@ export class OutboxSource extends ConnectorBase implements SourceConnector {
     }
   }
 
-  /** Marks the page's rows processed (see {@link SourceConnector.acknowledge}). */
-  async acknowledge(page: SourcePage): Promise<void> {
-    const ids = this.claims.get(page);
-    if (!ids) return;
+  /**
+   * Marks the page's rows processed, and sets aside the rows of messages the queue refused (see
+   * {@link SourceConnector.acknowledge}).
+   */
+  async acknowledge(page: SourcePage, refused: readonly RefusedMessage[] = []): Promise<void> {
+    const rows = this.claims.get(page);
+    if (!rows) return;
     this.claims.delete(page);
-    await this.store.markProcessed(ids, this.clock.now());
+    const refusedIds = new Map(refused.flatMap((r) => (rows.has(r.message) ? [[rows.get(r.message), r.error] as const] : [])));
+    for (const [id, error] of refusedIds) await this.store.setAside(id, `the queue refused its message: ${error}`);
+    await this.store.markProcessed([...rows.values()].filter((id) => !refusedIds.has(id)), this.clock.now());
   }
 
   /** Rows set aside for the mapping's entity (all of them without a type column), for operators. */
@@ -86,7 +92,7 @@ export class OutboxSource extends ConnectorBase implements SourceConnector {
   private async pageOf(rows: SqlRow[], mapping: Mapping, job: Job, lookup: RelatedValueLookup, claiming: boolean, hasMore: boolean): Promise<SourcePage> {
     const messages: QueueMessage[] = [];
     const skipped: SkippedRow[] = [];
-    const sent: unknown[] = [];
+    const sent = new Map<QueueMessage, unknown>();
     let lastChangeTracker: string | null = null;
     const { raw } = this.store.table;
     for (const outboxRow of rows) {
@@ -98,8 +104,9 @@ export class OutboxSource extends ConnectorBase implements SourceConnector {
       else {
         try {
           const { row, kind: _, ...ctx } = meaning;
-          messages.push(await ConnectorBase.serialize(row, mapping, job, { ...ctx, clock: this.clock, lookup }));
-          sent.push(id);
+          const message = await ConnectorBase.serialize(row, mapping, job, { ...ctx, clock: this.clock, lookup });
+          messages.push(message);
+          sent.set(message, id);
           continue;
         } catch (err) {
           // A value the mapping cannot take is this row's problem. A mapping that fits no row

@@ -147,6 +147,15 @@ for (const name of ENGINE_NAMES) {
       expect(trackers(await run(source))).toEqual(['2']);
     });
 
+    it('sets the row of a message the queue refused aside with why, and marks the others', async () => {
+      await write([{ key: 1 }, { key: 2 }, { key: 3 }]);
+      const source = outbox();
+      const [page] = await run(source, false);
+      await source.acknowledge!(page, [{ message: page.messages[1], error: 'message too large for queue sbqnormal' }]);
+      expect(await column('dead_reason')).toEqual([[1, null], [2, 'the queue refused its message: message too large for queue sbqnormal'], [3, null]]);
+      expect((await column('processed_at')).map(([, v]) => v !== null)).toEqual([true, false, true]);
+    });
+
     it('shares the rows between two readers at once: each row to one of them, none left', async () => {
       const total = 60;
       await write(Array.from({ length: total }, (_, i) => ({ key: i + 1 })));

@@ -173,14 +173,15 @@ describe('GetChangesActivity logic', () => {
     await expect(runGetChangesActivity(strict.d, { jobName: 'crm-accounts', pageNumber: 0 })).rejects.toBe(tooLarge);
   });
 
-  it('acknowledges a page to a source that hands out work only after every message of it was sent', async () => {
+  it('acknowledges a page to a source that hands out work only after every message of it was sent or refused', async () => {
     const events: string[] = [];
     /** A source whose pages must be acknowledged (an outbox): it records the order of events. */
     const handingOut = (): SourceConnector => ({
       async *retrieveChanges() {
         yield { messages: [1, 2].map(change), timeStamps: [], lastChangeTracker: change(2).changeTracker, rowCount: 2, cursor: 'outbox:2', hasMore: true };
       },
-      acknowledge: async (page) => void events.push(`ack ${page.messages.map((m) => m.sourceKey).join(',')}`),
+      acknowledge: async (page, refused = []) =>
+        void events.push(`ack ${page.messages.map((m) => m.sourceKey).join(',')}${refused.map((r) => ` refused ${r.message.sourceKey}: ${r.error}`).join('')}`),
       close: async () => undefined,
     });
     const sendMessage = async (_queue: string, message: QueueMessage) => void events.push(`send ${message.sourceKey}`);
@@ -188,7 +189,7 @@ describe('GetChangesActivity logic', () => {
     await runGetChangesActivity(d, { jobName: 'crm-accounts', pageNumber: 0 });
     expect(events).toEqual(['send A-1', 'send A-2', 'ack A-1,A-2']);
 
-    // A message the queue refused (skipFailedRows): the page is not acknowledged, its rows come back.
+    // A message the queue refused (skipFailedRows): the page is acknowledged with it (its row is set aside).
     events.length = 0;
     const tooLarge = Object.assign(new Error('too large'), { name: 'PermanentError' });
     const refusing = deps(handingOut(), null, {
@@ -196,7 +197,7 @@ describe('GetChangesActivity logic', () => {
       sender: { sendMessage: async (q, m) => (m.sourceKey === 'A-2' ? Promise.reject(tooLarge) : sendMessage(q, m)) },
     });
     await runGetChangesActivity(refusing.d, { jobName: 'crm-accounts', pageNumber: 0 });
-    expect(events).toEqual(['send A-1']);
+    expect(events).toEqual(['send A-1', 'ack A-1,A-2 refused A-2: too large']);
 
     // A send that fails fails the page before any acknowledgement.
     events.length = 0;
