@@ -7,7 +7,7 @@ import { ConfigError, errorKind, errorMessage } from '../../src/platform/errors'
 import type { Job } from '../../src/model/job';
 import type { Mapping } from '../../src/model/mapping';
 import type { QueueMessage } from '../../src/model/queue-message';
-import { parseWatermarkType } from '../../src/model/watermark-value';
+import { parseWatermarkType, type WatermarkValue } from '../../src/model/watermark-value';
 import type { SqlDatabase, SqlRow } from './dialect';
 import { type OutboxDialect, outboxTable } from './outbox-dialect';
 import { outboxRowMeaning } from './outbox-rows';
@@ -52,7 +52,7 @@ export class OutboxSource extends ConnectorBase implements SourceConnector {
     this.leaseMs = (settings.leaseSeconds ?? DEFAULT_LEASE_SECONDS) * 1000;
   }
 
-  async *retrieveChanges(mapping: Mapping, job: Job, _watermark: unknown, options: RetrieveOptions = {}): AsyncIterable<SourcePage> {
+  async *retrieveChanges(mapping: Mapping, job: Job, _watermark: WatermarkValue, options: RetrieveOptions = {}): AsyncIterable<SourcePage> {
     this.checkJob(job);
     const type = this.store.table.quoted.type !== undefined ? mapping.source.entity : undefined;
     const pageSize = options.pageSize ?? job.pageSize;
@@ -82,11 +82,6 @@ export class OutboxSource extends ConnectorBase implements SourceConnector {
     const refusedIds = new Map(refused.flatMap((r) => (rows.has(r.message) ? [[rows.get(r.message), r.error] as const] : [])));
     for (const [id, error] of refusedIds) await this.store.setAside(id, `the queue refused its message: ${error}`);
     await this.store.markProcessed([...rows.values()].filter((id) => !refusedIds.has(id)), this.clock.now());
-  }
-
-  /** Rows set aside for the mapping's entity (all of them without a type column), for operators. */
-  deadCount(mapping: Mapping): Promise<number> {
-    return this.store.deadCount(this.store.table.quoted.type !== undefined ? mapping.source.entity : undefined);
   }
 
   private async pageOf(rows: SqlRow[], mapping: Mapping, job: Job, lookup: RelatedValueLookup, claiming: boolean, hasMore: boolean): Promise<SourcePage> {

@@ -77,13 +77,4 @@ export class OutboxStore {
     const iso = at.toISOString();
     return (this.dialect.timeParameter?.(iso) ?? iso) as string;
   }
-
-  /** Rows set aside (for `type` when the table has a type column). */
-  async deadCount(type: string | undefined): Promise<number> {
-    const params = new SqlParams(this.db.dialect);
-    const c = this.table.quoted;
-    const byType = c.type !== undefined && type !== undefined ? ` AND ${c.type} = ${params.add(type)}` : '';
-    const [row] = await this.db.query(`SELECT COUNT(*) AS "n" FROM ${this.table.name} WHERE ${c.deadReason} IS NOT NULL${byType}`, params.values, `count rows set aside in the outbox ${this.table.name}`);
-    return Number(row?.n ?? 0);
-  }
 }
