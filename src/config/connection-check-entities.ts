@@ -5,7 +5,6 @@ import type { Mapping } from '../model/mapping';
 import type { ConfigIssue } from '../platform/config-issue';
 import { errorMessage } from '../platform/errors';
 import { OUTBOX_COLUMN_DEFAULTS, type OutboxSettings } from '../../connectors/sql/outbox-settings';
-import { parseWatermarkType } from '../model/watermark-value';
 import { watermarkColumnProblem } from './connection-check-rules';
 import type { ConfigKind } from './schema';
 
@@ -111,20 +110,18 @@ export class EntityChecks {
 
   /**
    * A job reading the outbox of its source connection (`conn` at `connection`): the outbox table
-   * and the columns the settings name, the job's watermark type, and the mapping's resolvers.
-   * The mapping's source fields are in each row's payload: they are checked as rows are read.
+   * and the columns the settings name, and the mapping's resolvers. The mapping's source fields
+   * are in each row's payload: they are checked as rows are read. (What the job may not set is
+   * a validation issue: outbox-job-rules.ts.)
    */
-  async outboxJob(conn: CheckedConnection, outbox: OutboxSettings, connection: At, mapping: Mapping, job: Job, at: { mapping: At; job: At }): Promise<void> {
+  async outboxJob(conn: CheckedConnection, outbox: OutboxSettings, connection: At, mapping: Mapping, at: At): Promise<void> {
     const described = await this.entity(conn, outbox.table, 'connections', connection, '.settings.outbox.table');
     if (described) {
       const names = { ...OUTBOX_COLUMN_DEFAULTS, ...outbox.columns };
       const fields = Object.entries(names).map(([setting, name]): [string, string] => [name, `.settings.outbox.columns.${setting}`]);
       this.columns(conn, outbox.table, described, 'connections', connection, fields);
     }
-    if (parseWatermarkType(job.watermark.type) !== 'number') {
-      this.add('jobs', at.job, '.watermark.type', `must be number for a job reading the outbox of ${conn.label} (the outbox id is the change tracker), got ${JSON.stringify(job.watermark.type)}`);
-    }
-    await this.resolvers(conn, mapping, at.mapping);
+    await this.resolvers(conn, mapping, at);
   }
 
   /** The mapping's target side for `job`: entity, key, mapped target fields, version field, and a unique key for upserts. */

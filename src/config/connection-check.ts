@@ -92,7 +92,7 @@ export async function checkConnections(config: HighwaterConfig, options: Connect
       const target = open.get(job.target);
       const outbox = outboxOf(config.connections, job.source);
       if (source && outbox) {
-        await checks.outboxJob(source, outbox.settings, outbox.at, found.mapping, job, { mapping: found.at, job: { index, name: job.name } });
+        await checks.outboxJob(source, outbox.settings, outbox.at, found.mapping, found.at);
         if (!deadTold.has(job.source)) {
           deadTold.add(job.source);
           const told = await setAsideNotice(source, outbox.settings);
