@@ -171,4 +171,18 @@ export const CONNECTION_CASES: ConfigCase[] = [
     files: { 'connections.yaml': connections((c) => (c.settings = { file: './crm.db', busyTimeoutMs: 'soon' })) },
     expected: ['connections.yaml: connections[0].settings.busyTimeoutMs: must be an integer from 0 to 600000'],
   },
+  {
+    // An outbox block with bad values; and the job reading it still has a datetime watermark.
+    name: 'connection-outbox-settings',
+    files: {
+      'connections.yaml': connections((c) => (c.settings = { file: './crm.db', outbox: { table: 'out box', leaseSeconds: 1, columns: { payload: 'body text', kind: 'type' } } })),
+    },
+    expected: [
+      'connections.yaml: connections[0].settings.outbox.table: must be a table name (name or schema.name, plain SQL identifiers)',
+      'connections.yaml: connections[0].settings.outbox.leaseSeconds: must be an integer from 10 to 86400',
+      'connections.yaml: connections[0].settings.outbox.columns.payload: must be a plain SQL identifier (letters, digits, _ and $, not starting with a digit)',
+      'connections.yaml: connections[0].settings.outbox.columns.kind: unknown column of the outbox (known: id, aggregateKey, action, payload, createdAt, type, claimedAt, processedAt, deadReason)',
+      'jobs.yaml: jobs[0].watermark.type: must be number when reading the outbox of connection "crm" (the outbox id is the change tracker), got "datetime"',
+    ],
+  },
 ];
