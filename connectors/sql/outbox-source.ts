@@ -112,7 +112,8 @@ export class OutboxSource extends ConnectorBase implements SourceConnector {
         }
       }
       if (claiming) await this.store.setAside(id, reason);
-      skipped.push({ sourceKey: meaning.kind === 'dead' ? meaning.sourceKey : null, changeTracker: meaning.changeTracker, error: `outbox row ${String(id)} set aside (${raw.deadReason}): ${reason}` });
+      const fate = claiming ? 'set aside' : 'would be set aside';
+      skipped.push({ sourceKey: meaning.kind === 'dead' ? meaning.sourceKey : null, changeTracker: meaning.changeTracker, error: `outbox row ${String(id)} ${fate} (${raw.deadReason}): ${reason}` });
     }
     const last = rows[rows.length - 1][raw.id];
     const page: SourcePage = {

@@ -176,14 +176,18 @@ for (const name of ENGINE_NAMES) {
       expect((await column('claimed_at')).map(([, v]) => v !== null)).toEqual([true, false, true]);
     });
 
-    it('a dry run looks without claiming', async () => {
-      await write([{ key: 1 }, { key: 2 }, { key: 3 }, { key: 4 }]);
+    it('a dry run looks without claiming, and sets nothing aside', async () => {
+      await write([{ key: 1 }, { key: 2 }, { key: 3, action: 'merge' }, { key: 4 }, { key: 5 }]);
       const source = outbox();
       const pages: SourcePage[] = [];
       for await (const page of source.retrieveChanges(mapping, job, watermark(), { preview: true })) pages.push(page);
-      expect(trackers(pages)).toEqual(['1', '2', '3', '4']);
+      expect(trackers(pages)).toEqual(['1', '2', '4', '5']);
+      expect(pages.flatMap((p) => p.skipped ?? []).map((s) => s.error)).toEqual([
+        'outbox row 3 would be set aside (dead_reason): action "merge" is not an action of the outbox (known: insert, update, upsert, delete)',
+      ]);
       expect((await column('claimed_at')).every(([, v]) => v === null)).toBe(true);
-      expect(trackers(await run(source))).toEqual(['1', '2', '3', '4']);
+      expect((await column('dead_reason')).every(([, v]) => v === null)).toBe(true);
+      expect(trackers(await run(source))).toEqual(['1', '2', '4', '5']);
     });
 
     it('deletes processed rows older than retentionDays, never others', async () => {
