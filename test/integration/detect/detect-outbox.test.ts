@@ -22,11 +22,12 @@ describe.each(ENGINES)('detection from an outbox on %s', (engine) => {
       suite.db.insert(table, keys.map((key) => ({ aggregate_key: key, action: 'upsert', payload: payload(key) })));
     const states = async () =>
       (await suite.db.select(`SELECT id, processed_at IS NOT NULL AS done, dead_reason FROM ${table} ORDER BY id`)).map((r) => [Number(r.id), Boolean(r.done), r.dead_reason]);
-    const open = () =>
+    const outboxJob = (name: string) => ({ name, schedule: '0 */5 * * * *', source: 'outbox', target: 'outbox', mapping: 'accounts', priority: 'normal', watermark: { type: 'number', field: 'id' }, pageSize: 4 });
+    const open = (jobs = ['outbox-accounts']) =>
       suite.open({
         connections: [{ ...suite.db.connection('outbox'), settings: { ...suite.db.connection('outbox').settings, outbox: { table } } }],
         mappings: [{ name: 'accounts', source: { entity: 'account', key: ['id'] }, target: { entity: 'customers', key: ['crm_id'] }, fields: [{ target: 'crm_id', source: 'id' }, { target: 'name', source: 'name' }] }],
-        jobs: [{ name: 'outbox-accounts', schedule: '0 */5 * * * *', source: 'outbox', target: 'outbox', mapping: 'accounts', priority: 'normal', watermark: { type: 'number', field: 'id' }, pageSize: 4 }],
+        jobs: jobs.map(outboxJob),
       });
     const keys = (messages: QueueMessage[]) => messages.map((m) => m.sourceKey);
 
@@ -58,6 +59,20 @@ describe.each(ENGINES)('detection from an outbox on %s', (engine) => {
       await write(['a']);
       expect(await rig.run('outbox-accounts')).toMatchObject({ outcome: 'Succeeded', detected: 1 });
       expect((await rig.take()).map((m) => [m.sourceKey, m.changeTracker])).toEqual([['a', '7']]);
+    });
+
+    it('two runs reading the outbox at once: each row sent by one of them, none twice, none left', async () => {
+      const keysWritten = Array.from({ length: 40 }, (_, i) => `k${String(i + 1).padStart(2, '0')}`);
+      await write(keysWritten);
+      // Two jobs on one outbox stand for two hosts: their runs overlap, each claiming pages.
+      const rig = await open(['outbox-a', 'outbox-b']);
+      const [a, b] = await Promise.all([rig.run('outbox-a'), rig.run('outbox-b')]);
+      expect([a.outcome, b.outcome]).toEqual(['Succeeded', 'Succeeded']);
+      expect(a.detected + b.detected).toBe(40);
+      expect([a.detected > 0, b.detected > 0]).toEqual([true, true]);
+      const taken = keys(await rig.take());
+      expect([...taken].sort()).toEqual(keysWritten);
+      expect((await states()).every(([, done]) => done)).toBe(true);
     });
 
     it('a run cut off between send and mark: the rows go again once their claim ran out, under the same ids, none lost', async () => {
