@@ -32,11 +32,22 @@ export interface SourcePage {
   hasMore: boolean;
 }
 
+/** A message of a page that the queue refused (`job.skipFailedRows`: too large), and why. */
+export interface RefusedMessage {
+  message: QueueMessage;
+  error: string;
+}
+
 export interface RetrieveOptions {
   /** Rows per page. Default: `job.pageSize`. */
   pageSize?: number;
   /** Continue after the page that returned this cursor (same run bounds). Default: start a new run. */
   cursor?: string;
+  /**
+   * A look only (dry run): the pages will not be sent nor acknowledged, so a source that hands
+   * out work (claims rows) reads without claiming. Default false.
+   */
+  preview?: boolean;
 }
 
 export interface SourceConnector {
@@ -45,5 +56,20 @@ export interface SourceConnector {
    * Stopping the iteration early is safe (nothing is held open afterwards).
    */
   retrieveChanges(mapping: Mapping, job: Job, watermark: WatermarkValue, options?: RetrieveOptions): AsyncIterable<SourcePage>;
+  /**
+   * Optional, for sources that hand out work instead of being read past a watermark (an outbox
+   * table: its rows are claimed by the read and stay claimed until acknowledged). Detection calls
+   * it once per page of a sending run, once every message of the page is on the bus, was dropped
+   * as unchanged, or was refused by the queue (`skipFailedRows`, listed in `refused` with why),
+   * and before it asks for the next page; never on a dry run, nor after a send failed the run
+   * (the page's rows are then read again once their claim runs out, and sent again under the
+   * same message ids). A page handed out by another source instance, or acknowledged before, is
+   * a no-op.
+   * @param refused messages of the page the queue refused: their rows are set aside with why. Default none.
+   * @throws what the source's database throws, classified (`TransientError` for an outage): the
+   *   run fails, and the page's rows come back after their claim runs out (nothing is lost; the
+   *   broker's duplicate detection and the target's version guard absorb the resend).
+   */
+  acknowledge?(page: SourcePage, refused?: readonly RefusedMessage[]): Promise<void>;
   close(): Promise<void>;
 }

@@ -3,6 +3,7 @@ import type { ConnectorContext } from '../base/connector-context';
 import { contextClock, readSecret, secretRedactor } from '../base/connector-context';
 import type { ConnectorFactory } from '../base/registry';
 import { ConfigError } from '../../src/platform/errors';
+import type { SqlDatabase } from './dialect';
 import type { PostgresDatabase } from './postgres-dialect';
 import type { MysqlDatabase } from './mysql-dialect';
 import type { SqliteDatabase } from './sqlite-dialect';
@@ -27,6 +28,12 @@ import {
 /* eslint-disable @typescript-eslint/no-require-imports */
 const load = {
   source: () => (require('./sql-source') as typeof import('./sql-source')).SqlSource,
+  outbox: () => (require('./outbox-source') as typeof import('./outbox-source')).OutboxSource,
+  outboxDialect: {
+    sqlite: () => (require('./outbox-sqlite') as typeof import('./outbox-sqlite')).sqliteOutboxDialect,
+    postgres: () => (require('./outbox-postgres') as typeof import('./outbox-postgres')).postgresOutboxDialect,
+    mysql: () => (require('./outbox-mysql') as typeof import('./outbox-mysql')).mysqlOutboxDialect,
+  },
   target: () => (require('./sql-target') as typeof import('./sql-target')).SqlTarget,
   sqlite: (connectionName: string) => {
     try {
@@ -105,12 +112,24 @@ export function openMysql(ctx: ConnectorContext): MysqlDatabase {
   });
 }
 
-/** `sqlite`: a database file (better-sqlite3); source and target. */
+/**
+ * The connection's source: its outbox when `settings.outbox` is set, else watermark reads of the
+ * mapping's table. Resolvers of an outbox job look values up with the plain SQL source. A SQL
+ * connector type of its own (mysql) opens its source through this too, with its `kind`.
+ */
+export function openSqlSource(ctx: ConnectorContext, db: SqlDatabase, kind: keyof typeof load.outboxDialect) {
+  const plain = new (load.source())(db, contextClock(ctx), ctx.warn);
+  const outbox = (ctx.connection.settings as Partial<SqliteSettings | PostgresSettings>).outbox;
+  if (!outbox) return plain;
+  return new (load.outbox())(db, outbox, load.outboxDialect[kind](), plain, contextClock(ctx), ctx.connection.name);
+}
+
+/** `sqlite`: a database file (better-sqlite3); source (watermark reads or an outbox) and target. */
 export const sqliteConnectorFactory: ConnectorFactory = {
   type: 'sqlite',
   validateSettings: validateSqliteSettings,
   settingsSchema: sqliteSettingsSchema,
-  createSource: (ctx) => new (load.source())(openSqlite(ctx), contextClock(ctx), ctx.warn),
+  createSource: (ctx) => openSqlSource(ctx, openSqlite(ctx), 'sqlite'),
   createTarget: (ctx) =>
     new (load.target())(openSqlite(ctx), { connectionName: ctx.connection.name, versionField: (ctx.connection.settings as Partial<SqliteSettings>).versionField }),
 };
@@ -120,17 +139,17 @@ export const postgresConnectorFactory: ConnectorFactory = {
   type: 'postgres',
   validateSettings: validatePostgresSettings,
   settingsSchema: postgresSettingsSchema,
-  createSource: (ctx) => new (load.source())(openPostgres(ctx), contextClock(ctx), ctx.warn),
+  createSource: (ctx) => openSqlSource(ctx, openPostgres(ctx), 'postgres'),
   createTarget: (ctx) =>
     new (load.target())(openPostgres(ctx), { connectionName: ctx.connection.name, versionField: (ctx.connection.settings as PostgresSettings).versionField }),
 };
 
-/** `mysql`: a MariaDB or MySQL database (mysql2 pool of `connection.maxConcurrency`); source and target. */
+/** `mysql`: a MariaDB or MySQL database (mysql2 pool of `connection.maxConcurrency`); source (watermark reads or an outbox) and target. */
 export const mysqlConnectorFactory: ConnectorFactory = {
   type: 'mysql',
   validateSettings: validateMysqlSettings,
   settingsSchema: mysqlSettingsSchema,
-  createSource: (ctx) => new (load.source())(openMysql(ctx), contextClock(ctx), ctx.warn),
+  createSource: (ctx) => openSqlSource(ctx, openMysql(ctx), 'mysql'),
   createTarget: (ctx) => new (load.target())(openMysql(ctx), { connectionName: ctx.connection.name, versionField: (ctx.connection.settings as MysqlSettings).versionField }),
 };
 

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { SettingsProblem, SettingsValidator } from '../base/registry';
 import { secretReferenceProblems, settingsProblems } from '../base/settings-problems';
+import { OUTBOX_DESCRIPTION, outboxSettingsSchema } from './outbox-settings';
 import { boolean, described, integerBetween, knownProperties, matching, nonEmptyString, oneOf } from '../base/settings-schema';
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_$]*$/;
@@ -31,6 +32,7 @@ export const sqliteSettingsSchema = described(
           'builds it: NORMAL for a WAL database, FULL otherwise.',
       ),
       cacheSizeKb: described(integerBetween(64, 1_048_576).optional(), "The connection's page cache in KiB (64 to 1048576). Default 2048.", 2048),
+      outbox: described(outboxSettingsSchema.optional(), OUTBOX_DESCRIPTION),
     },
     'unknown setting of connector type sqlite',
   ),
@@ -58,6 +60,7 @@ export const postgresSettingsSchema = described(
       schema: described(sqlIdentifier().optional(), "Schema of unqualified table names. Default: the server's search_path."),
       ssl: described(boolean().optional(), 'Require TLS with a verified certificate. Default false.', false),
       versionField: versionField(),
+      outbox: described(outboxSettingsSchema.optional(), OUTBOX_DESCRIPTION),
     },
     'unknown setting of connector type postgres',
   ),
@@ -85,6 +88,7 @@ export const mysqlSettingsSchema = described(
       user: described(nonEmptyString().optional(), unlessConnectionString('User name')),
       ssl: described(boolean().optional(), 'Require TLS with a verified certificate (Azure Database for MySQL enforces TLS). Default false.', false),
       versionField: versionField(),
+      outbox: described(outboxSettingsSchema.optional(), OUTBOX_DESCRIPTION),
     },
     'unknown setting of connector type mysql',
   ),

@@ -4,6 +4,7 @@ import { type Job, JobActionType } from '../model/job';
 import type { Mapping } from '../model/mapping';
 import type { ConfigIssue } from '../platform/config-issue';
 import { errorMessage } from '../platform/errors';
+import { OUTBOX_COLUMN_DEFAULTS, type OutboxSettings } from '../../connectors/sql/outbox-settings';
 import { watermarkColumnProblem } from './connection-check-rules';
 import type { ConfigKind } from './schema';
 
@@ -94,12 +95,33 @@ export class EntityChecks {
       });
       this.columns(conn, entity, described, 'mappings', at, fields);
     }
+    await this.resolvers(conn, mapping, at);
+  }
+
+  /** The related entities and fields of the mapping's resolvers (read from the source connection). */
+  private async resolvers(conn: CheckedConnection, mapping: Mapping, at: At): Promise<void> {
     for (const [i, f] of mapping.fields.entries()) {
       if (!f.resolver) continue;
       const path = `.fields[${i}].resolver`;
       const related = await this.entity(conn, f.resolver.entity, 'mappings', at, `${path}.entity`);
       if (related) this.columns(conn, f.resolver.entity, related, 'mappings', at, [[f.resolver.matchField, `${path}.matchField`], [f.resolver.returnField, `${path}.returnField`]]);
     }
+  }
+
+  /**
+   * A job reading the outbox of its source connection (`conn` at `connection`): the outbox table
+   * and the columns the settings name, and the mapping's resolvers. The mapping's source fields
+   * are in each row's payload: they are checked as rows are read. (What the job may not set is
+   * a validation issue: outbox-job-rules.ts.)
+   */
+  async outboxJob(conn: CheckedConnection, outbox: OutboxSettings, connection: At, mapping: Mapping, at: At): Promise<void> {
+    const described = await this.entity(conn, outbox.table, 'connections', connection, '.settings.outbox.table');
+    if (described) {
+      const names = { ...OUTBOX_COLUMN_DEFAULTS, ...outbox.columns };
+      const fields = Object.entries(names).map(([setting, name]): [string, string] => [name, `.settings.outbox.columns.${setting}`]);
+      this.columns(conn, outbox.table, described, 'connections', connection, fields);
+    }
+    await this.resolvers(conn, mapping, at);
   }
 
   /** The mapping's target side for `job`: entity, key, mapped target fields, version field, and a unique key for upserts. */

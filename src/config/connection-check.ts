@@ -4,6 +4,7 @@ import type { HighwaterConfig } from '../model/config';
 import type { Connection } from '../model/connection';
 import type { ConfigIssue } from '../platform/config-issue';
 import { errorMessage } from '../platform/errors';
+import { OUTBOX_COLUMN_DEFAULTS, type OutboxSettings } from '../../connectors/sql/outbox-settings';
 import { type CheckedConnection, EntityChecks } from './connection-check-entities';
 import { CONFIG_KINDS, type ConfigKind } from './schema';
 
@@ -82,13 +83,22 @@ export async function checkConnections(config: HighwaterConfig, options: Connect
       }
     }
     const checks = new EntityChecks(files, issues);
+    const deadTold = new Set<string>();
     const mappings = new Map(config.mappings.map((m, index) => [m.name, { mapping: m, at: { index, name: m.name } }]));
     for (const [index, job] of config.jobs.entries()) {
       const found = mappings.get(job.mapping);
       if (!found) continue;
       const source = open.get(job.source);
       const target = open.get(job.target);
-      if (source) {
+      const outbox = outboxOf(config.connections, job.source);
+      if (source && outbox) {
+        await checks.outboxJob(source, outbox.settings, outbox.at, found.mapping, found.at);
+        if (!deadTold.has(job.source)) {
+          deadTold.add(job.source);
+          const told = await setAsideNotice(source, outbox.settings);
+          if (told) notices.push(told);
+        }
+      } else if (source) {
         await checks.source(source, found.mapping, found.at);
         await checks.job(source, found.mapping, job, { index, name: job.name });
       }
@@ -98,6 +108,28 @@ export async function checkConnections(config: HighwaterConfig, options: Connect
     await Promise.all([...open.values()].map((c) => c.describer.close().catch(() => undefined)));
   }
   return { issues: ordered(issues, files), notices };
+}
+
+/** The outbox settings of the connection named `name` and where it is, when it reads an outbox. */
+function outboxOf(connections: readonly Connection[], name: string): { settings: OutboxSettings; at: { index: number; name: string } } | undefined {
+  const index = connections.findIndex((c) => c.name === name);
+  const settings = connections[index]?.settings.outbox as OutboxSettings | undefined;
+  return index >= 0 && settings ? { settings, at: { index, name } } : undefined;
+}
+
+/**
+ * A notice when the outbox holds rows set aside (an operator's to fix and release); undefined
+ * when it holds none or cannot be read (a missing table or column is an issue of its own).
+ */
+async function setAsideNotice(conn: CheckedConnection, outbox: OutboxSettings): Promise<string | undefined> {
+  const column = outbox.columns?.deadReason ?? OUTBOX_COLUMN_DEFAULTS.deadReason;
+  try {
+    const reason = await conn.describer.sample?.(outbox.table, column);
+    if (reason === null || reason === undefined) return undefined;
+    return `${conn.label}: the outbox "${outbox.table}" holds rows set aside (${column} is set), e.g. ${JSON.stringify(String(reason))}; fix each and clear its ${column} to send it`;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Stable: by file (connections, mappings, jobs), then by the entry's index. */

@@ -6,6 +6,7 @@ import type { Mapping } from '../model/mapping';
 import { ConfigValidationError, type ConfigIssue } from '../platform/config-issue';
 import { checkCrossReferences, collectNames, type CrossReferenceIssue, type KindEntries } from './cross-references';
 import { findLiteralSecrets } from '../platform/literal-secrets';
+import { outboxJobIssues } from './outbox-job-rules';
 import { CONFIG_KINDS, ITEM_SCHEMAS, type ConfigKind } from './schema';
 import { configErrorMessage, describeType, toConfigIssues } from './zod-issues';
 
@@ -140,7 +141,7 @@ export function collectConfigIssues(entries: ConfigEntries, options: ValidateCon
   const jobs = entriesOf<Job>('jobs');
   checkConnections(entries.connections ?? [], connections.parsed, files.connections, options, issues);
   checkSourceJobs(connections.parsed, jobs.parsed, files.jobs, options, issues);
-  crossIssues.push(...checkCrossReferences({ connections, mappings, jobs }));
+  crossIssues.push(...checkCrossReferences({ connections, mappings, jobs }), ...outboxJobIssues(connections, jobs));
   for (const issue of crossIssues) issues.push({ file: files[issue.kind], path: issue.path, message: issue.message });
   const fileOrder = (issue: ConfigIssue) => CONFIG_KINDS.findIndex((kind) => files[kind] === issue.file);
   issues.sort((a, b) => fileOrder(a) - fileOrder(b) || entryIndex(a) - entryIndex(b));

@@ -1,4 +1,4 @@
-import type { SourceConnector } from '../../connectors/base/source-connector';
+import type { RefusedMessage, SourceConnector } from '../../connectors/base/source-connector';
 import type { Job } from '../model/job';
 import type { Mapping } from '../model/mapping';
 import type { QueueMessage } from '../model/queue-message';
@@ -70,8 +70,9 @@ async function readPages(deps: DetectionDependencies, read: ChangeRead, mapping:
     advancedTo = changeTracker;
   };
   let rowsRead = 0;
-  const options = progress?.resume ? { cursor: progress.resume.position } : undefined;
+  const options = { ...(progress?.resume ? { cursor: progress.resume.position } : {}), ...(sender ? {} : { preview: true }) };
   for await (const page of source.retrieveChanges(mapping, job, watermark, options)) {
+    const refused: RefusedMessage[] = [];
     const unchanged = job.skipUnchanged && deps.unchanged && sender ? await deps.unchanged.unchanged(job, page.messages) : new Set<QueueMessage>();
     for (const stamp of page.timeStamps) {
       advance(stamp.changeTracker);
@@ -90,7 +91,10 @@ async function readPages(deps: DetectionDependencies, read: ChangeRead, mapping:
         run.timeStamps++;
       } else if (sender) {
         if (!job.skipFailedRows) await sender.addMessageOrSend(message, job.priority);
-        else await sendOrSkip(() => sender.addMessageOrSend(message, job.priority), message, job, run, deps.log);
+        else {
+          const error = await sendOrSkip(() => sender.addMessageOrSend(message, job.priority), message, job, run, deps.log);
+          if (error !== undefined) refused.push({ message, error });
+        }
       } else {
         run.preview?.push(message);
         if ((run.preview?.length ?? 0) >= limit) return false;
@@ -98,6 +102,11 @@ async function readPages(deps: DetectionDependencies, read: ChangeRead, mapping:
       advance(message.changeTracker);
     }
     rowsRead += page.rowCount;
+    if (sender && source.acknowledge) {
+      // A source that hands out work learns that the page is done only once it is on the bus.
+      await sender.flushBatch();
+      await source.acknowledge(page, refused);
+    }
     if (sender && listeners.size > 0) {
       run.sentByQueue = sender.sentCounts();
       // A listener only watches: its failure must not fail the run.

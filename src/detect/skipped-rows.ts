@@ -34,7 +34,8 @@ function clip(text: string): string {
 
 /**
  * Sends one message; with `job.skipFailedRows`, a message the queue refuses as too large (a
- * `PermanentError`) becomes a skipped row instead of stopping the run. Returns whether it was sent.
+ * `PermanentError`) becomes a skipped row instead of stopping the run.
+ * @returns undefined when it was sent; why it was refused when it was skipped.
  * @throws what `send` throws otherwise (a bus that is down stops the run: nothing is skipped then).
  */
 export async function sendOrSkip(
@@ -43,13 +44,14 @@ export async function sendOrSkip(
   job: Job,
   record: SkippedRowsRecord,
   log: Logger,
-): Promise<boolean> {
+): Promise<string | undefined> {
   try {
     await send();
-    return true;
+    return undefined;
   } catch (err) {
     if (!job.skipFailedRows || !isSkippableRowError(err)) throw err;
-    recordSkippedRow(record, job, { sourceKey: message.sourceKey, changeTracker: message.changeTracker, error: errorMessage(err) }, log);
-    return false;
+    const error = errorMessage(err);
+    recordSkippedRow(record, job, { sourceKey: message.sourceKey, changeTracker: message.changeTracker, error }, log);
+    return error;
   }
 }

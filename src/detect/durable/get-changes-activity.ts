@@ -1,4 +1,4 @@
-import type { SourceConnector, SourcePage } from '../../../connectors/base/source-connector';
+import type { RefusedMessage, SourceConnector, SourcePage } from '../../../connectors/base/source-connector';
 import { PermanentError } from '../../platform/errors';
 import type { Job } from '../../model/job';
 import type { Mapping } from '../../model/mapping';
@@ -83,12 +83,19 @@ export async function runGetChangesActivity(deps: GetChangesActivityDependencies
     recordSkippedRow(result, job, row, deps.log);
     advanced.advance(row.changeTracker);
   }
+  const refused: RefusedMessage[] = [];
   for (const message of page.messages) {
     result.detected++;
     if (resync !== null) message.resync = resync;
-    if (!unchanged.has(message) && (await sendOrSkip(() => deps.sender.sendMessage(queue, message), message, job, result, deps.log))) result.sent++;
+    if (!unchanged.has(message)) {
+      const error = await sendOrSkip(() => deps.sender.sendMessage(queue, message), message, job, result, deps.log);
+      if (error === undefined) result.sent++;
+      else refused.push({ message, error });
+    }
     advanced.advance(message.changeTracker);
   }
+  // Every message is sent (one by one, above): a source that hands out work may mark the page done.
+  if (source.acknowledge) await source.acknowledge(page, refused);
   result.watermark = advanced.value;
   deps.metrics.track(METRIC_NAMES.changesDetected, result.detected, { job: job.name });
   return result;

@@ -20,8 +20,13 @@ export interface SourceRecord {
   deleted?: boolean;
 }
 
-/** What a case may need beyond reading changes in order; a harness declares what its system cannot express. */
-export type Capability = 'pageSize' | 'lookback' | 'deletes' | 'timeStamps' | 'exactValues';
+/**
+ * What a case may need beyond reading changes in order; a harness declares what its system cannot
+ * express. `watermark`: the read is bounded by the stored watermark, a page cursor continues a
+ * run, and a new run reads again what a stopped one gave (a source that hands out work — an
+ * outbox — gives each row once and bounds nothing by the watermark). `filter`: the job filter.
+ */
+export type Capability = 'pageSize' | 'lookback' | 'deletes' | 'timeStamps' | 'exactValues' | 'watermark' | 'filter';
 
 export type CaseId =
   | 'in-order' | 'page-size' | 'serialized' | 'empty-source'
@@ -53,7 +58,7 @@ export interface PreparedSource {
   source(): SourceConnector;
   entity: string;
   fields: SourceFields;
-  watermarkType: 'datetime' | 'string';
+  watermarkType: 'datetime' | 'string' | 'number';
   /** The stored watermark after every change up to second `at` was read; null: nothing read yet. */
   watermark(at: number | null): WatermarkValue;
   /** The key as the system holds it (what `sourceKey` and the mapped `ref` carry). */

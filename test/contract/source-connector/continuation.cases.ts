@@ -2,9 +2,9 @@ import { changesOf, type ContractContext, contractJob, expectedChanges, readRun,
 
 /** A page's cursor continues the run after that page, within the run's bounds; a run stopped early holds nothing. */
 export function continuationCases(ctx: ContractContext): void {
-  ctx.caseIt([])('continues a run from a page cursor after that page, within the run\'s bounds', async () => {
+  ctx.caseIt(['watermark'])('continues a run from a page cursor after that page, within the run\'s bounds', async () => {
     const seed = records([1, 2, 3, 4, 5]);
-    const p = await ctx.prepare({ id: 'cursor', seed, uses: [] });
+    const p = await ctx.prepare({ id: 'cursor', seed, uses: ['watermark'] });
     try {
       const source = p.source();
       const job = contractJob(p, { pageSize: 2 });
@@ -24,9 +24,9 @@ export function continuationCases(ctx: ContractContext): void {
     }
   });
 
-  ctx.caseIt([])('stops safely when the iteration stops early: nothing is held, close works, a new run reads everything', async () => {
+  ctx.caseIt(['watermark'])('stops safely when the iteration stops early: nothing is held, close works, a new run reads everything', async () => {
     const seed = records([1, 2, 3, 4, 5]);
-    const p = await ctx.prepare({ id: 'early-stop', seed, uses: [] });
+    const p = await ctx.prepare({ id: 'early-stop', seed, uses: ['watermark'] });
     try {
       const job = contractJob(p, { pageSize: 2 });
       const stopped = p.source();

@@ -4,7 +4,7 @@ import { runSeed, SeededRandom } from '../convergence/support/seeded-random';
 import { MYSQL_URL_SETTING, SyncRig } from '../convergence/support/sync-rig';
 import type { SourceKind } from '../convergence/support/sync-config';
 import { Workload } from '../convergence/support/workload';
-import { ROUND_KINDS, runRound, type RoundRecord } from './support/crash-rounds';
+import { OUTBOX_ROUND_KINDS, ROUND_KINDS, runRound, type RoundKind, type RoundRecord } from './support/crash-rounds';
 
 /**
  * Crash tests (issue 11, item 2): the local host runs as a child process and is killed with
@@ -18,15 +18,21 @@ import { ROUND_KINDS, runRound, type RoundRecord } from './support/crash-rounds'
  */
 const ROUNDS = bySoak(4, 25);
 
-/** SQLite always; MariaDB/MySQL (late commits stamped by `NOW(6)`) when `HIGHWATER_TEST_MYSQL_URL` is set. */
+/**
+ * SQLite always; MariaDB/MySQL (late commits stamped by `NOW(6)`) when `HIGHWATER_TEST_MYSQL_URL`
+ * is set; and the same rounds on an outbox source (the workload writes an outbox row in each
+ * change's transaction), with the kill between a page's send and the mark of its rows in place of
+ * the one before the watermark write.
+ */
 const mysqlUrl = process.env[MYSQL_URL_SETTING];
 if (!mysqlUrl) console.warn(`crash: ${MYSQL_URL_SETTING} is not set: the MariaDB/MySQL source is skipped`);
-const SOURCES: Array<[SourceKind, boolean]> = [
-  ['sqlite', true],
-  ['mysql', mysqlUrl !== undefined],
+const SOURCES: Array<[SourceKind, boolean, readonly RoundKind[]]> = [
+  ['sqlite', true, ROUND_KINDS],
+  ['mysql', mysqlUrl !== undefined, ROUND_KINDS],
+  ['sqlite-outbox', true, OUTBOX_ROUND_KINDS],
 ];
 
-describe.each(SOURCES)('crash (%s source): the local host and the dead-letter mover killed with SIGKILL', (source, available) => {
+describe.each(SOURCES)('crash (%s source): the local host and the dead-letter mover killed with SIGKILL', (source, available, kinds) => {
   const seed = runSeed();
   (available ? it : it.skip)(`converges and loses nothing over ${ROUNDS} rounds (seed ${seed})`, async () => {
     const random = new SeededRandom(seed);
@@ -42,7 +48,7 @@ describe.each(SOURCES)('crash (%s source): the local host and the dead-letter mo
       writing = workload.run(60 * 60_000, stop.signal);
       try {
         for (let round = 0; round < ROUNDS; round++) {
-          rounds.push(await runRound(rig, round, ROUND_KINDS[round % ROUND_KINDS.length], random.fork()));
+          rounds.push(await runRound(rig, round, kinds[round % kinds.length], random.fork()));
         }
       } finally {
         stop.abort();
@@ -60,7 +66,7 @@ describe.each(SOURCES)('crash (%s source): the local host and the dead-letter mo
       if (keep) throw new Error(describeMismatches(verdict, seed, rig.dir));
       expect(verdict.lost).toBe(0);
       // Each exact point was reached (not just the timer) in at least one round.
-      for (const point of ['detection', 'before-watermark', 'processing'] as const) {
+      for (const point of kinds.filter((k) => k !== 'mover' && k !== 'timer')) {
         expect(rounds.filter((r) => r.kind === point && r.hostKilled.startsWith(point)).length).toBeGreaterThan(0);
       }
     } finally {

@@ -39,6 +39,8 @@ export interface SourceDb {
   /** Column types for test tables. */
   types: { timestamp: string; boolean: string };
   exec(sql: string): Promise<void>;
+  /** Rows of a query (test assertions). */
+  select(sql: string): Promise<Array<Record<string, unknown>>>;
   insert(table: string, rows: Array<Record<string, unknown>>): Promise<void>;
   /** A connection to this database. */
   connection(name: string): ConnectionEntry;
@@ -75,6 +77,7 @@ export async function openSourceDb(engine: EngineName, dir: string): Promise<Sou
       engine,
       types: { timestamp: 'TEXT', boolean: 'INTEGER' },
       exec: async (sql) => void db.exec(sql),
+      select: async (sql) => db.prepare(sql).all() as Array<Record<string, unknown>>,
       insert: async (table, rows) => {
         const insertAll = db.transaction(() => {
           for (const row of rows) {
@@ -113,6 +116,7 @@ export async function openSourceDb(engine: EngineName, dir: string): Promise<Sou
     engine,
     types: { timestamp: 'timestamptz', boolean: 'boolean' },
     exec: async (sql) => void (await client.query(sql)),
+    select: async (sql) => (await client.query(sql)).rows,
     insert: async (table, rows) => {
       await client.query('BEGIN');
       for (const row of rows) await client.query(insertSql(table, row, (i) => `$${i + 1}`), Object.values(row));

@@ -48,7 +48,7 @@ describe('a literal secret through config validation with the connectors', () =>
   it('is reported once for SQL connections; sqlite, which takes no password, also calls it an unknown setting', () => {
     expect(issuesOf({ type: 'sqlite', settings: { file: './crm.db', password: 'hunter2' } })).toEqual([
       'connections: connections[0].settings.password: literal secret not allowed; reference an app setting in secrets.password instead',
-      'connections: connections[0].settings.password: unknown setting of connector type sqlite (known: file, busyTimeoutMs, versionField, groupCommit, synchronous, cacheSizeKb)',
+      'connections: connections[0].settings.password: unknown setting of connector type sqlite (known: file, busyTimeoutMs, versionField, groupCommit, synchronous, cacheSizeKb, outbox)',
     ]);
     expect(issuesOf({ type: 'postgres', settings: { host: 'db', database: 'crm', user: 'sync', password: 'hunter2' } })).toEqual([
       'connections: connections[0].settings.password: literal secret not allowed; reference an app setting in secrets.password instead',
@@ -76,7 +76,7 @@ describe('a literal secret through config validation with the connectors', () =>
   it('keeps a different problem at the same path', () => {
     expect(issuesOf({ type: 'sqlite', settings: { file: './crm.db', note: 'AccountName=a;AccountKey=abc' } })).toEqual([
       'connections: connections[0].settings.note: literal secret not allowed (the value contains AccountKey=); reference an app setting in secrets.note instead',
-      'connections: connections[0].settings.note: unknown setting of connector type sqlite (known: file, busyTimeoutMs, versionField, groupCommit, synchronous, cacheSizeKb)',
+      'connections: connections[0].settings.note: unknown setting of connector type sqlite (known: file, busyTimeoutMs, versionField, groupCommit, synchronous, cacheSizeKb, outbox)',
     ]);
   });
 });

@@ -8,19 +8,24 @@ import { sleep, type ItemValues, type SourceDb, type SourceState, type WriteOp }
  * timestamp — the classic late commit. Writers run concurrently on a pool.
  */
 export class PostgresSourceDb implements SourceDb {
-  readonly kind = 'postgres' as const;
   private readonly pool: Pool;
 
   private constructor(
     url: string,
     readonly schema: string,
+    /** Also write an outbox row after each change, in its transaction (the `postgres-outbox` source). */
+    private readonly outbox: boolean,
   ) {
     this.pool = new Pool({ connectionString: url, max: 8, options: '-c TimeZone=UTC' });
   }
 
+  get kind(): 'postgres' | 'postgres-outbox' {
+    return this.outbox ? 'postgres-outbox' : 'postgres';
+  }
+
   /** Creates `schema` (dropping an old one of that name) with the source tables. */
-  static async create(url: string, schema: string): Promise<PostgresSourceDb> {
-    const db = new PostgresSourceDb(url, schema);
+  static async create(url: string, schema: string, outbox = false): Promise<PostgresSourceDb> {
+    const db = new PostgresSourceDb(url, schema, outbox);
     const s = `"${schema}"`;
     await db.pool.query(`DROP SCHEMA IF EXISTS ${s} CASCADE; CREATE SCHEMA ${s};
       CREATE TABLE ${s}.categories (id text PRIMARY KEY, name text NOT NULL, modified_at timestamptz NOT NULL);
@@ -30,6 +35,12 @@ export class PostgresSourceDb implements SourceDb {
       CREATE INDEX ON ${s}.items (modified_at, id);
       CREATE TABLE ${s}.deleted_items (id text PRIMARY KEY, deleted_at timestamptz NOT NULL);
       CREATE INDEX ON ${s}.deleted_items (deleted_at, id);`);
+    if (outbox) {
+      await db.pool.query(`CREATE TABLE ${s}.outbox (id bigserial PRIMARY KEY, aggregate_type text NOT NULL, aggregate_key text NOT NULL,
+          action text NOT NULL, payload jsonb, created_at timestamptz NOT NULL DEFAULT now(), claimed_at timestamptz,
+          processed_at timestamptz, dead_reason text);
+        CREATE INDEX ON ${s}.outbox (id) WHERE processed_at IS NULL AND dead_reason IS NULL;`);
+    }
     return db;
   }
 
@@ -55,24 +66,37 @@ export class PostgresSourceDb implements SourceDb {
   private async statements(client: PoolClient, op: WriteOp): Promise<void> {
     const s = `"${this.schema}"`;
     const item = (row: { id: string } & ItemValues) => [row.category_id, row.name, row.qty, row.note, row.id];
+    // After the change it stands for, in its transaction: the ids of one record follow its commits.
+    // The payload's modified_at is the row's as readState reads it.
+    const outbox = async (type: string, id: string, action: string, payload: object, stamped?: string) => {
+      if (!this.outbox) return;
+      const fields = stamped === undefined ? payload : { ...payload, modified_at: normalizePostgresTimestamp(stamped) };
+      await client.query(`INSERT INTO ${s}.outbox (aggregate_type, aggregate_key, action, payload) VALUES ($1, $2, $3, $4)`, [type, id, action, JSON.stringify(fields)]);
+    };
+    const stamp = (result: { rows: Array<{ stamped: string }> }) => result.rows[0].stamped;
     switch (op.kind) {
-      case 'insertCategory':
-        await client.query(`INSERT INTO ${s}.categories (id, name, modified_at) VALUES ($1, $2, now())`, [op.id, op.name]);
+      case 'insertCategory': {
+        const r = await client.query(`INSERT INTO ${s}.categories (id, name, modified_at) VALUES ($1, $2, now()) RETURNING modified_at::text AS stamped`, [op.id, op.name]);
+        await outbox('categories', op.id, 'insert', { id: op.id, name: op.name }, stamp(r));
         return;
+      }
       case 'insertItems':
         for (const row of op.rows) {
-          await client.query(`INSERT INTO ${s}.items (category_id, name, qty, note, modified_at, id) VALUES ($1, $2, $3, $4, now(), $5)`, item(row));
+          const r = await client.query(`INSERT INTO ${s}.items (category_id, name, qty, note, modified_at, id) VALUES ($1, $2, $3, $4, now(), $5) RETURNING modified_at::text AS stamped`, item(row));
+          await outbox('items', row.id, 'insert', { id: row.id, category_id: row.category_id, name: row.name, qty: row.qty, note: row.note }, stamp(r));
         }
         return;
       case 'updateItems':
         for (const row of op.rows) {
-          await client.query(`UPDATE ${s}.items SET category_id = $1, name = $2, qty = $3, note = $4, modified_at = now() WHERE id = $5`, item(row));
+          const r = await client.query(`UPDATE ${s}.items SET category_id = $1, name = $2, qty = $3, note = $4, modified_at = now() WHERE id = $5 RETURNING modified_at::text AS stamped`, item(row));
+          await outbox('items', row.id, 'update', { id: row.id, category_id: row.category_id, name: row.name, qty: row.qty, note: row.note }, stamp(r));
         }
         return;
       case 'deleteItems':
         for (const id of op.ids) {
           await client.query(`DELETE FROM ${s}.items WHERE id = $1`, [id]);
           await client.query(`INSERT INTO ${s}.deleted_items (id, deleted_at) VALUES ($1, now())`, [id]);
+          await outbox('deleted_items', id, 'delete', { id });
         }
     }
   }
@@ -89,7 +113,15 @@ export class PostgresSourceDb implements SourceDb {
       categories: new Map(categories.rows.map(({ id, name, modified_at }) => [id, { name, modified_at: ts(modified_at) }])),
       items: new Map(items.rows.map(({ id, modified_at, ...rest }) => [id, { ...rest, modified_at: ts(modified_at) }])),
       tombstones: new Map(tombstones.rows.map((t) => [t.id, ts(t.deleted_at)])),
+      ...(this.outbox ? { outboxIds: await this.outboxIds() } : {}),
     };
+  }
+
+  private async outboxIds(): Promise<Map<string, string>> {
+    const { rows } = await this.pool.query<{ type: string; key: string; id: string }>(
+      `SELECT aggregate_type AS type, aggregate_key AS key, max(id)::text AS id FROM "${this.schema}".outbox GROUP BY aggregate_type, aggregate_key`,
+    );
+    return new Map(rows.map((r) => [`${r.type}\u0000${r.key}`, r.id]));
   }
 
   /** Drops the schema and closes the pool. */

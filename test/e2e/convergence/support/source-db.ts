@@ -22,6 +22,8 @@ export interface SourceState {
   items: Map<string, ItemValues & { modified_at: string }>;
   /** Deleted item id → `deleted_at`. */
   tombstones: Map<string, string>;
+  /** Read through an outbox: `aggregate type \0 key` → the newest outbox id of the record (its final change's tracker). */
+  outboxIds?: Map<string, string>;
 }
 
 /** A source database the workload writes and the harness reads back. */

@@ -10,7 +10,14 @@ import { stringify } from 'yaml';
  * key), so an item that arrives before its category is a TransitiveError: retried, then parked.
  */
 
-export type SourceKind = 'sqlite' | 'postgres' | 'mysql' | 'odata';
+/** `*-outbox`: the same database read through the outbox the workload writes beside each change. */
+export type SourceKind = 'sqlite' | 'postgres' | 'mysql' | 'odata' | 'sqlite-outbox' | 'postgres-outbox';
+
+/** Whether the source is read as an outbox. */
+export const isOutbox = (kind: SourceKind): boolean => kind.endsWith('-outbox');
+
+/** The source connection's `outbox` block: one outbox, a job per aggregate type (its mapping's source entity). */
+const OUTBOX = { table: 'outbox', columns: { type: 'aggregate_type' }, leaseSeconds: 30 };
 
 /** Job names, also the `JobName` of their messages. */
 export const JOBS = { categories: 'sync-categories', items: 'sync-items', deletedItems: 'sync-deleted-items' } as const;
@@ -51,8 +58,14 @@ export function syncConfig(o: SyncConfigOptions) {
       secrets: o.mysql?.passwordSetting ? { password: o.mysql.passwordSetting } : {},
     },
     odata: { name: 'source', type: 'odata', settings: { serviceUrl: o.serviceUrl } },
+    'sqlite-outbox': { name: 'source', type: 'sqlite', settings: { file: './source.db', outbox: OUTBOX } },
+    'postgres-outbox': { name: 'source', type: 'postgres', settings: { schema: o.pgSchema, outbox: OUTBOX }, secrets: { connectionString: o.pgUrlSetting } },
   };
   const source = sources[o.source];
+  const outbox = isOutbox(o.source);
+  // Read from an outbox, the outbox id is every change's tracker and the target's version.
+  const versionField = outbox ? 'outbox_version' : 'modified_at';
+  const versioned = (fields: object[]) => (outbox ? [...fields, { target: 'outbox_version', source: '$outbox.id' }] : fields);
   const job = (name: string, order: number, mapping: string, priority: string, field: string) => ({
     name,
     order,
@@ -61,7 +74,7 @@ export function syncConfig(o: SyncConfigOptions) {
     target: 'target',
     mapping,
     priority,
-    watermark: { type: 'datetime', field },
+    watermark: outbox ? { type: 'number', field: 'id' } : { type: 'datetime', field },
     pageSize: o.pageSize,
     lookbackSeconds: o.lookbackSeconds,
     ...(o.settleSeconds === undefined ? {} : { settleSeconds: o.settleSeconds }),
@@ -72,25 +85,25 @@ export function syncConfig(o: SyncConfigOptions) {
       {
         name: 'categories',
         source: { entity: 'categories', key: ['id'] },
-        target: { entity: 'categories', key: ['id'], versionField: 'modified_at' },
-        fields: [
+        target: { entity: 'categories', key: ['id'], versionField },
+        fields: versioned([
           { target: 'id', source: 'id' },
           { target: 'title', source: 'name', operations: [{ op: 'trim' }] },
           { target: 'modified_at', source: 'modified_at' },
-        ],
+        ]),
       },
       {
         name: 'items',
         source: { entity: 'items', key: ['id'] },
-        target: { entity: 'items', key: ['item_id'], versionField: 'modified_at' },
-        fields: [
+        target: { entity: 'items', key: ['item_id'], versionField },
+        fields: versioned([
           { target: 'item_id', source: 'id' },
           { target: 'category_id', source: 'category_id' },
           { target: 'title', source: 'name', operations: [{ op: 'upper' }] },
           { target: 'quantity', source: 'qty' },
           { target: 'note', source: 'note', operations: [{ op: 'trim' }, { op: 'default', value: '-' }] },
           { target: 'modified_at', source: 'modified_at' },
-        ],
+        ]),
       },
       {
         name: 'deleted-items',
@@ -124,9 +137,9 @@ export function writeSyncConfig(dir: string, options: SyncConfigOptions): void {
 
 /** Every write to target items/categories is logged by a trigger: how often each version was applied. */
 const TARGET_SCHEMA = `
-  CREATE TABLE categories (id TEXT PRIMARY KEY, title TEXT NOT NULL, modified_at TEXT);
+  CREATE TABLE categories (id TEXT PRIMARY KEY, title TEXT NOT NULL, modified_at TEXT, outbox_version INTEGER);
   CREATE TABLE items (item_id TEXT PRIMARY KEY, category_id TEXT NOT NULL REFERENCES categories (id),
-    title TEXT NOT NULL, quantity INTEGER NOT NULL, note TEXT, modified_at TEXT);
+    title TEXT NOT NULL, quantity INTEGER NOT NULL, note TEXT, modified_at TEXT, outbox_version INTEGER);
   CREATE TABLE apply_log (seq INTEGER PRIMARY KEY AUTOINCREMENT, tbl TEXT NOT NULL, key TEXT NOT NULL, version TEXT, op TEXT NOT NULL);
   CREATE TRIGGER categories_ins AFTER INSERT ON categories BEGIN
     INSERT INTO apply_log (tbl, key, version, op) VALUES ('categories', NEW.id, NEW.modified_at, 'upsert'); END;

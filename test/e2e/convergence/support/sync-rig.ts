@@ -97,7 +97,7 @@ export class SyncRig {
     try {
       const schema = `hw_${options.label.replace(/\W/g, '_')}_${process.pid}`;
       const url = process.env[PG_URL_SETTING];
-      if (options.source === 'postgres' && !url) throw new Error(`${PG_URL_SETTING} is not set`);
+      if (options.source.startsWith('postgres') && !url) throw new Error(`${PG_URL_SETTING} is not set`);
       const mysqlUrl = process.env[MYSQL_URL_SETTING];
       if (options.source === 'mysql' && !mysqlUrl) throw new Error(`${MYSQL_URL_SETTING} is not set`);
       db = options.source === 'mysql' ? await MysqlSourceDb.create(mysqlUrl as string, schema) : await openSource(options, dir, url, schema);
@@ -320,6 +320,10 @@ function openSource(options: SyncRigOptions, dir: string, url: string | undefine
       return Promise.resolve(new SqliteSourceDb(path.join(dir, 'source.db'), 100, options.sourceStamps ?? 'database'));
     case 'postgres':
       return PostgresSourceDb.create(url as string, schema);
+    case 'sqlite-outbox':
+      return Promise.resolve(new SqliteSourceDb(path.join(dir, 'source.db'), 100, options.sourceStamps ?? 'database', true));
+    case 'postgres-outbox':
+      return PostgresSourceDb.create(url as string, schema, true);
     case 'odata':
       return OdataSourceDb.create();
     case 'mysql':

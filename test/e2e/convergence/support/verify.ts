@@ -44,7 +44,11 @@ export function expectedItem(item: ItemValues & { modified_at: string }) {
 }
 
 const canonical = (at: string) => WatermarkValue.canonicalize('datetime', at);
-const factKey = (job: string, key: string, at: string) => `${job}\u0000${key}\u0000${canonical(at)}`;
+/** A message's change tracker as the facts hold it: a time canonical, an outbox id as it is. */
+const trackerText = (raw: string) => (/^\d+$/.test(raw) ? raw : canonical(raw));
+const factKey = (job: string, key: string, tracker: string) => `${job}\u0000${key}\u0000${tracker}`;
+/** The outbox aggregate type each job reads (sync-config.ts). */
+const OUTBOX_TYPES: Record<string, string> = { [JOBS.categories]: 'categories', [JOBS.items]: 'items', [JOBS.deletedItems]: 'deleted_items' };
 
 /** Every message in the side queues and every dead-letter subqueue, by job / source key / change tracker. */
 async function sideQueueContents(bus: MessageBus, queues: QueueNames): Promise<{ facts: Set<string>; counts: Record<string, number> }> {
@@ -58,7 +62,7 @@ async function sideQueueContents(bus: MessageBus, queues: QueueNames): Promise<{
       const page = await bus.peek(queue, { maxMessages: 100, fromSequenceNumber: from, ...(isDead ? { subQueue: 'deadLetter' as const } : {}) });
       for (const m of page) {
         const p = m.applicationProperties;
-        facts.add(factKey(String(p.JobName), String(p.SourceKey), String(p.ChangeTracker)));
+        facts.add(factKey(String(p.JobName), String(p.SourceKey), trackerText(String(p.ChangeTracker))));
         const name = isDead ? `${queue}/$deadletterqueue` : queue;
         counts[name] = (counts[name] ?? 0) + 1;
       }
@@ -127,10 +131,13 @@ export async function verifyConvergence(options: {
   const sent = sentIds(options.sendLog, options.queues);
 
   const mismatches: Mismatch[] = [];
+  // The final change's tracker: its time, or (read from an outbox) the newest outbox id of its record.
+  const trackerOf = (job: string, key: string, at: string) => (source.outboxIds ? (source.outboxIds.get(`${OUTBOX_TYPES[job]}\u0000${key}`) ?? 'none') : canonical(at));
   const account = (m: Omit<Mismatch, 'cause'>, table: string, at: string, action: 'NewUpdate' | 'Delete') => {
-    const wasSent = sent.has(messageIdFor({ jobName: m.job, sourceKey: m.key, changeTracker: canonical(at), action }));
+    const tracker = trackerOf(m.job, m.key, at);
+    const wasSent = sent.has(messageIdFor({ jobName: m.job, sourceKey: m.key, changeTracker: tracker, action }));
     let cause: Mismatch['cause'];
-    if (side.facts.has(factKey(m.job, m.key, at))) cause = 'parked';
+    if (side.facts.has(factKey(m.job, m.key, tracker))) cause = 'parked';
     else if (action === 'Delete') cause = wasSent ? (deleted.has(`${table}\u0000${m.key}`) ? 'overwritten' : 'out of order') : 'never sent';
     else if (upserted.has(`${table}\u0000${m.key}\u0000${canonical(at)}`)) cause = 'overwritten';
     else cause = wasSent ? 'lost in processing' : 'never sent';

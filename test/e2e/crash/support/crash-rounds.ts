@@ -4,13 +4,15 @@ import type { ChildOutcome, SyncRig } from '../../convergence/support/sync-rig';
 import type { CrashPlan } from './fault-hooks';
 
 /**
- * Where a round kills: `timer` at a random moment; `detection`, `before-watermark`, `processing`
- * at an exact point (the host kills itself, see fault-hooks.ts); `mover` kills the dead-letter
+ * Where a round kills: `timer` at a random moment; `detection`, `before-watermark`, `processing`,
+ * `before-mark` at an exact point (the host kills itself, see fault-hooks.ts); `mover` kills the dead-letter
  * mover between a resubmission and the removal of its original, then the host by timer.
  */
 export type RoundKind = 'timer' | CrashPlan['point'] | 'mover';
 
 export const ROUND_KINDS: readonly RoundKind[] = ['detection', 'before-watermark', 'processing', 'mover', 'timer'];
+/** An outbox source: between the send and the mark instead of before the watermark write (which bounds nothing there). */
+export const OUTBOX_ROUND_KINDS: readonly RoundKind[] = ['detection', 'before-mark', 'processing', 'mover', 'timer'];
 
 export interface RoundRecord {
   round: number;
@@ -28,7 +30,7 @@ const MAX_ROUND_MS = 10_000;
 export async function runRound(rig: SyncRig, round: number, kind: RoundKind, random: SeededRandom): Promise<RoundRecord> {
   const plan: CrashPlan | undefined =
     kind === 'detection' ? { point: kind, after: random.int(1, 60) }
-    : kind === 'before-watermark' ? { point: kind, after: random.int(1, 20) }
+    : kind === 'before-watermark' || kind === 'before-mark' ? { point: kind, after: random.int(1, 20) }
     : kind === 'processing' ? { point: kind, after: random.int(1, 60) }
     : undefined;
   const host = await rig.startHost(plan);

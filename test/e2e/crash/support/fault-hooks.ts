@@ -1,4 +1,5 @@
 import { appendFileSync, writeFileSync } from 'node:fs';
+import { OutboxSource } from '../../../../connectors/sql/outbox-source';
 import { SqlTarget } from '../../../../connectors/sql/sql-target';
 import { LocalBatch } from '../../../../src/bus/local/local-batch';
 import { LocalBus } from '../../../../src/bus/local/local-bus';
@@ -19,7 +20,9 @@ export type CrashPoint =
   /** At the first watermark write after N messages were handed to the sender: every batch sent, watermark not written. */
   | 'before-watermark'
   /** After the N-th upsert reached the target, before its message is completed. */
-  | 'processing';
+  | 'processing'
+  /** Outbox sources: at the first page marked after N messages were handed to the sender: the page is on the bus, its rows not marked. */
+  | 'before-mark';
 
 export interface CrashPlan {
   point: CrashPoint;
@@ -65,6 +68,13 @@ function installCrash(plan: CrashPlan, marker: string | undefined): void {
     WatermarkService.prototype.updateWatermarkByJobName = async function (this: WatermarkService, ...args: Parameters<WatermarkService['updateWatermarkByJobName']>) {
       if (added >= plan.after) crashNow(marker, `before-watermark: job ${args[0]} after ${added} messages sent`);
       return update.apply(this, args);
+    };
+  }
+  if (plan.point === 'before-mark') {
+    const acknowledge = OutboxSource.prototype.acknowledge;
+    OutboxSource.prototype.acknowledge = async function (this: OutboxSource, ...args: Parameters<OutboxSource['acknowledge']>) {
+      if (added >= plan.after) crashNow(marker, `before-mark: a page of ${args[0].messages.length} on the bus, its outbox rows not marked, after ${added} messages sent`);
+      return acknowledge.apply(this, args);
     };
   }
   if (plan.point === 'processing') {

@@ -10,6 +10,7 @@ import type { SourceConnector } from '../../../../connectors/base/source-connect
 import type { TargetConnector } from '../../../../connectors/base/target-connector';
 import { sqlConnectorFactories } from '../../../../connectors/sql/sql-connectors';
 import type { Connection } from '../../../../src/model/connection';
+import type { Clock } from '../../../../src/platform/clock';
 import type { SourcePage } from '../../../../connectors/base/source-connector';
 import type { Job } from '../../../../src/model/job';
 import type { Mapping } from '../../../../src/model/mapping';
@@ -47,7 +48,8 @@ export interface SqlTestEngine {
   insert(table: string, rows: Array<Record<string, unknown>>): Promise<void>;
   select(sql: string): Promise<Array<Record<string, unknown>>>;
   connection(settings?: Record<string, unknown>): Connection;
-  source(connection?: Connection): SourceConnector;
+  /** `clock`: the connector's time (leases, detection time). Default: the system clock. */
+  source(connection?: Connection, clock?: Pick<Clock, 'now' | 'sleep'>): SourceConnector;
   target(connection?: Connection): TargetConnector;
   close(): Promise<void>;
 }
@@ -62,7 +64,7 @@ export async function openEngine(name: EngineName): Promise<SqlTestEngine> {
   };
   const common = (conn: () => Connection, resolveSecret: (n: string) => string | undefined, configDir: string) => ({
     connection: (settings?: Record<string, unknown>) => ({ ...conn(), settings: { ...conn().settings, ...settings } }),
-    source: (c?: Connection) => track(registry.createSource({ connection: c ?? conn(), resolveSecret, configDir })),
+    source: (c?: Connection, clock?: Pick<Clock, 'now' | 'sleep'>) => track(registry.createSource({ connection: c ?? conn(), resolveSecret, configDir, ...(clock ? { clock } : {}) })),
     target: (c?: Connection) => track(registry.createTarget({ connection: c ?? conn(), resolveSecret, configDir })),
   });
   const closeConnectors = () => Promise.all(opened.map((c) => c.close()));

@@ -19,8 +19,10 @@ function examples(): Array<[string, Record<string, unknown>]> {
 }
 
 describe('docs/connectors.md', () => {
-  it('has a full configuration for OData, Dataverse and Business Central', () => {
-    expect(examples().map(([title]) => title)).toEqual(['OData V4 (`odata`)', 'Dataverse (`dataverse`)', 'Business Central (`businesscentral`)']);
+  it('has a full configuration for OData, Dataverse, Business Central and an outbox', () => {
+    expect(examples().map(([title]) => title)).toEqual([
+      'OData V4 (`odata`)', 'Dataverse (`dataverse`)', 'Business Central (`businesscentral`)', 'Outbox tables (`outbox` in `sqlite` and `postgres` settings)',
+    ]);
   });
 
   it.each(examples())('the %s example is a valid configuration', (_title, config) => {

@@ -15,8 +15,8 @@ describe('sqlite settings', () => {
       { path: 'settings.file', message: 'is required: the SQLite database file (relative to the configuration folder)' },
       { path: 'settings.busyTimeoutMs', message: 'must be an integer from 0 to 600000' },
       { path: 'settings.versionField', message: 'must be a plain SQL identifier (letters, digits, _ and $, not starting with a digit)' },
-      { path: 'settings.password', message: 'unknown setting of connector type sqlite (known: file, busyTimeoutMs, versionField, groupCommit, synchronous, cacheSizeKb)' },
-      { path: 'settings.fil', message: 'unknown setting of connector type sqlite (known: file, busyTimeoutMs, versionField, groupCommit, synchronous, cacheSizeKb)' },
+      { path: 'settings.password', message: 'unknown setting of connector type sqlite (known: file, busyTimeoutMs, versionField, groupCommit, synchronous, cacheSizeKb, outbox)' },
+      { path: 'settings.fil', message: 'unknown setting of connector type sqlite (known: file, busyTimeoutMs, versionField, groupCommit, synchronous, cacheSizeKb, outbox)' },
       { path: 'secrets.password', message: 'unknown secret of connector type sqlite (known: none)' },
     ]);
     expect(validateSqliteSettings({ file: '' }, {})).toEqual([{ path: 'settings.file', message: 'must be a non-empty string' }]);
@@ -62,7 +62,7 @@ describe('mysql settings', () => {
       { path: 'settings.port', message: 'must be an integer from 1 to 65535' },
       { path: 'settings.ssl', message: 'must be true or false' },
       // A MySQL schema is a database: settings.database names it.
-      { path: 'settings.schema', message: 'unknown setting of connector type mysql (known: host, port, database, user, ssl, versionField)' },
+      { path: 'settings.schema', message: 'unknown setting of connector type mysql (known: host, port, database, user, ssl, versionField, outbox)' },
       { path: 'settings.versionField', message: 'must be a plain SQL identifier (letters, digits, _ and $, not starting with a digit)' },
       { path: 'settings.password', message: 'literal secret not allowed; reference an app setting in secrets.password instead' },
       { path: 'secrets.token', message: 'unknown secret of connector type mysql (known: password, connectionString)' },

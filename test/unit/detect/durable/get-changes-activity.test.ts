@@ -173,6 +173,39 @@ describe('GetChangesActivity logic', () => {
     await expect(runGetChangesActivity(strict.d, { jobName: 'crm-accounts', pageNumber: 0 })).rejects.toBe(tooLarge);
   });
 
+  it('acknowledges a page to a source that hands out work only after every message of it was sent or refused', async () => {
+    const events: string[] = [];
+    /** A source whose pages must be acknowledged (an outbox): it records the order of events. */
+    const handingOut = (): SourceConnector => ({
+      async *retrieveChanges() {
+        yield { messages: [1, 2].map(change), timeStamps: [], lastChangeTracker: change(2).changeTracker, rowCount: 2, cursor: 'outbox:2', hasMore: true };
+      },
+      acknowledge: async (page, refused = []) =>
+        void events.push(`ack ${page.messages.map((m) => m.sourceKey).join(',')}${refused.map((r) => ` refused ${r.message.sourceKey}: ${r.error}`).join('')}`),
+      close: async () => undefined,
+    });
+    const sendMessage = async (_queue: string, message: QueueMessage) => void events.push(`send ${message.sourceKey}`);
+    const { d } = deps(handingOut(), null, { sender: { sendMessage } });
+    await runGetChangesActivity(d, { jobName: 'crm-accounts', pageNumber: 0 });
+    expect(events).toEqual(['send A-1', 'send A-2', 'ack A-1,A-2']);
+
+    // A message the queue refused (skipFailedRows): the page is acknowledged with it (its row is set aside).
+    events.length = 0;
+    const tooLarge = Object.assign(new Error('too large'), { name: 'PermanentError' });
+    const refusing = deps(handingOut(), null, {
+      config: { ensureInitialized: async () => undefined, getJob: () => ({ ...JOB, skipFailedRows: true }), getMapping: () => MAPPING },
+      sender: { sendMessage: async (q, m) => (m.sourceKey === 'A-2' ? Promise.reject(tooLarge) : sendMessage(q, m)) },
+    });
+    await runGetChangesActivity(refusing.d, { jobName: 'crm-accounts', pageNumber: 0 });
+    expect(events).toEqual(['send A-1', 'ack A-1,A-2 refused A-2: too large']);
+
+    // A send that fails fails the page before any acknowledgement.
+    events.length = 0;
+    const down = deps(handingOut(), null, { sender: { sendMessage: async () => Promise.reject(new Error('bus down')) } });
+    await expect(runGetChangesActivity(down.d, { jobName: 'crm-accounts', pageNumber: 0 })).rejects.toThrow('bus down');
+    expect(events).toEqual([]);
+  });
+
   it('fails with a permanent error for an unknown job', async () => {
     const { d } = deps(new ListSource([]));
     await expect(runGetChangesActivity(d, { jobName: 'nope', pageNumber: 0 })).rejects.toMatchObject({ name: 'PermanentError', message: 'unknown job "nope"' });

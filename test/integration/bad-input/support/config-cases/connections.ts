@@ -40,7 +40,7 @@ export const CONNECTION_CASES: ConfigCase[] = [
     expected: [
       'connections.yaml: connections[0].settings.password: literal secret not allowed; reference an app setting in secrets.password instead',
       // sqlite takes no password: the connector says so rather than repeat the advice above.
-      'connections.yaml: connections[0].settings.password: unknown setting of connector type sqlite (known: file, busyTimeoutMs, versionField, groupCommit, synchronous, cacheSizeKb)',
+      'connections.yaml: connections[0].settings.password: unknown setting of connector type sqlite (known: file, busyTimeoutMs, versionField, groupCommit, synchronous, cacheSizeKb, outbox)',
     ],
   },
   {
@@ -133,7 +133,7 @@ export const CONNECTION_CASES: ConfigCase[] = [
     files: { 'connections.yaml': connections((c) => (c.settings = { file: './crm.db', note: 'DefaultEndpointsProtocol=https;AccountName=a;AccountKey=abc123==' })) },
     expected: [
       'connections.yaml: connections[0].settings.note: literal secret not allowed (the value contains AccountKey=); reference an app setting in secrets.note instead',
-      'connections.yaml: connections[0].settings.note: unknown setting of connector type sqlite (known: file, busyTimeoutMs, versionField, groupCommit, synchronous, cacheSizeKb)',
+      'connections.yaml: connections[0].settings.note: unknown setting of connector type sqlite (known: file, busyTimeoutMs, versionField, groupCommit, synchronous, cacheSizeKb, outbox)',
     ],
   },
   {
@@ -163,12 +163,26 @@ export const CONNECTION_CASES: ConfigCase[] = [
     files: { 'connections.yaml': connections((c) => (c.settings = { fiel: './crm.db' })) },
     expected: [
       'connections.yaml: connections[0].settings.file: is required: the SQLite database file (relative to the configuration folder)',
-      'connections.yaml: connections[0].settings.fiel: unknown setting of connector type sqlite (known: file, busyTimeoutMs, versionField, groupCommit, synchronous, cacheSizeKb)',
+      'connections.yaml: connections[0].settings.fiel: unknown setting of connector type sqlite (known: file, busyTimeoutMs, versionField, groupCommit, synchronous, cacheSizeKb, outbox)',
     ],
   },
   {
     name: 'connection-sqlite-busy-timeout-text',
     files: { 'connections.yaml': connections((c) => (c.settings = { file: './crm.db', busyTimeoutMs: 'soon' })) },
     expected: ['connections.yaml: connections[0].settings.busyTimeoutMs: must be an integer from 0 to 600000'],
+  },
+  {
+    // An outbox block with bad values; and the job reading it still has a datetime watermark.
+    name: 'connection-outbox-settings',
+    files: {
+      'connections.yaml': connections((c) => (c.settings = { file: './crm.db', outbox: { table: 'out box', leaseSeconds: 1, columns: { payload: 'body text', kind: 'type' } } })),
+    },
+    expected: [
+      'connections.yaml: connections[0].settings.outbox.table: must be a table name (name or schema.name, plain SQL identifiers)',
+      'connections.yaml: connections[0].settings.outbox.leaseSeconds: must be an integer from 10 to 86400',
+      'connections.yaml: connections[0].settings.outbox.columns.payload: must be a plain SQL identifier (letters, digits, _ and $, not starting with a digit)',
+      'connections.yaml: connections[0].settings.outbox.columns.kind: unknown column of the outbox (known: id, aggregateKey, action, payload, createdAt, type, claimedAt, processedAt, deadReason)',
+      'jobs.yaml: jobs[0].watermark.type: must be number when reading the outbox of connection "crm" (the outbox id is the change tracker), got "datetime"',
+    ],
   },
 ];
