@@ -141,6 +141,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       watermarks,
       sources: connectors,
       newSender: () => new ServiceBusService({ bus: busForSenders, queues: settings.queues }),
+      queueDepth: async (queue) => (await busForSenders.counts(queue)).active,
       queues: settings.queues,
       clock,
       metrics,

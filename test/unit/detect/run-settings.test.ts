@@ -11,11 +11,18 @@ describe('run settings', () => {
   });
 
   it('reads the settings with their defaults, and names a bad one', () => {
-    expect(readRunSettings({})).toEqual({ checkpointIntervalMs: 5_000, retryBaseMs: 30_000, retryMaxMs: 1_800_000 });
-    expect(readRunSettings({ HIGHWATER_RETRY_BASE_SECONDS: '5', HIGHWATER_RETRY_MAX_SECONDS: '60', HIGHWATER_RESUME_CHECKPOINT_SECONDS: '0' })).toEqual({
-      checkpointIntervalMs: 0, retryBaseMs: 5_000, retryMaxMs: 60_000,
+    expect(readRunSettings({})).toEqual({ checkpointIntervalMs: 5_000, retryBaseMs: 30_000, retryMaxMs: 1_800_000, queueDepthLimit: 5_000 });
+    expect(readRunSettings({ HIGHWATER_RETRY_BASE_SECONDS: '5', HIGHWATER_RETRY_MAX_SECONDS: '60', HIGHWATER_RESUME_CHECKPOINT_SECONDS: '0', HIGHWATER_QUEUE_DEPTH_LIMIT: '2000' })).toEqual({
+      checkpointIntervalMs: 0, retryBaseMs: 5_000, retryMaxMs: 60_000, queueDepthLimit: 2_000,
     });
+    expect(readRunSettings({ HIGHWATER_QUEUE_DEPTH_LIMIT: '0' }).queueDepthLimit).toBe(0);
+    expect(readRunSettings({ HIGHWATER_QUEUE_DEPTH_LIMIT: ' ' }).queueDepthLimit).toBe(5_000);
     expect(() => readRunSettings({ HIGHWATER_RETRY_BASE_SECONDS: 'soon' })).toThrow('HIGHWATER_RETRY_BASE_SECONDS: expected a number of seconds ≥ 0, got "soon"');
+    for (const bad of ['-1', '2.5', '1e3', 'many', '10000001']) {
+      expect(() => readRunSettings({ HIGHWATER_QUEUE_DEPTH_LIMIT: bad })).toThrow(
+        new Error(`HIGHWATER_QUEUE_DEPTH_LIMIT: expected a whole number of messages from 0 (no limit) to 10000000, got "${bad}"`),
+      );
+    }
   });
 
   it('takes two thirds of functionTimeout as the time budget unless set', () => {
