@@ -28,7 +28,7 @@ export async function getChanges(timer: Timer, context: InvocationContext): Prom
   const runs = await runtime.detection.execute(budgetMs === undefined ? {} : { deadline: new Date(startedAt + budgetMs) });
   for (const run of runs) {
     const stopped = run.stoppedEarly === 'timeBudget' ? ' (time budget reached: resumes on the next tick)'
-      : run.stoppedEarly === 'queueFull' ? ' (its queue is full: resumes once the queue has room)' : '';
+      : run.stoppedEarly === 'backpressure' ? ' (its queue is full: resumes once the queue has room)' : '';
     const line = `job ${run.jobName}: ${run.outcome}${stopped}, ${run.detected} detected, ${totalSent(run)} sent, watermark ${run.watermarkBefore ?? '-'} → ${run.watermarkAfter ?? '-'}`;
     if (run.outcome === 'Failed') context.error(`${line}: ${run.error ?? ''}`);
     else context.log(line);

@@ -23,7 +23,7 @@ export interface JobRunResult extends SkippedRowsRecord {
   resumed?: boolean;
   /**
    * Stopped before the read was done, the resume cursor saved: by the time budget (`timeBudget`:
-   * the next tick continues) or because the job's queue was full (`queueFull`: the timer's pass
+   * the next tick continues) or because the job's queue was full (`backpressure`: the timer's pass
    * continues once the queue has room; see queue-room.ts).
    */
   stoppedEarly?: StopReason;
@@ -36,7 +36,7 @@ export interface JobRunResult extends SkippedRowsRecord {
 }
 
 /** Why a run stopped at a page boundary before reading its source to the end. */
-export type StopReason = 'timeBudget' | 'queueFull';
+export type StopReason = 'timeBudget' | 'backpressure';
 
 export function totalSent(run: Pick<JobRunResult, 'sentByQueue'>): number {
   return Object.values(run.sentByQueue).reduce((a, b) => a + b, 0);

@@ -26,7 +26,7 @@ export interface RunJobOptions {
   deadline?: Date;
   /**
    * Backpressure: the run stops at a page boundary once its queue holds the limit
-   * (`HIGHWATER_QUEUE_DEPTH_LIMIT`), its cursor saved (`stoppedEarly: 'queueFull'`). Only the
+   * (`HIGHWATER_QUEUE_DEPTH_LIMIT`), its cursor saved (`stoppedEarly: 'backpressure'`). Only the
    * timer's passes ({@link ProcessJobsForRetrievalInOrderService.execute}) resume such runs, so
    * only they ask for it. Default false.
    */
@@ -82,7 +82,7 @@ export class ProcessJobsForRetrievalInOrderService {
       if (options.deadline && this.deps.clock.now().getTime() >= options.deadline.getTime()) break;
       const run = await this.runJob(job, { trigger: 'scheduled', queueLimit: true, ...(options.deadline ? { deadline: options.deadline } : {}) });
       results.push(run);
-      if (run.stoppedEarly === 'queueFull') held.push(job);
+      if (run.stoppedEarly === 'backpressure') held.push(job);
     }
     return held;
   }

@@ -3,17 +3,21 @@ import { errorMessage } from '../platform/errors';
 
 /**
  * Backpressure at detection, so that one job's flood (a first load of 100k rows) cannot starve the
- * other jobs of its priority queue. Processors take a queue's messages oldest first: a small job's
- * change sent behind 100k messages waits for all of them. So a scheduled run stops sending once
- * its queue already holds `limit` messages, saves its resume cursor at the page boundary (as the
- * time budget does) and ends; the timer's pass over the due jobs goes on to the next job, then
- * waits until the queue is down to half the limit and runs the due jobs again, the stopped one
- * resuming after its cursor. A job's messages still leave in one queue, in the order its source
- * was read, so no older change of a record can overtake a newer one.
+ * other jobs of its priority queue. Two things hold a small job's change back behind a flood:
+ * processors take a queue's messages oldest first, so a change sent behind 100k messages waits
+ * for all of them; and the timer runs the due jobs one after the other, so a job due while the
+ * flood's run reads waits for that run to end, however fast processing keeps up.
  *
- * The depth is what the bus counts as active (receivable now) in the queue: a query on the local
- * bus, the administration API's runtime properties on Service Bus — one call per look, hence the
- * steps below rather than a look per page.
+ * So a scheduled run stops at a page boundary once it has sent `limit` messages (its turn), or
+ * earlier once its queue already holds `limit` messages; it saves its resume cursor (as at the
+ * time budget) and ends. The timer's pass goes on to the next due job, then waits until the
+ * queue is down to half the limit and runs the jobs due then, the stopped one resuming after its
+ * cursor. A job's messages still leave through one queue in the order its source was read, so
+ * no older change of a record can overtake a newer one.
+ *
+ * The depth is what the bus counts as active in the queue: a query on the local bus, the
+ * administration API's runtime properties on Service Bus — one call per look, hence the steps
+ * below rather than a look per page.
  */
 
 /** A run sends at least this share of the limit between two looks at its queue (and before the first). */
@@ -43,8 +47,9 @@ export const ROOM_MAX_WAIT_MS = 30_000;
 export type QueueDepth = (queue: string) => Promise<number>;
 
 /**
- * One run's look at its queue. A depth that cannot be read (a missing permission, the bus
- * unreachable) never fails the run: it warns once and the run sends on without backpressure.
+ * One run's turn on its queue. A depth that cannot be read (a missing permission, the bus
+ * unreachable) never fails the run: it warns once and the run sends on without backpressure
+ * (its turn included: the timer's pass could not tell when the queue has room again).
  */
 export class QueueRoom {
   private sentAtLastLook = 0;
@@ -52,7 +57,7 @@ export class QueueRoom {
 
   constructor(
     private readonly queue: string,
-    /** Most messages in the queue before the run stops; 0 = no limit. */
+    /** Most messages in the queue, and most a run sends in one turn; 0 = no limit. */
     private readonly limit: number,
     private readonly depth: QueueDepth,
     private readonly warn: (message: string) => void,
@@ -60,20 +65,25 @@ export class QueueRoom {
 
   /**
    * After a page, with the messages the run has sent so far (accepted by the bus): whether the
-   * run should stop because its queue holds `limit` messages or more. Looks only once the run
-   * sent {@link lookStep} more since its last look, so every run makes progress, however full
-   * the queue is when it starts.
+   * run should stop, because it has sent `limit` messages (its turn is over) or its queue holds
+   * `limit` messages or more. Looks at the queue only once the run sent {@link lookStep} more
+   * since its last look (or its turn is over), so every run makes progress, however full the
+   * queue is when it starts.
    */
   async full(sent: number): Promise<boolean> {
-    if (this.limit <= 0 || this.blind || sent - this.sentAtLastLook < lookStep(this.limit)) return false;
+    if (this.limit <= 0 || this.blind) return false;
+    if (sent < this.limit && sent - this.sentAtLastLook < lookStep(this.limit)) return false;
     this.sentAtLastLook = sent;
+    let depth: number;
     try {
-      return (await this.depth(this.queue)) >= this.limit;
+      // Read even when the turn is over: a turn ends only where the pass can tell when to go on.
+      depth = await this.depth(this.queue);
     } catch (err) {
       this.blind = true;
       this.warn(`queue ${this.queue}: depth not readable, this run sends without backpressure: ${errorMessage(err)}`);
       return false;
     }
+    return sent >= this.limit || depth >= this.limit;
   }
 }
 

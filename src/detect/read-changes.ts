@@ -112,7 +112,7 @@ async function readPages(deps: DetectionDependencies, read: ChangeRead, mapping:
     if (!late && room && (await room.full(sentSoFar(sender)))) {
       // Only a run whose cursor is saved may stop for room: resuming from an older cursor would
       // send the same pages again at every pass and never get further.
-      if (await progress.afterPage(page, rowsRead, watermark, sender, true)) return 'queueFull';
+      if (await progress.afterPage(page, rowsRead, watermark, sender, true)) return 'backpressure';
       continue;
     }
     await progress.afterPage(page, rowsRead, watermark, sender, late);

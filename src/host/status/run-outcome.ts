@@ -13,7 +13,7 @@ export function runOutcomeText(run: RunEnding): string {
   if (run.interrupted) return 'Interrupted';
   if (run.outcome === 'Failed') return run.retryAt ? `Failed (retrying at ${formatUtc(run.retryAt)})` : 'Failed';
   if (run.stoppedEarly === 'timeBudget') return 'Stopped (time budget)';
-  if (run.stoppedEarly === 'queueFull') return 'Stopped (queue full)';
+  if (run.stoppedEarly === 'backpressure') return 'Stopped (backpressure)';
   return run.outcome;
 }
 

@@ -24,6 +24,13 @@ describe('backpressure at detection (queue-room)', () => {
     expect(looked).toEqual(['sbqnormal', 'sbqnormal', 'sbqnormal']);
   });
 
+  it('a run whose queue stays nearly empty stops once it has sent the limit: its turn is over', async () => {
+    const room = new QueueRoom('sbqnormal', 1000, async () => 0, () => undefined);
+    const stops = [];
+    for (let sent = 100; sent <= 1200; sent += 100) stops.push(await room.full(sent));
+    expect(stops.indexOf(true)).toBe(9); // at 1,000 sent
+  });
+
   it('a limit of 0 never looks', async () => {
     const depth = jest.fn(async () => 1_000_000);
     const room = new QueueRoom('sbqnormal', 0, depth, () => undefined);
