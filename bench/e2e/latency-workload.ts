@@ -25,8 +25,11 @@ export const SMALL_TABLE = 'notes_copy';
 
 const NOW_MS = `CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)`;
 
-/** `source.db` with the flood (none when `floodRows` is 0), `small.db`, an empty `target.db`, the config. */
-export function prepareLatencyFolder(dir: string, floodRows: number, rowBytes = 1024): void {
+/**
+ * `source.db` with the flood (none when `floodRows` is 0), `small.db`, an empty `target.db`, the
+ * config. `floodSchedule`: the flood job's; default due once (never run), then on 1 January.
+ */
+export function prepareLatencyFolder(dir: string, floodRows: number, rowBytes = 1024, floodSchedule = '0 0 0 1 1 *'): void {
   if (floodRows > 0) generateUuidSource(dir, floodRows, rowBytes);
   const small = new Database(path.join(dir, 'small.db'));
   try {
@@ -37,7 +40,7 @@ export function prepareLatencyFolder(dir: string, floodRows: number, rowBytes = 
     small.close();
   }
   createLatencyTarget(dir);
-  writeLatencyConfig(dir, floodRows > 0);
+  writeLatencyConfig(dir, floodRows > 0, floodSchedule);
 }
 
 /** A fresh `target.db`: the flood's table, the small job's table, the log of what was applied when. */
@@ -63,7 +66,7 @@ export function createLatencyTarget(dir: string): void {
   }
 }
 
-function writeLatencyConfig(dir: string, flood: boolean): void {
+function writeLatencyConfig(dir: string, flood: boolean, floodSchedule: string): void {
   const connections = [
     { name: 'small', type: 'sqlite', settings: { file: './small.db' } },
     { name: 'target', type: 'sqlite', settings: { file: './target.db', groupCommit: true } },
@@ -83,10 +86,10 @@ function writeLatencyConfig(dir: string, flood: boolean): void {
       fields: [{ target: 'crm_id', source: 'id' }, { target: 'modified_at', source: 'modified_at' }, ...textColumns().map((c) => ({ target: `field_${c}`, source: c }))],
     }] : []),
   ];
-  // The flood is due once (never run), then next on 1 January; the small job every second.
+  // The small job runs every second.
   const jobs = [
     { name: SMALL_JOB, order: 2, schedule: '* * * * * *', source: 'small', target: 'target', mapping: 'notes', priority: 'normal', watermark: { type: 'number', field: 'version' } },
-    ...(flood ? [{ name: FLOOD_JOB, order: 1, schedule: '0 0 0 1 1 *', source: 'source', target: 'target', mapping: 'accounts', priority: 'normal', pageSize: 500, watermark: { type: 'datetime', field: 'modified_at' } }] : []),
+    ...(flood ? [{ name: FLOOD_JOB, order: 1, schedule: floodSchedule, source: 'source', target: 'target', mapping: 'accounts', priority: 'normal', pageSize: 500, watermark: { type: 'datetime', field: 'modified_at' } }] : []),
   ];
   for (const [kind, value] of Object.entries({ connections, mappings, jobs })) fs.writeFileSync(path.join(dir, `${kind}.yaml`), stringify({ [kind]: value }));
 }
