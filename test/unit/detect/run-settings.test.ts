@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseTimeSpan, readRunSettings, readTimeBudgetMs, retryDelayMs } from '../../../src/detect/run-settings';
+import { readSettings } from '../../../src/platform/settings';
 
 describe('run settings', () => {
   const settings = { retryBaseMs: 30_000, retryMaxMs: 1_800_000 };
@@ -39,5 +40,21 @@ describe('run settings', () => {
     }
     expect(readTimeBudgetMs({}, path.resolve(__dirname, '../../..'))).toBe(20 * 60_000); // the app's host.json: 00:30:00
     expect([parseTimeSpan('1.02:00:00'), parseTimeSpan('-1'), parseTimeSpan('00:00:30')]).toEqual([93_600_000, undefined, 30_000]);
+  });
+});
+
+describe('run settings at the start of a runtime', () => {
+  const saved = process.env.HIGHWATER_QUEUE_DEPTH_LIMIT;
+  afterEach(() => (saved === undefined ? delete process.env.HIGHWATER_QUEUE_DEPTH_LIMIT : (process.env.HIGHWATER_QUEUE_DEPTH_LIMIT = saved)));
+
+  it('a bad HIGHWATER_QUEUE_DEPTH_LIMIT stops the runtime before it opens storage or the bus', async () => {
+    const { createRuntime } = await import('../../../src/runtime/runtime');
+    process.env.HIGHWATER_QUEUE_DEPTH_LIMIT = 'lots';
+    const opened: string[] = [];
+    const storage = new Proxy({}, { get: (_, name) => (opened.push(String(name)), undefined) });
+    await expect(createRuntime({ storage: storage as never, settings: readSettings({}) })).rejects.toThrow(
+      'HIGHWATER_QUEUE_DEPTH_LIMIT: expected a whole number of messages from 0 (no limit) to 10000000, got "lots"',
+    );
+    expect(opened).toEqual([]);
   });
 });
