@@ -25,10 +25,10 @@ export interface RunJobOptions {
    */
   deadline?: Date;
   /**
-   * Backpressure: the run stops at a page boundary once its queue holds the limit
-   * (`HIGHWATER_QUEUE_DEPTH_LIMIT`), its cursor saved (`stoppedEarly: 'backpressure'`). Only the
-   * timer's passes ({@link ProcessJobsForRetrievalInOrderService.execute}) resume such runs, so
-   * only they ask for it. Default false.
+   * Backpressure: the run stops at a page boundary once it has sent `HIGHWATER_QUEUE_DEPTH_LIMIT`
+   * messages or its queue holds that many, cursor saved (`stoppedEarly: 'backpressure'`). Only the
+   * timer's passes ({@link ProcessJobsForRetrievalInOrderService.execute}) resume such runs and
+   * ask for it. Default false.
    */
   queueLimit?: boolean;
 }
@@ -50,12 +50,12 @@ export class ProcessJobsForRetrievalInOrderService {
    * Runs every due job in order; one failing job does not stop the jobs after it. A job backing
    * off after failures (`retryAt` in the future) is left for a later tick.
    *
-   * Backpressure: a run that stopped because its queue was full is still due (its watermark and
-   * `LastCronRun` are unchanged). Once the pass is over, this waits until those queues are down to
-   * half the limit and makes another pass over the jobs due then — the stopped ones resume after
-   * their cursors, and jobs that fell due meanwhile get their turn between two of a flood's
-   * stretches. It ends when a pass stops no run, at the deadline, or when a queue does not drain
-   * within `ROOM_MAX_WAIT_MS` (the next tick goes on).
+   * Backpressure (queue-room.ts): a run stopped at the end of its turn or by a full queue is still
+   * due (watermark and `LastCronRun` unchanged). After the pass, this waits until those queues are
+   * down to half the limit and makes another pass over the jobs due then: the stopped ones resume
+   * after their cursors, jobs that fell due meanwhile run between two of a flood's turns. It ends
+   * when a pass stops no run, at the deadline, or when a queue does not drain within
+   * `ROOM_MAX_WAIT_MS` (the next tick goes on).
    */
   async execute(options: ExecuteOptions = {}): Promise<JobRunResult[]> {
     await this.deps.config.ensureInitialized();
@@ -65,13 +65,12 @@ export class ProcessJobsForRetrievalInOrderService {
       const { queueDepth } = this.deps;
       if (held.length === 0 || !queueDepth) return results;
       const queues = held.map((job) => this.deps.queues.work[job.priority]);
-      const warn = (m: string) => this.deps.log.warn(m);
       const deadline = options.deadline ? { deadline: options.deadline } : {};
-      if (!(await waitForRoom(queues, this.settings().queueDepthLimit, queueDepth, this.deps.clock, warn, deadline))) return results;
+      if (!(await waitForRoom(queues, this.settings().queueDepthLimit, queueDepth, this.deps.clock, (m) => this.deps.log.warn(m), deadline))) return results;
     }
   }
 
-  /** One pass over the jobs due now, their runs appended to `results`. @returns the jobs stopped by a full queue. */
+  /** One pass over the jobs due now, their runs appended to `results`. @returns the jobs stopped by backpressure. */
   private async pass(options: ExecuteOptions, results: JobRunResult[]): Promise<Job[]> {
     const now = this.deps.clock.now();
     const due = await this.deps.dueJobs(now);
