@@ -17,6 +17,9 @@ export const GET_CHANGES_SCHEDULE = '%GetChangesSchedule%';
  * Time budget: the invocation stops starting jobs, and a running job stops between pages (flushed,
  * its resume cursor saved), once `HIGHWATER_RUN_BUDGET_SECONDS` have passed — by default two
  * thirds of `functionTimeout` — so the host never kills a run; the next tick resumes it.
+ * Backpressure: a run that has sent `HIGHWATER_QUEUE_DEPTH_LIMIT` messages, or whose queue holds
+ * that many, stops the same way, and the invocation resumes it once the queue has room
+ * (src/detect/queue-room.ts), other due jobs running in between.
  */
 export async function getChanges(timer: Timer, context: InvocationContext): Promise<void> {
   if (timer.isPastDue) context.warn('GetChanges is running late (the previous run overran or the app was down)');
@@ -25,7 +28,8 @@ export async function getChanges(timer: Timer, context: InvocationContext): Prom
   const budgetMs = readTimeBudgetMs();
   const runs = await runtime.detection.execute(budgetMs === undefined ? {} : { deadline: new Date(startedAt + budgetMs) });
   for (const run of runs) {
-    const stopped = run.stoppedEarly ? ' (time budget reached: resumes on the next tick)' : '';
+    const stopped = run.stoppedEarly === 'timeBudget' ? ' (time budget reached: resumes on the next tick)'
+      : run.stoppedEarly === 'backpressure' ? ' (backpressure: its turn is over or its queue full; resumes once the queue has room)' : '';
     const line = `job ${run.jobName}: ${run.outcome}${stopped}, ${run.detected} detected, ${totalSent(run)} sent, watermark ${run.watermarkBefore ?? '-'} → ${run.watermarkAfter ?? '-'}`;
     if (run.outcome === 'Failed') context.error(`${line}: ${run.error ?? ''}`);
     else context.log(line);

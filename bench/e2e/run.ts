@@ -8,6 +8,7 @@ import { RESULT_PREFIX } from '../detect/workload';
 import { createTarget, generateUuidSource, writeE2eConfig, type E2eResult, type E2eTask } from './workload';
 import { LOCAL_HOST_V8_FLAGS } from '../../src/host/gc-flags';
 import { runCrmErpScenario, UsageError } from './crm-erp-scenario';
+import { runLatencyScenario } from './latency-scenario';
 import { PROCESSING_MODES, type ProcessingMode } from '../../src/host/processing-mode';
 
 /**
@@ -27,8 +28,9 @@ import { PROCESSING_MODES, type ProcessingMode } from '../../src/host/processing
  * load falls on both alike. `--v8-flags` sets the host stage's V8 flags: `host` (default) those
  * `npm start` gives the local host (src/host/gc-flags.ts), `none`, or a space-separated list.
  *
- * `--scenario crm-erp` runs the other scenario instead (crm-erp-scenario.ts); `--scenario
- * single-job` (the default) is the one above.
+ * `--scenario crm-erp` runs the other scenario instead (crm-erp-scenario.ts), `--scenario
+ * latency` the change-to-target latency, with a flood of another job or without
+ * (latency-scenario.ts); `--scenario single-job` (the default) is the one above.
  */
 const STAGES: ReadonlyArray<E2eTask['stage']> = ['direct', 'e2e'];
 const REGISTER = path.resolve(__dirname, '../../test/support/swc-register.js');
@@ -157,7 +159,7 @@ async function main(): Promise<void> {
   }
 }
 
-const SCENARIOS = ['single-job', 'crm-erp'];
+const SCENARIOS = ['single-job', 'crm-erp', 'latency'];
 
 function scenario(): string {
   const i = process.argv.indexOf('--scenario');
@@ -168,7 +170,11 @@ function scenario(): string {
 }
 
 Promise.resolve()
-  .then(() => (scenario() === 'crm-erp' ? runCrmErpScenario(process.argv.slice(2)) : main()))
+  .then(() => {
+    const name = scenario();
+    if (name === 'crm-erp') return runCrmErpScenario(process.argv.slice(2));
+    return name === 'latency' ? runLatencyScenario(process.argv.slice(2)) : main();
+  })
   .catch((err: unknown) => {
     if (err instanceof UsageError) {
       console.error(`error: ${err.message}`);

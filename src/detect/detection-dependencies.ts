@@ -10,6 +10,7 @@ import type { SourceConnector } from '../../connectors/base/source-connector';
 import type { JobRunResult } from './job-run';
 import type { RunSettings } from './run-settings';
 import type { RunStateStore } from './run-state';
+import type { QueueDepth } from './queue-room';
 import type { QueueNames, Priority } from '../platform/queue-topology';
 
 /** Sends detected messages in batches per priority queue (ServiceBusService). */
@@ -48,6 +49,11 @@ export interface DetectionDependencies {
   runLog?: RunLog;
   /** Resume cursors, running markers, failure backoff. Default: `watermarks` when it keeps run state (WatermarkService does); none otherwise. */
   runStates?: RunStateStore;
+  /**
+   * Active messages in a queue (the bus's `counts`), for backpressure (`queue-room.ts`). None:
+   * runs send without backpressure.
+   */
+  queueDepth?: QueueDepth;
   /** Default: {@link readRunSettings} of `process.env`. */
   runSettings?: RunSettings;
 }

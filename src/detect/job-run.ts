@@ -21,8 +21,12 @@ export interface JobRunResult extends SkippedRowsRecord {
   error?: string;
   /** Started from a resume cursor: the previous run of this job did not finish. */
   resumed?: boolean;
-  /** Stopped by the time budget before the read was done: the resume cursor is saved, the next tick continues. */
-  stoppedEarly?: 'timeBudget';
+  /**
+   * Stopped before the read was done, the resume cursor saved: by the time budget (`timeBudget`:
+   * the next tick continues) or because the job's queue was full (`backpressure`: the timer's pass
+   * continues once the queue has room; see queue-room.ts).
+   */
+  stoppedEarly?: StopReason;
   /** A run that began and never recorded its end (killed, timed out), recorded by the next run. */
   interrupted?: boolean;
   /** Failed runs: the timer does not start the job again before this (failure backoff). */
@@ -30,6 +34,9 @@ export interface JobRunResult extends SkippedRowsRecord {
   /** Dry runs only: the messages that would have been sent (up to the limit). */
   preview?: QueueMessage[];
 }
+
+/** Why a run stopped at a page boundary before reading its source to the end. */
+export type StopReason = 'timeBudget' | 'backpressure';
 
 export function totalSent(run: Pick<JobRunResult, 'sentByQueue'>): number {
   return Object.values(run.sentByQueue).reduce((a, b) => a + b, 0);

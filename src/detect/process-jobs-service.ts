@@ -10,6 +10,7 @@ import { detectChanges } from './read-changes';
 import { RunProgress } from './run-progress';
 import { readRunSettings, type RunSettings } from './run-settings';
 import { MemoryBackoff } from './memory-backoff';
+import { QueueRoom, waitForRoom } from './queue-room';
 import { EMPTY_RUN_STATE, isRunStateStore, type RunState, type RunStateStore } from './run-state';
 
 export interface RunJobOptions {
@@ -23,6 +24,13 @@ export interface RunJobOptions {
    * cursor and ends (`stoppedEarly`); the next run continues. Default: none.
    */
   deadline?: Date;
+  /**
+   * Backpressure: the run stops at a page boundary once it has sent `HIGHWATER_QUEUE_DEPTH_LIMIT`
+   * messages or its queue holds that many, cursor saved (`stoppedEarly: 'backpressure'`). Only the
+   * timer's passes ({@link ProcessJobsForRetrievalInOrderService.execute}) resume such runs and
+   * ask for it. Default false.
+   */
+  queueLimit?: boolean;
 }
 
 export interface ExecuteOptions {
@@ -41,19 +49,41 @@ export class ProcessJobsForRetrievalInOrderService {
   /**
    * Runs every due job in order; one failing job does not stop the jobs after it. A job backing
    * off after failures (`retryAt` in the future) is left for a later tick.
+   *
+   * Backpressure (queue-room.ts): a run stopped at the end of its turn or by a full queue is still
+   * due (watermark and `LastCronRun` unchanged). After the pass, this waits until those queues are
+   * down to half the limit and makes another pass over the jobs due then: the stopped ones resume
+   * after their cursors, jobs that fell due meanwhile run between two of a flood's turns. It ends
+   * when a pass stops no run, at the deadline, or when a queue does not drain within
+   * `ROOM_MAX_WAIT_MS` (the next tick goes on).
    */
   async execute(options: ExecuteOptions = {}): Promise<JobRunResult[]> {
     await this.deps.config.ensureInitialized();
+    const results: JobRunResult[] = [];
+    for (;;) {
+      const held = await this.pass(options, results);
+      const { queueDepth } = this.deps;
+      if (held.length === 0 || !queueDepth) return results;
+      const queues = held.map((job) => this.deps.queues.work[job.priority]);
+      const deadline = options.deadline ? { deadline: options.deadline } : {};
+      if (!(await waitForRoom(queues, this.settings().queueDepthLimit, queueDepth, this.deps.clock, (m) => this.deps.log.warn(m), deadline))) return results;
+    }
+  }
+
+  /** One pass over the jobs due now, their runs appended to `results`. @returns the jobs stopped by backpressure. */
+  private async pass(options: ExecuteOptions, results: JobRunResult[]): Promise<Job[]> {
     const now = this.deps.clock.now();
     const due = await this.deps.dueJobs(now);
     const states = due.length > 0 ? await this.readRunStates() : undefined;
     const jobs = due.filter((job) => !this.backoff.holds(job.name, now, states ? (states.get(job.name) ?? EMPTY_RUN_STATE) : undefined));
-    const results: JobRunResult[] = [];
+    const held: Job[] = [];
     for (const job of jobs) {
       if (options.deadline && this.deps.clock.now().getTime() >= options.deadline.getTime()) break;
-      results.push(await this.runJob(job, { trigger: 'scheduled', ...(options.deadline ? { deadline: options.deadline } : {}) }));
+      const run = await this.runJob(job, { trigger: 'scheduled', queueLimit: true, ...(options.deadline ? { deadline: options.deadline } : {}) });
+      results.push(run);
+      if (run.stoppedEarly === 'backpressure') held.push(job);
     }
-    return results;
+    return held;
   }
 
   /** Failure backoff of this process: holds when the run state cannot be written. */
@@ -102,7 +132,7 @@ export class ProcessJobsForRetrievalInOrderService {
    */
   async runJob(job: Job, options: RunJobOptions = {}): Promise<JobRunResult> {
     if (options.dryRun) return this.runJobNow(job, options);
-    const key = `${options.trigger ?? 'manual'}|${options.deadline?.toISOString() ?? ''}`;
+    const key = `${options.trigger ?? 'manual'}|${options.deadline?.toISOString() ?? ''}|${options.queueLimit ?? false}`;
     return this.runs.exclusive(job.name, key, () => this.runJobNow(job, options));
   }
 
@@ -135,10 +165,11 @@ export class ProcessJobsForRetrievalInOrderService {
         run.resumed = true;
         if (progress.resume.changeTracker !== null) watermark.advance(progress.resume.changeTracker);
       }
-      const read = { job, watermark, run, dryRun, limit: options.limit ?? 20, progress, deadline: options.deadline, listeners: this.progressListeners, resync: record.resync };
+      const room = options.queueLimit ? this.room(job) : undefined;
+      const read = { job, watermark, run, dryRun, limit: options.limit ?? 20, progress, deadline: options.deadline, room, listeners: this.progressListeners, resync: record.resync };
       const stopped = await detectChanges(deps, read);
       if (stopped) {
-        run.stoppedEarly = 'timeBudget';
+        run.stoppedEarly = stopped;
         await progress?.stopped();
       } else if (!dryRun) {
         await deps.watermarks.updateWatermarkByJobName(job.name, watermark.value, startedAt, record.resync);
@@ -156,6 +187,14 @@ export class ProcessJobsForRetrievalInOrderService {
     if (!dryRun && run.outcome === 'Succeeded') this.backoff.clear(job.name);
     if (!dryRun) await this.finish(job, run);
     return run;
+  }
+
+  /** The backpressure of one run on its queue; none when the limit is off or depths cannot be read. */
+  private room(job: Job): QueueRoom | undefined {
+    const limit = this.settings().queueDepthLimit;
+    const { queueDepth } = this.deps;
+    if (limit <= 0 || !queueDepth) return undefined;
+    return new QueueRoom(this.deps.queues.work[job.priority], limit, queueDepth, (m) => this.deps.log.warn(`job "${job.name}": ${m}`, { job: job.name }));
   }
 
   /** The run's progress bookkeeping (none without a run-state store); records a run left cut off. */

@@ -5,7 +5,8 @@ import type { QueueMessage } from '../model/queue-message';
 import type { WatermarkValue } from '../model/watermark-value';
 import { PermanentError } from '../platform/errors';
 import type { BatchingSender, DetectionDependencies } from './detection-dependencies';
-import type { JobRunResult } from './job-run';
+import type { JobRunResult, StopReason } from './job-run';
+import type { QueueRoom } from './queue-room';
 import type { RunProgress } from './run-progress';
 import { recordSkippedRow, sendOrSkip } from './skipped-rows';
 
@@ -30,6 +31,8 @@ export interface ChangeRead {
   progress?: RunProgress;
   /** After a page read at or past this time the read stops (see RunJobOptions.deadline). */
   deadline?: Date;
+  /** Backpressure: after a page, stops the read when the job's queue is full (queue-room.ts). None: no limit. */
+  room?: QueueRoom;
   /** The job's resync token (`WatermarkRecord.resync`), carried by every message sent; null for none. */
   resync?: string | null;
   /** Told after each page of a run that sends, with the run so far; a failing one is ignored. */
@@ -39,10 +42,11 @@ export interface ChangeRead {
 /**
  * Reads the job's changes to the end (or the deadline) and flushes what is batched; sets
  * `run.sentByQueue` to what the bus accepted, also when a send fails.
- * @returns whether the read stopped at its deadline before the source was read to the end.
+ * @returns why the read stopped before the source was read to the end (its deadline, a full
+ *   queue; the resume cursor is saved), or undefined when it read to the end.
  * @throws PermanentError for an unknown mapping; errors of the source or the bus as they are.
  */
-export async function detectChanges(deps: DetectionDependencies, read: ChangeRead): Promise<boolean> {
+export async function detectChanges(deps: DetectionDependencies, read: ChangeRead): Promise<StopReason | undefined> {
   const { job, run } = read;
   const mapping = deps.config.getMapping(job.mapping);
   if (!mapping) throw new PermanentError(`job "${job.name}": unknown mapping "${job.mapping}"`);
@@ -58,8 +62,8 @@ export async function detectChanges(deps: DetectionDependencies, read: ChangeRea
   }
 }
 
-async function readPages(deps: DetectionDependencies, read: ChangeRead, mapping: Mapping, source: SourceConnector, sender: BatchingSender | undefined): Promise<boolean> {
-  const { job, watermark, run, limit, progress, deadline, listeners } = read;
+async function readPages(deps: DetectionDependencies, read: ChangeRead, mapping: Mapping, source: SourceConnector, sender: BatchingSender | undefined): Promise<StopReason | undefined> {
+  const { job, watermark, run, limit, progress, deadline, listeners, room } = read;
   const resync = read.resync ?? undefined;
   // Advancing to the tracker just advanced to is a no-op (and an exact string compare is far
   // cheaper than re-canonicalizing): rows of one bulk update share their change tracker.
@@ -97,7 +101,7 @@ async function readPages(deps: DetectionDependencies, read: ChangeRead, mapping:
         }
       } else {
         run.preview?.push(message);
-        if ((run.preview?.length ?? 0) >= limit) return false;
+        if ((run.preview?.length ?? 0) >= limit) return undefined;
       }
       advance(message.changeTracker);
     }
@@ -114,8 +118,20 @@ async function readPages(deps: DetectionDependencies, read: ChangeRead, mapping:
     }
     if (!progress || !sender || !page.hasMore) continue;
     const late = deadline !== undefined && deps.clock.now().getTime() >= deadline.getTime();
+    if (!late && room && (await room.full(sentSoFar(sender)))) {
+      // Only a run whose cursor is saved may stop for room: resuming from an older cursor would
+      // send the same pages again at every pass and never get further.
+      if (await progress.afterPage(page, rowsRead, watermark, sender, true)) return 'backpressure';
+      continue;
+    }
     await progress.afterPage(page, rowsRead, watermark, sender, late);
-    if (late) return true;
+    if (late) return 'timeBudget';
   }
-  return false;
+  return undefined;
+}
+
+function sentSoFar(sender: BatchingSender): number {
+  let sent = 0;
+  for (const count of Object.values(sender.sentCounts())) sent += count;
+  return sent;
 }

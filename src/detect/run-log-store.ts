@@ -81,7 +81,7 @@ function fromRow(row: TableRow): JobRunResult {
     outcome: p.Outcome === 'Failed' ? 'Failed' : 'Succeeded',
     ...(p.Error ? { error: String(p.Error) } : {}),
     ...(p.Resumed === true ? { resumed: true } : {}),
-    ...(p.StoppedEarly === 'timeBudget' ? { stoppedEarly: 'timeBudget' as const } : {}),
+    ...(p.StoppedEarly === 'timeBudget' || p.StoppedEarly === 'backpressure' ? { stoppedEarly: p.StoppedEarly } : {}),
     ...(p.Interrupted === true ? { interrupted: true } : {}),
     ...(p.RetryAt ? { retryAt: date(p.RetryAt) } : {}),
   };

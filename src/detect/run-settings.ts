@@ -16,6 +16,13 @@ export interface RunSettings {
   retryBaseMs: number;
   /** Longest wait between failed runs, ms (`HIGHWATER_RETRY_MAX_SECONDS`). Default 30 min. */
   retryMaxMs: number;
+  /**
+   * Backpressure (`HIGHWATER_QUEUE_DEPTH_LIMIT`): a scheduled run stops sending at a page boundary
+   * once its priority queue holds this many active messages, and resumes after its cursor when
+   * the queue is down to half of it, so other jobs of that priority get their changes in between
+   * (`queue-room.ts`). Default 5,000. 0 = no limit.
+   */
+  queueDepthLimit: number;
 }
 
 export const RUN_SETTING_NAMES = {
@@ -23,10 +30,14 @@ export const RUN_SETTING_NAMES = {
   retryBaseSeconds: 'HIGHWATER_RETRY_BASE_SECONDS',
   retryMaxSeconds: 'HIGHWATER_RETRY_MAX_SECONDS',
   budgetSeconds: 'HIGHWATER_RUN_BUDGET_SECONDS',
+  queueDepthLimit: 'HIGHWATER_QUEUE_DEPTH_LIMIT',
   functionTimeout: 'AzureFunctionsJobHost__functionTimeout',
 } as const;
 
-export const DEFAULT_RUN_SETTINGS: RunSettings = { checkpointIntervalMs: 5_000, retryBaseMs: 30_000, retryMaxMs: 30 * 60_000 };
+export const DEFAULT_RUN_SETTINGS: RunSettings = { checkpointIntervalMs: 5_000, retryBaseMs: 30_000, retryMaxMs: 30 * 60_000, queueDepthLimit: 5_000 };
+
+/** Largest `HIGHWATER_QUEUE_DEPTH_LIMIT`: above it the limit would never be reached in practice; set 0 to turn it off. */
+export const MAX_QUEUE_DEPTH_LIMIT = 10_000_000;
 
 /** Share of `functionTimeout` a timer run may use before it stops at a page boundary. */
 export const BUDGET_SHARE_OF_TIMEOUT = 2 / 3;
@@ -41,12 +52,23 @@ function seconds(env: NodeJS.ProcessEnv, name: string, fallbackMs: number): numb
   return value * 1000;
 }
 
-/** @throws ConfigError naming the setting when one is not a number of seconds. */
+function messageCount(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value < 0 || value > MAX_QUEUE_DEPTH_LIMIT || !/^\s*\d+\s*$/.test(raw)) {
+    throw new ConfigError(`${name}: expected a whole number of messages from 0 (no limit) to ${MAX_QUEUE_DEPTH_LIMIT}, got ${JSON.stringify(raw)}`);
+  }
+  return value;
+}
+
+/** @throws ConfigError naming the setting when one is not a number of seconds (or of messages). */
 export function readRunSettings(env: NodeJS.ProcessEnv = process.env): RunSettings {
   return {
     checkpointIntervalMs: seconds(env, RUN_SETTING_NAMES.checkpointSeconds, DEFAULT_RUN_SETTINGS.checkpointIntervalMs),
     retryBaseMs: seconds(env, RUN_SETTING_NAMES.retryBaseSeconds, DEFAULT_RUN_SETTINGS.retryBaseMs),
     retryMaxMs: seconds(env, RUN_SETTING_NAMES.retryMaxSeconds, DEFAULT_RUN_SETTINGS.retryMaxMs),
+    queueDepthLimit: messageCount(env, RUN_SETTING_NAMES.queueDepthLimit, DEFAULT_RUN_SETTINGS.queueDepthLimit),
   };
 }
 

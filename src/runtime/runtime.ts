@@ -12,6 +12,7 @@ import { readSettings, type Settings } from '../platform/settings';
 import { JobService } from '../detect/job-service';
 import { ProcessJobsForRetrievalInOrderService } from '../detect/process-jobs-service';
 import { RUNS_TABLE, RunLogStore } from '../detect/run-log-store';
+import { readRunSettings } from '../detect/run-settings';
 import type { JobRunResult } from '../detect/job-run';
 import { WatermarkService } from '../detect/watermark-service';
 import { systemClock, type Clock } from '../platform/clock';
@@ -105,6 +106,10 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const env = options.env ?? process.env;
   const validateOptions = { connectionTypes: registry.connectionTypes() };
   const executeWaitMs = options.executeWaitMs ?? readExecuteWaitMs(env);
+  // Read once here, so that a bad value stops the host (or the Functions app's first call) with
+  // the setting's name, instead of failing every timer run later. From the process's own
+  // environment, as before (`env` is the secrets' source, which tests replace).
+  const runSettings = readRunSettings(process.env);
 
   const storage = options.storage ?? (await openTableStorage(settings, { log: (line) => log.info(line) }));
   let bus: MessageBus | undefined;
@@ -141,6 +146,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       watermarks,
       sources: connectors,
       newSender: () => new ServiceBusService({ bus: busForSenders, queues: settings.queues }),
+      queueDepth: async (queue) => (await busForSenders.counts(queue)).active,
+      runSettings,
       queues: settings.queues,
       clock,
       metrics,

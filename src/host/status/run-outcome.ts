@@ -6,13 +6,14 @@ export type RunEnding = Pick<JobRunResult, 'outcome' | 'retryAt' | 'stoppedEarly
 /**
  * A run's outcome as a reader needs it, for `highwater runs` and the status page: a failed run
  * says when the timer tries the job again (failure backoff), a run cut by the time budget that it
- * stopped there (the next tick continues it), and a run that never recorded its end that it was
+ * stopped there (the next tick continues it), one stopped by a full queue (backpressure), and a run that never recorded its end that it was
  * interrupted — all three are otherwise only visible in `--json`.
  */
 export function runOutcomeText(run: RunEnding): string {
   if (run.interrupted) return 'Interrupted';
   if (run.outcome === 'Failed') return run.retryAt ? `Failed (retrying at ${formatUtc(run.retryAt)})` : 'Failed';
   if (run.stoppedEarly === 'timeBudget') return 'Stopped (time budget)';
+  if (run.stoppedEarly === 'backpressure') return 'Stopped (backpressure)';
   return run.outcome;
 }
 

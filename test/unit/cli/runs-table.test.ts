@@ -24,10 +24,11 @@ describe('highwater runs output', () => {
         run({ outcome: 'Failed', error: 'boom', retryAt: new Date('2026-06-01T10:05:00.000Z') }),
         run({ outcome: 'Failed', error: 'boom' }),
         run({ stoppedEarly: 'timeBudget' }),
+        run({ stoppedEarly: 'backpressure' }),
         run({ outcome: 'Failed', interrupted: true, error: 'the run did not record its end' }),
         run({}),
       ]),
-    ).toEqual(['Failed (retrying at 2026-06-01 10:05:00Z)', 'Failed', 'Stopped (time budget)', 'Interrupted', 'Succeeded']);
+    ).toEqual(['Failed (retrying at 2026-06-01 10:05:00Z)', 'Failed', 'Stopped (time budget)', 'Stopped (backpressure)', 'Interrupted', 'Succeeded']);
   });
 
   it('names the job `job` in JSON, keeps `jobName` as an alias, and writes retryAt as ISO text', () => {

@@ -71,7 +71,7 @@ describe('failure backoff when run state cannot be written', () => {
       clock,
       metrics: { track: () => undefined },
       log: { info: () => undefined, warn: (m: string) => void warnings.push(m), error: () => undefined },
-      runSettings: { checkpointIntervalMs: 5_000, retryBaseMs: 30_000, retryMaxMs: 30 * 60_000 },
+      runSettings: { checkpointIntervalMs: 5_000, retryBaseMs: 30_000, retryMaxMs: 30 * 60_000, queueDepthLimit: 0 },
     } as unknown as DetectionDependencies;
     return { service: new ProcessJobsForRetrievalInOrderService(deps), clock, faults, warnings, reads: () => reads, watermarks };
   }
