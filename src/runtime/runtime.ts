@@ -29,6 +29,7 @@ import { openTableStorage } from '../storage/table-client-factory';
 import type { TableStorage } from '../storage/table-store';
 import { consoleLogger, type Logger } from '../telemetry/logger';
 import { InMemoryMetrics, type Metrics } from '../telemetry/metrics';
+import { PushService } from '../push/push-service';
 import { configLookup } from './config-lookup';
 
 export interface RuntimeOptions {
@@ -90,6 +91,8 @@ export interface Runtime {
   readonly appliedVersions: AppliedVersionStore;
   /** ExecuteJob runs that outlast the request's wait (`GET runs/{id}`). */
   readonly acceptedRuns: RunTracker;
+  /** Pushed notifications → the job's queue messages (`POST hooks/{job}`, the Dataverse queue). */
+  readonly push: PushService;
   readonly clock: Clock;
   readonly log: Logger;
   readonly metrics: Metrics;
@@ -175,6 +178,15 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       appliedVersions,
       lockRenewalMs: options.lockRenewalMs,
     });
+    const push = new PushService({
+      config: { ...lookup, jobs: () => (init.isInitialized ? init.config.jobs : []) },
+      bus,
+      queues: settings.queues,
+      clock,
+      env,
+      log,
+      requestPoll: (job) => watermarks.markDue(job.name),
+    });
     const ownedBus = options.bus ? undefined : bus;
     return {
       settings,
@@ -192,6 +204,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       appliedHashes,
       appliedVersions,
       acceptedRuns,
+      push,
       clock,
       log,
       metrics,

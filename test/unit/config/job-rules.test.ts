@@ -89,4 +89,41 @@ describe('job rules', () => {
       expect(jobIssues({ softDelete: { field: 'deleted', op: 'eq', value: true } })).toEqual([]);
     });
   });
+  describe('push', () => {
+    it('accepts a generic and a dataverse push block with its defaults', () => {
+      expect(jobIssues({ skipOutdatedMessages: true, push: { secret: 'HOOK_SECRET', clientState: 'HOOK_STATE' } })).toEqual([]);
+      expect(jobIssues({ skipOutdatedMessages: true, push: { format: 'dataverse', organizationId: '4ef5b371-e89e-e711-8122-000d3aa2331c', imageMissingIsNull: true } })).toEqual([]);
+    });
+
+    it('requires skipOutdatedMessages, since a pushed copy can arrive after a newer polled one', () => {
+      expect(jobIssues({ push: {} })).toEqual([
+        'jobs: jobs[1].skipOutdatedMessages: must be true when push is set (a pushed change can arrive after a newer one of its record was polled and applied)',
+      ]);
+    });
+
+    it('names a secret that is typed in instead of its app setting, without echoing it', () => {
+      expect(jobIssues({ skipOutdatedMessages: true, push: { secret: 'hunter2!' } })).toEqual([
+        'jobs: jobs[1].push.secret: must be the name of an app setting / environment variable (letters, digits and _, not starting with a digit), not the secret itself',
+      ]);
+    });
+
+    it('keeps each format to its own options and checks the limits', () => {
+      expect(jobIssues({ skipOutdatedMessages: true, push: { format: 'dataverse', clientState: 'X' } })).toEqual(['jobs: jobs[1].push.clientState: only allowed when format is generic']);
+      expect(jobIssues({ skipOutdatedMessages: true, push: { organizationId: '4ef5b371-e89e-e711-8122-000d3aa2331c' } })).toEqual([
+        'jobs: jobs[1].push.organizationId: only allowed when format is dataverse',
+      ]);
+      expect(jobIssues({ skipOutdatedMessages: true, push: { format: 'dataverse', organizationId: 'org' } })).toEqual([
+        "jobs: jobs[1].push.organizationId: expected a GUID (the environment's organization id)",
+      ]);
+      expect(jobIssues({ skipOutdatedMessages: true, push: { maxAgeSeconds: 0 } })).toEqual(['jobs: jobs[1].push.maxAgeSeconds: must be at least 1']);
+      expect(jobIssues({ skipOutdatedMessages: true, push: { format: 'sap' } })).toEqual(['jobs: jobs[1].push.format: expected one of "generic", "dataverse"; got "sap"']);
+      expect(jobIssues({ skipOutdatedMessages: true, push: { secrt: 'X' } })).toEqual(['jobs: jobs[1].push.secrt: unknown property; did you mean secret?']);
+    });
+
+    it('is only for NewUpdate jobs', () => {
+      expect(jobIssues({ skipOutdatedMessages: true, action: 'Delete', push: {} })).toEqual([
+        'jobs: jobs[1].push: only allowed when action is NewUpdate (a pushed delete becomes a Delete message of the same job)',
+      ]);
+    });
+  });
 });

@@ -1,0 +1,58 @@
+import { z } from 'zod';
+import { ENV_VAR_NAME } from './connection-schema';
+import { documented } from './schema-common';
+
+/** Default of `push.maxAgeSeconds`: the bus's duplicate detection window (10 minutes). */
+export const DEFAULT_PUSH_MAX_AGE_SECONDS = 600;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function settingName(description: string) {
+  return documented(
+    z.string().regex(ENV_VAR_NAME, {
+      // The value may be the secret itself, typed into the wrong place: never echo it.
+      message: 'must be the name of an app setting / environment variable (letters, digits and _, not starting with a digit), not the secret itself',
+    }),
+    description,
+  );
+}
+
+/** A job's `push` block: how changes pushed to `POST /api/hooks/{job}` are checked and read. */
+export const pushSchema = documented(
+  z
+    .strictObject({
+      format: documented(
+        z.enum(['generic', 'dataverse']).default('generic'),
+        "Body of a notification: generic (Highwater's own: { sentAt, changes: [{ action, record }] }) or dataverse (a RemoteExecutionContext from a webhook or Service Bus service endpoint). Default generic.",
+      ),
+      secret: settingName(
+        'App setting holding the shared secret the local host checks: header x-highwater-key, or x-highwater-signature: sha256=<hex HMAC-SHA256 of the body>. The Functions app checks its function key instead.',
+      ).optional(),
+      clientState: settingName("generic only: app setting holding the value the body's clientState must equal.").optional(),
+      organizationId: documented(
+        z.string().regex(UUID, { message: 'expected a GUID (the environment\'s organization id)' }).optional(),
+        "dataverse only: the OrganizationId every context must carry (the environment's id).",
+      ),
+      maxAgeSeconds: documented(
+        z.number().int().min(1).max(86_400).default(DEFAULT_PUSH_MAX_AGE_SECONDS),
+        'Notifications sent longer ago than this are refused as replays (400). Default 600 (the duplicate detection window).',
+      ),
+      imageMissingIsNull: documented(
+        z.boolean().default(false),
+        'dataverse only: a mapped column missing from the post-image is null (the image holds every mapped column; Dataverse leaves null columns out). Default false: a poll of the job is asked for instead.',
+      ),
+    })
+    .superRefine((push, ctx) => {
+      if (push.format !== 'generic' && push.clientState !== undefined) {
+        ctx.addIssue({ code: 'custom', path: ['clientState'], message: 'only allowed when format is generic' });
+      }
+      if (push.format !== 'dataverse' && push.organizationId !== undefined) {
+        ctx.addIssue({ code: 'custom', path: ['organizationId'], message: 'only allowed when format is dataverse' });
+      }
+      if (push.format !== 'dataverse' && push.imageMissingIsNull) {
+        ctx.addIssue({ code: 'custom', path: ['imageMissingIsNull'], message: 'only allowed when format is dataverse' });
+      }
+    }),
+  'Changes pushed to POST /api/hooks/{job} besides the schedule. A pushed change never moves the watermark; the poll stays the safety net.',
+  'Push',
+);

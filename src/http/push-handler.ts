@@ -1,0 +1,45 @@
+import { errorMessage } from '../platform/errors';
+import { PushRejection } from '../push/push-reading';
+import type { PushService } from '../push/push-service';
+import { safeErrorText } from '../bus/message-properties';
+import { httpError, type HttpInput, type HttpOutput } from './http-types';
+
+/** Route of the push endpoint below `/api/`: the Functions app's ReceivePush and the local host serve it. */
+export const PUSH_ROUTE = 'hooks/{job}';
+
+export interface PushHandlerOptions {
+  /** True on the Functions app: the host checked the function key, so no shared secret is asked for. */
+  hostAuthenticated: boolean;
+}
+
+/**
+ * `POST hooks/{job}`: a notification of changes. 202 once its messages are on the bus (and a
+ * poll it asks for is stored), with what was sent; 400 naming the parameter that is missing or
+ * wrong (its JSON path), or a notification older than the job's `push.maxAgeSeconds`; 401 a
+ * wrong secret, client state or organization; 404 an unknown job or one without `push`; 413 a
+ * body over 1 MB; 503 when the configuration, the bus or the tables cannot be reached (the
+ * sender retries; nothing was accepted). A refused notification changes nothing.
+ */
+export async function pushHandler(runtime: { push: Pick<PushService, 'receive'> }, input: HttpInput, options: PushHandlerOptions): Promise<HttpOutput> {
+  const job = input.params.job ?? '';
+  try {
+    const outcome = await runtime.push.receive(job, { body: input.body, headers: input.headers, hostAuthenticated: options.hostAuthenticated });
+    return { status: 202, body: { accepted: true, ...outcome } };
+  } catch (err) {
+    return failure(err);
+  }
+}
+
+/** `GET hooks/{job}`: the job's notification contract (parameters and their JSON paths, authentication, limits). */
+export async function pushContractHandler(runtime: { push: Pick<PushService, 'contract'> }, input: HttpInput): Promise<HttpOutput> {
+  try {
+    return { status: 200, body: await runtime.push.contract(input.params.job ?? '') };
+  } catch (err) {
+    return failure(err);
+  }
+}
+
+function failure(err: unknown): HttpOutput {
+  if (err instanceof PushRejection) return httpError(err.status, err.code, err.message);
+  return httpError(503, 'PushUnavailable', `the notification was not accepted: ${safeErrorText(errorMessage(err))}`);
+}
