@@ -1,0 +1,142 @@
+import { Command } from 'commander';
+import { asContext } from '../../../functions/ReceiveDataverseEvents';
+import { registerPushCommands } from '../../../src/cli/commands/push';
+import { pushHandler } from '../../../src/http/push-handler';
+import type { HttpOutput } from '../../../src/http/http-types';
+import type { Runtime } from '../../../src/runtime/runtime';
+import { dataverseEvent } from '../../unit/connectors/dataverse/dataverse-events';
+import { createSyncFixture, type SyncFixture } from '../../support/sync-fixture';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+/**
+ * Dataverse events in, by both routes, on a real runtime (SQLite target, local bus, Azurite):
+ * the webhook (`POST hooks/{job}` with a RemoteExecutionContext body) and the Service Bus queue
+ * handler (the Functions trigger's, also behind `highwater push dataverse-file`). The bodies are
+ * serialized as Dataverse posts them (test/unit/connectors/dataverse/events).
+ */
+const SECRET = 'dataverse-hook-secret';
+const ORG = '4ef5b371-e89e-e711-8122-000d3aa2331c';
+const ACCOUNT = 'a1b2c3d4-0000-4000-8000-000000000001';
+
+let fx: SyncFixture;
+
+beforeEach(async () => {
+  fx = await createSyncFixture({ env: { DV_HOOK_SECRET: SECRET } }, (config) => {
+    (config.mappings as unknown[]).push({
+      name: 'dv-account-to-customer',
+      source: { entity: 'account', key: ['accountid'] },
+      target: { entity: 'customers', key: ['crm_id'] },
+      fields: [
+        { target: 'crm_id', source: 'accountid' },
+        { target: 'name', source: 'name', operations: [{ op: 'upper' }] },
+        { target: 'city', source: 'address1_city', operations: [{ op: 'trim' }] },
+        { target: 'modified_at', source: 'modifiedon' },
+      ],
+    });
+    (config.jobs as unknown[]).push({
+      name: 'dv-accounts',
+      schedule: '0 0 * * * *',
+      source: 'crm',
+      target: 'erp',
+      mapping: 'dv-account-to-customer',
+      watermark: { type: 'datetime', field: 'modifiedon' },
+      skipOutdatedMessages: true,
+      push: { format: 'dataverse', secret: 'DV_HOOK_SECRET', organizationId: ORG },
+    });
+  });
+});
+
+afterEach(async () => {
+  await fx.close();
+});
+
+/** A context as the webhook posts it now (Dataverse stamps OperationCreatedOn when the operation runs). */
+function fresh(name: string, patch: Record<string, unknown> = {}): string {
+  return JSON.stringify({ ...dataverseEvent(name), OperationCreatedOn: `/Date(${Date.now()}+0000)/`, ...patch });
+}
+
+function webhook(body: string, headers: Record<string, string> = { 'x-highwater-key': SECRET }): Promise<HttpOutput> {
+  return pushHandler(fx.runtime, { method: 'POST', params: { job: 'dv-accounts' }, query: new URLSearchParams(), body, headers }, { hostAuthenticated: false });
+}
+
+const customers = () => fx.erp.prepare('SELECT crm_id, name, city, modified_at FROM customers').all();
+const errorOf = (out: HttpOutput) => (out.body as { error: { code: string; message: string } }).error;
+const queued = async () => (await fx.runtime.bus.counts(fx.settings.queues.work.normal)).active;
+
+describe('Dataverse webhook (POST hooks/{job})', () => {
+  it('Create with a post-image upserts the row; Delete deletes it by id', async () => {
+    const created = await webhook(fresh('create-account-post-image'));
+    expect(created.status).toBe(202);
+    expect(created.body).toMatchObject({ sent: 1, queue: 'sbqnormal' });
+    await fx.drain();
+    expect(customers()).toEqual([{ crm_id: ACCOUNT, name: 'CONTOSO LTD', city: 'Redmond', modified_at: '2025-12-06T00:00:00.000Z' }]);
+    expect((await webhook(fresh('delete-account'))).status).toBe(202);
+    await fx.drain();
+    expect(customers()).toEqual([]);
+  });
+
+  it('an Update whose image Dataverse removed for size asks for a poll of the job instead of writing half a row', async () => {
+    const out = await webhook(fresh('update-account-size-exceeded'));
+    expect(out.status).toBe(202);
+    expect(out.body).toMatchObject({ sent: 0, pollRequested: `Update of account ${ACCOUNT} carries no post-image: the job is polled` });
+    expect(await queued()).toBe(0);
+    expect((await fx.runtime.jobs.getJobsToRun(new Date())).map((j) => j.name)).toContain('dv-accounts');
+  });
+
+  it('an image that lacks a mapped column asks for a poll too (Dataverse leaves null columns out of images)', async () => {
+    const context = JSON.parse(fresh('create-account-post-image')) as { PostEntityImages: Array<{ value: { Attributes: Array<{ key: string }> } }> };
+    const image = context.PostEntityImages[0].value;
+    image.Attributes = image.Attributes.filter((a) => a.key !== 'address1_city');
+    const out = await webhook(JSON.stringify(context));
+    expect(out.body).toMatchObject({ sent: 0, pollRequested: 'the post-image lacks address1_city: the job is polled' });
+  });
+
+  it.each([
+    ['another organization', () => fresh('create-account-post-image', { OrganizationId: '00000000-0000-0000-0000-000000000001' }), 401, 'Unauthorized', '$.OrganizationId: 00000000-0000-0000-0000-000000000001 is not the job\'s push.organizationId'],
+    ['another table', () => fresh('update-contact-webhook'), 400, 'BadNotification', '$.PrimaryEntityName: "contact" is not the table of job "dv-accounts" ("account")'],
+    ['another message', () => fresh('delete-account', { MessageName: 'Assign' }), 400, 'BadNotification', '$.MessageName: "Assign" is not Create, Update or Delete'],
+    ['no id', () => fresh('delete-account', { PrimaryEntityId: undefined }), 400, 'BadNotification', '$.PrimaryEntityId: missing'],
+    ['a replayed context', () => JSON.stringify(dataverseEvent('create-account-post-image')), 400, 'NotificationExpired', '$.OperationCreatedOn: sent at 2025-12-06T00:00:00.000Z, over 600 s ago (push.maxAgeSeconds): refused as a replay'],
+  ])('refuses %s and changes nothing', async (_what, body, status, code, message) => {
+    const out = await webhook(body());
+    expect(out.status).toBe(status);
+    expect(errorOf(out)).toEqual({ code, message });
+    expect(await queued()).toBe(0);
+    expect((await fx.runtime.watermarks.getAllWatermarks()).size).toBe(0);
+  });
+});
+
+describe('Dataverse Service Bus queue (the Functions trigger and highwater push dataverse-file)', () => {
+  it('takes the context as the trigger hands it over (parsed, text with a byte order mark, bytes), without a replay check', async () => {
+    const context = dataverseEvent('create-account-post-image');
+    const text = `\ufeff${JSON.stringify(context)}`;
+    for (const body of [context, text, Buffer.from(text, 'utf8')]) {
+      const outcomes = await fx.runtime.push.receiveDataverseEvent(asContext(body));
+      expect(outcomes).toEqual([expect.objectContaining({ job: 'dv-accounts', sent: 1 })]);
+    }
+    // Three copies of one change: one message id, so the bus keeps one.
+    expect(await queued()).toBe(1);
+    await fx.drain();
+    expect(customers()).toEqual([{ crm_id: ACCOUNT, name: 'CONTOSO LTD', city: 'Redmond', modified_at: '2025-12-06T00:00:00.000Z' }]);
+  });
+
+  it('refuses a context of a table no job takes (the trigger then leaves it to the queue’s dead-letter)', async () => {
+    await expect(fx.runtime.push.receiveDataverseEvent(dataverseEvent('update-contact-webhook'))).rejects.toThrow(
+      '$.PrimaryEntityName: no job with push.format dataverse reads table "contact"',
+    );
+    expect(await queued()).toBe(0);
+  });
+
+  it('highwater push dataverse-file sends the file through the same handler', async () => {
+    const file = path.join(fx.dir, 'delete.json');
+    writeFileSync(file, JSON.stringify(dataverseEvent('delete-account')));
+    const printed: string[] = [];
+    const program = new Command().exitOverride();
+    const runtime: Runtime = { ...fx.runtime, close: async () => {} };
+    registerPushCommands(program, { settings: () => fx.settings, openRuntime: async () => runtime, print: (l) => printed.push(l), notice: () => {} });
+    await program.parseAsync(['node', 'highwater', 'push', 'dataverse-file', file]);
+    expect(printed).toEqual(['job dv-accounts: sent 1 to sbqnormal']);
+    expect(await queued()).toBe(1);
+  });
+});
