@@ -1,8 +1,6 @@
 import { app, type InvocationContext } from '@azure/functions';
+import { DATAVERSE_EVENTS_QUEUE_SETTING } from '../src/push/push-settings';
 import { getRuntime } from './runtime-instance';
-
-/** App setting naming the Service Bus queue a Dataverse service endpoint posts to; the function exists only when it is set. */
-export const DATAVERSE_EVENTS_QUEUE_SETTING = 'HIGHWATER_DATAVERSE_EVENTS_QUEUE';
 
 /**
  * One `RemoteExecutionContext` from the queue a Dataverse service endpoint (contract Queue,
@@ -25,6 +23,8 @@ export function asContext(message: unknown): unknown {
   return message;
 }
 
+// Registered only when the setting names a queue: an unresolvable %setting% would put the
+// function in error on every app that does not take Dataverse events.
 if (process.env[DATAVERSE_EVENTS_QUEUE_SETTING]) {
   app.serviceBusQueue('ReceiveDataverseEvents', {
     connection: 'ServiceBusConnection',

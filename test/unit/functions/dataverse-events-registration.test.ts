@@ -2,6 +2,8 @@
  * The Dataverse queue function is registered only when `HIGHWATER_DATAVERSE_EVENTS_QUEUE` names
  * the queue (an unresolvable `%setting%` would put the function in error on every host).
  */
+export {};
+
 interface Registered {
   name: string;
   bindings: Record<string, Record<string, unknown>>;
