@@ -2,9 +2,6 @@ import { z } from 'zod';
 import { ENV_VAR_NAME } from './connection-schema';
 import { documented } from './schema-common';
 
-/** Default of `push.maxAgeSeconds`: the bus's duplicate detection window (10 minutes). */
-export const DEFAULT_PUSH_MAX_AGE_SECONDS = 600;
-
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function settingName(description: string) {
@@ -22,20 +19,23 @@ export const pushSchema = documented(
   z
     .strictObject({
       format: documented(
-        z.enum(['generic', 'dataverse']).default('generic'),
-        "Body of a notification: generic (Highwater's own: { sentAt, changes: [{ action, record }] }) or dataverse (a RemoteExecutionContext from a webhook or Service Bus service endpoint). Default generic.",
+        z.enum(['generic', 'dataverse', 'businesscentral']).default('generic'),
+        "Body of a notification: generic (Highwater's own: { sentAt, changes: [{ action, record }] }), dataverse (a RemoteExecutionContext from a webhook or Service Bus service endpoint) or businesscentral (webhook notifications of a subscription Highwater keeps). Default generic.",
       ),
       secret: settingName(
         'App setting holding the shared secret the local host checks: header x-highwater-key, or x-highwater-signature: sha256=<hex HMAC-SHA256 of the body>. The Functions app checks its function key instead.',
       ).optional(),
-      clientState: settingName("generic only: app setting holding the value the body's clientState must equal.").optional(),
+      clientState: settingName("generic and businesscentral: app setting holding the value each notification's clientState must equal (Business Central: sent when subscribing).").optional(),
+      notificationUrl: settingName(
+        'businesscentral only (required): app setting holding the public URL Business Central posts to, e.g. https://<app>/api/hooks/<job>?code=<function key>.',
+      ).optional(),
       organizationId: documented(
         z.string().regex(UUID, { message: 'expected a GUID (the environment\'s organization id)' }).optional(),
         "dataverse only: the OrganizationId every context must carry (the environment's id).",
       ),
       maxAgeSeconds: documented(
-        z.number().int().min(1).max(86_400).default(DEFAULT_PUSH_MAX_AGE_SECONDS),
-        'Notifications sent longer ago than this are refused as replays (400). Default 600 (the duplicate detection window).',
+        z.number().int().min(1).max(172_800).optional(),
+        'Notifications sent longer ago than this are refused as replays (400). Default 600 (the duplicate detection window); businesscentral 129600 (36 h, how long Business Central retries).',
       ),
       imageMissingIsNull: documented(
         z.boolean().default(false),
@@ -43,8 +43,14 @@ export const pushSchema = documented(
       ),
     })
     .superRefine((push, ctx) => {
-      if (push.format !== 'generic' && push.clientState !== undefined) {
-        ctx.addIssue({ code: 'custom', path: ['clientState'], message: 'only allowed when format is generic' });
+      if (push.format === 'dataverse' && push.clientState !== undefined) {
+        ctx.addIssue({ code: 'custom', path: ['clientState'], message: 'only allowed when format is generic or businesscentral' });
+      }
+      if (push.format === 'businesscentral' && push.notificationUrl === undefined) {
+        ctx.addIssue({ code: 'custom', path: ['notificationUrl'], message: 'required when format is businesscentral (the URL subscriptions are created with)' });
+      }
+      if (push.format !== 'businesscentral' && push.notificationUrl !== undefined) {
+        ctx.addIssue({ code: 'custom', path: ['notificationUrl'], message: 'only allowed when format is businesscentral' });
       }
       if (push.format !== 'dataverse' && push.organizationId !== undefined) {
         ctx.addIssue({ code: 'custom', path: ['organizationId'], message: 'only allowed when format is dataverse' });

@@ -13,17 +13,23 @@ export interface PushHandlerOptions {
 }
 
 /**
- * `POST hooks/{job}`: a notification of changes. 202 once its messages are on the bus (and a
+ * `POST hooks/{job}`: a notification of changes; with `?validationToken=…`, Business Central's
+ * subscription handshake, answered 200 with the token as plain text. 202 once its messages are on the bus (and a
  * poll it asks for is stored), with what was sent; 400 naming the parameter that is missing or
  * wrong (its JSON path), or a notification older than the job's `push.maxAgeSeconds`; 401 a
  * wrong secret, client state or organization; 404 an unknown job or one without `push`; 413 a
  * body over 1 MB; 503 when the configuration, the bus or the tables cannot be reached (the
  * sender retries; nothing was accepted). A refused notification changes nothing.
  */
-export async function pushHandler(runtime: { push: Pick<PushService, 'receive'> }, input: HttpInput, options: PushHandlerOptions): Promise<HttpOutput> {
+export async function pushHandler(runtime: { push: Pick<PushService, 'receive' | 'handshake'> }, input: HttpInput, options: PushHandlerOptions): Promise<HttpOutput> {
   const job = input.params.job ?? '';
+  const request = { body: input.body, headers: input.headers, hostAuthenticated: options.hostAuthenticated, query: input.query };
   try {
-    const outcome = await runtime.push.receive(job, { body: input.body, headers: input.headers, hostAuthenticated: options.hostAuthenticated });
+    // Business Central's handshake on creating or renewing a subscription: the token back, as text.
+    if (input.query.has('validationToken')) {
+      return { status: 200, body: await runtime.push.handshake(job, request), headers: { 'content-type': 'text/plain; charset=utf-8' } };
+    }
+    const outcome = await runtime.push.receive(job, request);
     return { status: 202, body: { accepted: true, ...outcome } };
   } catch (err) {
     return failure(err);

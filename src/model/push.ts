@@ -4,12 +4,13 @@
  * the same change tracker), so pushed and polled copies of one change are dropped as duplicates
  * by the bus or coalesced by the processor.
  */
-export type PushFormat = 'generic' | 'dataverse';
+export type PushFormat = 'generic' | 'dataverse' | 'businesscentral';
 
 export interface PushSpec {
   /**
    * `generic`: Highwater's own notification body (`{ sentAt, changes: [{ action, record }] }`);
-   * `dataverse`: a Dataverse `RemoteExecutionContext` (webhook or Service Bus service endpoint).
+   * `dataverse`: a Dataverse `RemoteExecutionContext` (webhook or Service Bus service endpoint);
+   * `businesscentral`: Business Central webhook notifications of a subscription Highwater keeps.
    * Default `generic`.
    */
   format: PushFormat;
@@ -19,19 +20,39 @@ export interface PushSpec {
    * The Functions app checks its function key instead. Without it the local host refuses pushes.
    */
   secret?: string;
-  /** `generic` only: app setting holding the value the body's `clientState` must equal. */
+  /**
+   * `generic` and `businesscentral`: app setting holding the value each notification's
+   * `clientState` must equal (Business Central: sent when subscribing).
+   */
   clientState?: string;
+  /**
+   * `businesscentral` only: app setting holding the public URL of this job's push endpoint, as
+   * Business Central calls it (`https://<app>/api/hooks/<job>?code=<function key>`).
+   */
+  notificationUrl?: string;
   /** `dataverse` only: the organization (environment) id the context's `OrganizationId` must equal. */
   organizationId?: string;
   /**
-   * Notifications sent longer ago than this are refused as replays (400). Default 600 s: the
-   * bus's duplicate detection window, within which a replayed notification's messages are dropped.
+   * Notifications sent longer ago than this are refused as replays (400). Default 600 s (the bus's
+   * duplicate detection window, within which a replayed notification's messages are dropped);
+   * `businesscentral` 129 600 s (36 h, how long Business Central retries a notification; its
+   * notifications carry only ids, and the record is read as it is now, so a replay does no harm).
    */
-  maxAgeSeconds: number;
+  maxAgeSeconds?: number;
   /**
    * `dataverse` only: a post-image lacks the columns that are null (Dataverse leaves them out),
    * so a mapped column missing from the image is read as null. Set it when the image is registered
    * with every mapped column. Default false: a missing column asks for a poll instead.
    */
   imageMissingIsNull: boolean;
+}
+
+/** Default of `push.maxAgeSeconds`: the bus's duplicate detection window (10 minutes). */
+export const DEFAULT_PUSH_MAX_AGE_SECONDS = 600;
+/** Default of `push.maxAgeSeconds` for Business Central: how long it retries a notification (36 h). */
+export const BC_PUSH_MAX_AGE_SECONDS = 36 * 3600;
+
+/** The replay window of a job's pushes, in seconds: `push.maxAgeSeconds`, or its format's default. */
+export function pushMaxAgeSeconds(push: Pick<PushSpec, 'format' | 'maxAgeSeconds'>): number {
+  return push.maxAgeSeconds ?? (push.format === 'businesscentral' ? BC_PUSH_MAX_AGE_SECONDS : DEFAULT_PUSH_MAX_AGE_SECONDS);
 }

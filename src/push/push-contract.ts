@@ -1,4 +1,5 @@
 import type { Job } from '../model/job';
+import { pushMaxAgeSeconds } from '../model/push';
 import type { Mapping } from '../model/mapping';
 
 /** Most changes one generic notification may carry; more is a storm the sender should flag with `tooManyChanges`. */
@@ -38,11 +39,11 @@ export function pushContract(job: Job, mapping: Mapping): Record<string, unknown
   if (!push) return {};
   const auth = {
     localHost: push.secret
-      ? `header x-highwater-key: <value of app setting ${push.secret}>, or x-highwater-signature: sha256=<hex HMAC-SHA256 of the raw body with that value>`
+      ? `header x-highwater-key: <value of app setting ${push.secret}>, x-highwater-signature: sha256=<hex HMAC-SHA256 of the raw body with that value>, or query code=<that value>`
       : 'refused: push.secret is not set',
     functionsApp: 'function key (query code=… or header x-functions-key)',
   };
-  const common = { job: job.name, format: push.format, method: 'POST', route: `/api/hooks/${job.name}`, authentication: auth, maxBodyBytes: MAX_PUSH_BODY_BYTES, maxAgeSeconds: push.maxAgeSeconds };
+  const common = { job: job.name, format: push.format, method: 'POST', route: `/api/hooks/${job.name}`, authentication: auth, maxBodyBytes: MAX_PUSH_BODY_BYTES, maxAgeSeconds: pushMaxAgeSeconds(push) };
   if (push.format === 'dataverse') {
     return {
       ...common,
@@ -52,8 +53,21 @@ export function pushContract(job: Job, mapping: Mapping): Record<string, unknown
         { path: '$.PrimaryEntityName', required: 'always', description: `must be "${mapping.source.entity}"` },
         { path: '$.PrimaryEntityId', required: 'always', description: `the row's id: the source key ${mapping.source.key.join(', ')}` },
         { path: '$.OrganizationId', required: 'always', description: push.organizationId ? `must be ${push.organizationId}` : "the environment's id (not checked: push.organizationId is not set)" },
-        { path: '$.OperationCreatedOn', required: 'always', description: `/Date(ms)/, within the last ${push.maxAgeSeconds} s; the change tracker when the image has no ${job.watermark.field}` },
+        { path: '$.OperationCreatedOn', required: 'always', description: `/Date(ms)/, within the last ${pushMaxAgeSeconds(push)} s; the change tracker when the image has no ${job.watermark.field}` },
         { path: '$.PostEntityImages[0].value.Attributes', required: 'upsert', description: `a post-image with ${upsertColumns(job, mapping).join(', ')}; without it the job is polled` },
+      ] satisfies PushParameter[],
+    };
+  }
+  if (push.format === 'businesscentral') {
+    return {
+      ...common,
+      body: "Business Central webhook notifications of this job's subscription ({ value: [...] }); ?validationToken=… is its handshake, answered 200 with the token as text/plain",
+      parameters: [
+        { path: '$.value', required: 'always', description: 'one or more notifications' },
+        { path: '$.value[*].clientState', required: push.clientState ? 'always' : 'no', description: push.clientState ? `must equal app setting ${push.clientState}` : 'not checked: push.clientState is not set' },
+        { path: '$.value[*].changeType', required: 'always', description: 'created or updated (the record is read by id), deleted (deleted by id), collection (the job is polled)' },
+        { path: '$.value[*].resource', required: 'always', description: `…/${mapping.source.entity}(<id>); the source key ${mapping.source.key.join(', ')} is that id` },
+        { path: '$.value[*].lastModifiedDateTime', required: 'always', description: `within the last ${pushMaxAgeSeconds(push)} s; the change tracker of a delete` },
       ] satisfies PushParameter[],
     };
   }
@@ -62,7 +76,7 @@ export function pushContract(job: Job, mapping: Mapping): Record<string, unknown
   return {
     ...common,
     parameters: [
-      { path: '$.sentAt', required: 'always', description: `ISO 8601 time the notification was sent, within the last ${push.maxAgeSeconds} s` },
+      { path: '$.sentAt', required: 'always', description: `ISO 8601 time the notification was sent, within the last ${pushMaxAgeSeconds(push)} s` },
       ...(push.clientState ? [{ path: '$.clientState', required: 'always', description: `must equal app setting ${push.clientState}` } satisfies PushParameter] : []),
       { path: '$.tooManyChanges', required: 'no', description: 'true: too many changes to list; the job is polled' },
       { path: '$.changes', required: 'always', description: `1 to ${MAX_CHANGES_PER_NOTIFICATION} changes (may be empty with tooManyChanges)` },

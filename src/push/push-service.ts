@@ -6,10 +6,13 @@ import { type Job, JobActionType } from '../model/job';
 import type { Mapping } from '../model/mapping';
 import type { QueueMessage } from '../model/queue-message';
 import { parseWatermarkType, WatermarkValue } from '../model/watermark-value';
+import { pushMaxAgeSeconds } from '../model/push';
 import type { Clock } from '../platform/clock';
 import { errorMessage } from '../platform/errors';
 import type { QueueNames } from '../platform/queue-topology';
 import type { Logger } from '../telemetry/logger';
+import type { BusinessCentralPushClient } from '../../connectors/businesscentral/bc-push-client';
+import { readBusinessCentralNotification } from './bc-notification';
 import { readDataverseNotification } from './dataverse-notification';
 import { readGenericNotification } from './generic-notification';
 import { checkSharedSecret } from './push-auth';
@@ -38,7 +41,12 @@ export interface PushServiceDeps {
    * "too many changes", or a record not carried in full). @throws when that cannot be stored.
    */
   requestPoll(job: Job): Promise<void>;
+  /** The Business Central client of a connection (format businesscentral reads records by id). @throws ConfigError for a connection that is not one. */
+  businessCentral(connectionName: string): BusinessCentralPushClient;
 }
+
+/** Longest `validationToken` echoed in a handshake. */
+const MAX_VALIDATION_TOKEN = 2048;
 
 /** A notification as a host received it. */
 export interface PushRequest {
@@ -47,6 +55,8 @@ export interface PushRequest {
   headers: Record<string, string | undefined>;
   /** True when the host authenticated the caller already (the Functions app's function key). */
   hostAuthenticated: boolean;
+  /** The query string (`code`, Business Central's `validationToken`). */
+  query?: URLSearchParams;
 }
 
 /** What an accepted notification did: messages sent (durably) and/or a poll asked for. */
@@ -92,13 +102,40 @@ export class PushService {
     if (Buffer.byteLength(request.body, 'utf8') > MAX_PUSH_BODY_BYTES) {
       throw new PushRejection(413, 'PayloadTooLarge', `body: over ${MAX_PUSH_BODY_BYTES} bytes`);
     }
-    if (!request.hostAuthenticated) checkSharedSecret(request.headers, request.body, push.secret, push.secret ? this.deps.env[push.secret] : undefined);
+    this.authenticate(job, request);
     const body = parseBody(request.body);
     const clientState = push.clientState === undefined ? undefined : (this.deps.env[push.clientState] ?? '');
     if (push.clientState !== undefined && clientState === '') throw new PushRejection(401, 'Unauthorized', `push.clientState: app setting ${push.clientState} is not set`);
-    const reading = push.format === 'dataverse' ? readDataverseNotification(body, job, mapping) : readGenericNotification(body, job, mapping, clientState);
-    this.checkAge(reading, push.maxAgeSeconds);
+    const reading =
+      push.format === 'dataverse'
+        ? readDataverseNotification(body, job, mapping)
+        : push.format === 'businesscentral'
+          ? await readBusinessCentralNotification(body, job, mapping, clientState, this.deps.businessCentral(job.source))
+          : readGenericNotification(body, job, mapping, clientState);
+    this.checkAge(reading, pushMaxAgeSeconds(push));
     return this.accept(job, mapping, reading);
+  }
+
+  /**
+   * Business Central's handshake: when it creates or renews a subscription it calls the
+   * notification URL with `?validationToken=…` and expects the token back as plain text, 200.
+   * Answered without touching the bus or the tables (it must be fast).
+   * @throws PushRejection 404 (unknown job, no push), 400 (not a businesscentral job, a token
+   *   that is empty or too long), 401 (shared secret, local host).
+   */
+  async handshake(jobName: string, request: PushRequest): Promise<string> {
+    const { job } = await this.pushJob(jobName);
+    if (job.push!.format !== 'businesscentral') throw new PushRejection(400, 'BadNotification', `validationToken: job "${job.name}" does not take Business Central notifications`);
+    this.authenticate(job, request);
+    const token = request.query?.get('validationToken') ?? '';
+    if (token === '' || token.length > MAX_VALIDATION_TOKEN) throw new PushRejection(400, 'BadNotification', `validationToken: expected 1 to ${MAX_VALIDATION_TOKEN} characters`);
+    return token;
+  }
+
+  private authenticate(job: Job, request: PushRequest): void {
+    if (request.hostAuthenticated) return;
+    const push = job.push!;
+    checkSharedSecret(request.headers, request.body, push.secret, push.secret ? this.deps.env[push.secret] : undefined, request.query);
   }
 
   /**

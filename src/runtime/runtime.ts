@@ -30,6 +30,8 @@ import type { TableStorage } from '../storage/table-store';
 import { consoleLogger, type Logger } from '../telemetry/logger';
 import { InMemoryMetrics, type Metrics } from '../telemetry/metrics';
 import { PushService } from '../push/push-service';
+import { SubscriptionKeeper } from '../push/subscription-keeper';
+import { businessCentralPushClients } from './business-central-push';
 import { configLookup } from './config-lookup';
 
 export interface RuntimeOptions {
@@ -93,6 +95,8 @@ export interface Runtime {
   readonly acceptedRuns: RunTracker;
   /** Pushed notifications → the job's queue messages (`POST hooks/{job}`, the Dataverse queue). */
   readonly push: PushService;
+  /** Business Central webhook subscriptions of the jobs that take its notifications (the renewal timer, the CLI). */
+  readonly subscriptions: SubscriptionKeeper;
   readonly clock: Clock;
   readonly log: Logger;
   readonly metrics: Metrics;
@@ -178,6 +182,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       appliedVersions,
       lockRenewalMs: options.lockRenewalMs,
     });
+    const bcClients = businessCentralPushClients(connectors);
     const push = new PushService({
       config: { ...lookup, jobs: () => (init.isInitialized ? init.config.jobs : []) },
       bus,
@@ -186,6 +191,14 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       env,
       log,
       requestPoll: (job) => watermarks.markDue(job.name),
+      businessCentral: bcClients,
+    });
+    const subscriptions = new SubscriptionKeeper({
+      config: { ...lookup, jobs: () => (init.isInitialized ? init.config.jobs : []) },
+      businessCentral: bcClients,
+      env,
+      clock,
+      log,
     });
     const ownedBus = options.bus ? undefined : bus;
     return {
@@ -205,6 +218,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       appliedVersions,
       acceptedRuns,
       push,
+      subscriptions,
       clock,
       log,
       metrics,

@@ -68,7 +68,7 @@ describe('POST /api/hooks/{job}', () => {
     const good = () => notification([account('A-3', 'Gamma', '2026-12-06T08:00:00.000Z')]);
     it.each([
       ['a wrong secret', () => post(good(), { 'x-highwater-key': 'guess' }), 401, 'Unauthorized', "x-highwater-key: does not match the job's push.secret"],
-      ['no secret', () => post(good(), {}), 401, 'Unauthorized', 'missing x-highwater-key or x-highwater-signature header'],
+      ['no secret', () => post(good(), {}), 401, 'Unauthorized', 'missing x-highwater-key or x-highwater-signature header (or code parameter)'],
       ['a signature of another body', () => post(good(), { 'x-highwater-signature': pushSignature('{}', SECRET) }), 401, 'Unauthorized', "x-highwater-signature: not the HMAC-SHA256 of the body with the job's push.secret"],
       ['a wrong clientState', () => post(notification([account('A-3', 'G', now())], { clientState: 'other' })), 401, 'Unauthorized', "$.clientState: does not match the job's push.clientState"],
       ['malformed JSON', () => post('{"sentAt": "2026-'), 400, 'BadNotification', 'body: not JSON (Unterminated string in JSON at position 17)'],

@@ -108,7 +108,7 @@ describe('job rules', () => {
     });
 
     it('keeps each format to its own options and checks the limits', () => {
-      expect(jobIssues({ skipOutdatedMessages: true, push: { format: 'dataverse', clientState: 'X' } })).toEqual(['jobs: jobs[1].push.clientState: only allowed when format is generic']);
+      expect(jobIssues({ skipOutdatedMessages: true, push: { format: 'dataverse', clientState: 'X' } })).toEqual(['jobs: jobs[1].push.clientState: only allowed when format is generic or businesscentral']);
       expect(jobIssues({ skipOutdatedMessages: true, push: { organizationId: '4ef5b371-e89e-e711-8122-000d3aa2331c' } })).toEqual([
         'jobs: jobs[1].push.organizationId: only allowed when format is dataverse',
       ]);
@@ -116,8 +116,19 @@ describe('job rules', () => {
         "jobs: jobs[1].push.organizationId: expected a GUID (the environment's organization id)",
       ]);
       expect(jobIssues({ skipOutdatedMessages: true, push: { maxAgeSeconds: 0 } })).toEqual(['jobs: jobs[1].push.maxAgeSeconds: must be at least 1']);
-      expect(jobIssues({ skipOutdatedMessages: true, push: { format: 'sap' } })).toEqual(['jobs: jobs[1].push.format: expected one of "generic", "dataverse"; got "sap"']);
+      expect(jobIssues({ skipOutdatedMessages: true, push: { format: 'sap' } })).toEqual(['jobs: jobs[1].push.format: expected one of "generic", "dataverse", "businesscentral"; got "sap"']);
       expect(jobIssues({ skipOutdatedMessages: true, push: { secrt: 'X' } })).toEqual(['jobs: jobs[1].push.secrt: unknown property; did you mean secret?']);
+    });
+
+    it('needs a notification URL for Business Central and takes its client state', () => {
+      expect(jobIssues({ skipOutdatedMessages: true, push: { format: 'businesscentral', clientState: 'BC_STATE' } })).toEqual([
+        'jobs: jobs[1].push.notificationUrl: required when format is businesscentral (the URL subscriptions are created with)',
+      ]);
+      expect(jobIssues({ skipOutdatedMessages: true, push: { format: 'businesscentral', clientState: 'BC_STATE', notificationUrl: 'BC_URL', maxAgeSeconds: 129600 } })).toEqual([]);
+      expect(jobIssues({ skipOutdatedMessages: true, push: { notificationUrl: 'BC_URL' } })).toEqual(['jobs: jobs[1].push.notificationUrl: only allowed when format is businesscentral']);
+      expect(jobIssues({ skipOutdatedMessages: true, push: { format: 'businesscentral', notificationUrl: 'https://x/api/hooks/j?code=k' } })).toEqual([
+        'jobs: jobs[1].push.notificationUrl: must be the name of an app setting / environment variable (letters, digits and _, not starting with a digit), not the secret itself',
+      ]);
     });
 
     it('is only for NewUpdate jobs', () => {
