@@ -4,6 +4,7 @@ import type { Mapping } from '../model/mapping';
 import type { Clock } from '../platform/clock';
 import { ConfigError, errorMessage } from '../platform/errors';
 import type { Logger } from '../telemetry/logger';
+import { secretRedactor } from '../../connectors/base/connector-context';
 
 /** Renew a subscription once it expires within this (Business Central's last three days; the timer looks every hour). */
 export const RENEW_BEFORE_MS = 24 * 3600_000;
@@ -50,12 +51,21 @@ export class SubscriptionKeeper {
       try {
         out.push(await this.keep(job));
       } catch (err) {
-        const error = errorMessage(err);
+        // Business Central's errors may quote the notification URL (its query holds the function
+        // key) or the client state: neither reaches a log or the report.
+        const error = this.redactor(job)(errorMessage(err));
         this.deps.log.warn(`job "${job.name}": Business Central subscription not kept: ${error}`);
         out.push({ job: job.name, action: 'failed', error });
       }
     }
     return out;
+  }
+
+  private redactor(job: Job): (text: string) => string {
+    const push = job.push!;
+    const url = push.notificationUrl ? this.deps.env[push.notificationUrl] : undefined;
+    const query = url?.includes('?') ? url.slice(url.indexOf('?') + 1) : undefined;
+    return secretRedactor([url, query, push.clientState ? this.deps.env[push.clientState] : undefined, push.secret ? this.deps.env[push.secret] : undefined]);
   }
 
   /** The subscriptions Business Central lists for each job's connection and resource. */

@@ -133,7 +133,7 @@ export class BusinessCentralStandIn {
     if (path === 'subscriptions' && req.method === 'GET') return json(200, { '@odata.context': `${this.url}$metadata#subscriptions`, value: this.live().map((s) => this.view(s)) });
     if (path === 'subscriptions' && req.method === 'POST') {
       const init = JSON.parse(text) as { notificationUrl: string; resource: string; clientState?: string };
-      if (!(await this.handshake(init.notificationUrl))) return error(400, 'BadRequest', 'The subscription could not be created: the notification URL did not answer the handshake with the validation token.');
+      if (!(await this.handshake(init.notificationUrl))) return error(400, 'BadRequest', `The subscription could not be created: the notification URL ${init.notificationUrl} did not answer the handshake with the validation token.`);
       const sub: Subscription = { subscriptionId: randomUUID().replace(/-/g, ''), ...init, expires: this.now() + LIFETIME_MS, etag: `W/"${randomUUID()}"` };
       this.subscriptions.set(sub.subscriptionId, sub);
       return json(201, this.view(sub));
