@@ -1,4 +1,7 @@
+import { Command } from 'commander';
+import { registerPushCommands } from '../../../src/cli/commands/push';
 import { LocalHttpServer } from '../../../src/host/http-server';
+import type { Runtime } from '../../../src/runtime/runtime';
 import { PUSH_ROUTE, pushHandler } from '../../../src/http/push-handler';
 import { silentLogger } from '../../../src/telemetry/logger';
 import { BusinessCentralStandIn, COMPANY_ID } from '../../support/business-central-stand-in';
@@ -132,5 +135,25 @@ describe('Business Central webhooks', () => {
     bc.customers.set(C1.id, { ...C1, lastModifiedDateTime: new Date().toISOString() });
     expect(await bc.notify('created', `api/v2.0/companies(${COMPANY_ID})/customers(${C1.id})`, new Date().toISOString(), 'forged')).toEqual([401]);
     expect((await fx.runtime.bus.counts('sbqnormal')).active).toBe(0);
+  });
+
+  it('highwater push subscriptions create, list and delete, never printing the URL\'s query', async () => {
+    const printed: string[] = [];
+    const run = async (...args: string[]) => {
+      const program = new Command().exitOverride();
+      const runtime: Runtime = { ...fx.runtime, close: async () => {} };
+      registerPushCommands(program, { settings: () => fx.settings, openRuntime: async () => runtime, print: (l) => printed.push(l), notice: () => {} });
+      await program.parseAsync(['node', 'highwater', 'push', 'subscriptions', ...args]);
+    };
+    await run('create');
+    const [sub] = bc.subscriptions.values();
+    expect(printed).toEqual([`job bc-customers: created ${sub.subscriptionId} until ${new Date(sub.expires).toISOString()}`]);
+    await run('list');
+    expect(printed[1]).toBe(`job bc-customers: ${sub.subscriptionId} expires ${new Date(sub.expires).toISOString()} → ${env.BC_NOTIFY_URL!.split('?')[0]} (${bc.customersResource})`);
+    expect(printed.join('\n')).not.toContain(SECRET);
+    await run('delete', 'bc-customers');
+    expect(printed[2]).toBe('job bc-customers: 1 subscription(s) deleted');
+    expect(bc.subscriptions.size).toBe(0);
+    await expect(run('delete', 'crm-accounts')).rejects.toThrow('job "crm-accounts" does not take Business Central notifications');
   });
 });
