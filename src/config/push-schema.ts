@@ -29,6 +29,10 @@ export const pushSchema = documented(
       notificationUrl: settingName(
         'businesscentral only (required): app setting holding the public URL Business Central posts to, e.g. https://<app>/api/hooks/<job>?code=<function key>.',
       ).optional(),
+      table: documented(
+        z.string().regex(/^[a-z_][a-z0-9_]*$/, { message: 'expected a table logical name (lower case letters, digits and _), e.g. account' }).optional(),
+        "dataverse only: the table's logical name as contexts name it (PrimaryEntityName, e.g. account). Default: the mapping's source entity; set it when that is the entity set (accounts), as for a job that also polls.",
+      ),
       organizationId: documented(
         z.string().regex(UUID, { message: 'expected a GUID (the environment\'s organization id)' }).optional(),
         "dataverse only: the OrganizationId every context must carry (the environment's id).",
@@ -54,6 +58,9 @@ export const pushSchema = documented(
       }
       if (push.format !== 'dataverse' && push.organizationId !== undefined) {
         ctx.addIssue({ code: 'custom', path: ['organizationId'], message: 'only allowed when format is dataverse' });
+      }
+      if (push.format !== 'dataverse' && push.table !== undefined) {
+        ctx.addIssue({ code: 'custom', path: ['table'], message: 'only allowed when format is dataverse' });
       }
       if (push.format !== 'dataverse' && push.imageMissingIsNull) {
         ctx.addIssue({ code: 'custom', path: ['imageMissingIsNull'], message: 'only allowed when format is dataverse' });

@@ -30,6 +30,12 @@ export interface PushSpec {
    * Business Central calls it (`https://<app>/api/hooks/<job>?code=<function key>`).
    */
   notificationUrl?: string;
+  /**
+   * `dataverse` only: the table's logical name, as contexts name it (`PrimaryEntityName`, e.g.
+   * `account`). Default: the mapping's source entity; a mapping that also polls names the entity
+   * set (`accounts`) there, so set it then.
+   */
+  table?: string;
   /** `dataverse` only: the organization (environment) id the context's `OrganizationId` must equal. */
   organizationId?: string;
   /**

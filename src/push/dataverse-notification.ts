@@ -24,8 +24,9 @@ export function readDataverseNotification(body: unknown, job: Job, mapping: Mapp
     throw err;
   }
   const push = job.push;
-  if (event.entityName !== mapping.source.entity) {
-    throw bad('$.PrimaryEntityName', `"${event.entityName}" is not the table of job "${job.name}" ("${mapping.source.entity}")`);
+  const table = dataverseTable(job, mapping);
+  if (event.entityName !== table) {
+    throw bad('$.PrimaryEntityName', `"${event.entityName}" is not the table of job "${job.name}" ("${table}")`);
   }
   if (push?.organizationId && event.organizationId !== push.organizationId.toLowerCase()) {
     throw new PushRejection(401, 'Unauthorized', `$.OrganizationId: ${event.organizationId} is not the job's push.organizationId`);
@@ -53,4 +54,9 @@ export function readDataverseNotification(body: unknown, job: Job, mapping: Mapp
     default:
       throw bad('$.MessageName', `"${event.messageName}" is not Create, Update or Delete`);
   }
+}
+
+/** The logical name of the table a Dataverse push job takes contexts of (`push.table`, else the mapping's source entity). */
+export function dataverseTable(job: Job, mapping: Mapping): string {
+  return job.push?.table ?? mapping.source.entity;
 }

@@ -50,7 +50,7 @@ export function pushContract(job: Job, mapping: Mapping): Record<string, unknown
       body: 'a RemoteExecutionContext (JSON) of a step on Create, Update or Delete of the table',
       parameters: [
         { path: '$.MessageName', required: 'always', description: 'Create, Update or Delete' },
-        { path: '$.PrimaryEntityName', required: 'always', description: `must be "${mapping.source.entity}"` },
+        { path: '$.PrimaryEntityName', required: 'always', description: `must be "${push.table ?? mapping.source.entity}"` },
         { path: '$.PrimaryEntityId', required: 'always', description: `the row's id: the source key ${mapping.source.key.join(', ')}` },
         { path: '$.OrganizationId', required: 'always', description: push.organizationId ? `must be ${push.organizationId}` : "the environment's id (not checked: push.organizationId is not set)" },
         { path: '$.OperationCreatedOn', required: 'always', description: `/Date(ms)/, within the last ${pushMaxAgeSeconds(push)} s; the change tracker when the image has no ${job.watermark.field}` },

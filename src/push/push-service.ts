@@ -13,7 +13,7 @@ import type { QueueNames } from '../platform/queue-topology';
 import type { Logger } from '../telemetry/logger';
 import type { BusinessCentralPushClient } from '../../connectors/businesscentral/bc-push-client';
 import { readBusinessCentralNotification } from './bc-notification';
-import { readDataverseNotification } from './dataverse-notification';
+import { dataverseTable, readDataverseNotification } from './dataverse-notification';
 import { readGenericNotification } from './generic-notification';
 import { checkSharedSecret } from './push-auth';
 import { MAX_PUSH_BODY_BYTES, pushContract } from './push-contract';
@@ -147,7 +147,10 @@ export class PushService {
   async receiveDataverseEvent(context: unknown): Promise<PushOutcome[]> {
     await this.deps.config.ensureInitialized();
     const entity = typeof context === 'object' && context !== null ? (context as Record<string, unknown>).PrimaryEntityName : undefined;
-    const jobs = this.deps.config.jobs().filter((job) => job.push?.format === 'dataverse' && this.deps.config.getMapping(job.mapping)?.source.entity === entity);
+    const jobs = this.deps.config.jobs().filter((job) => {
+      const mapping = job.push?.format === 'dataverse' ? this.deps.config.getMapping(job.mapping) : undefined;
+      return mapping !== undefined && dataverseTable(job, mapping) === entity;
+    });
     if (jobs.length === 0) throw new PushRejection(400, 'NoJob', `$.PrimaryEntityName: no job with push.format dataverse reads table ${JSON.stringify(entity)}`);
     const outcomes: PushOutcome[] = [];
     for (const job of jobs) {

@@ -25,7 +25,8 @@ beforeEach(async () => {
   fx = await createSyncFixture({ env: { DV_HOOK_SECRET: SECRET } }, (config) => {
     (config.mappings as unknown[]).push({
       name: 'dv-account-to-customer',
-      source: { entity: 'account', key: ['accountid'] },
+      // The entity set, as a job that also polls Dataverse names it; push.table gives the logical name.
+      source: { entity: 'accounts', key: ['accountid'] },
       target: { entity: 'customers', key: ['crm_id'] },
       fields: [
         { target: 'crm_id', source: 'accountid' },
@@ -42,7 +43,7 @@ beforeEach(async () => {
       mapping: 'dv-account-to-customer',
       watermark: { type: 'datetime', field: 'modifiedon' },
       skipOutdatedMessages: true,
-      push: { format: 'dataverse', secret: 'DV_HOOK_SECRET', organizationId: ORG },
+      push: { format: 'dataverse', table: 'account', secret: 'DV_HOOK_SECRET', organizationId: ORG },
     });
   });
 });

@@ -92,7 +92,11 @@ describe('job rules', () => {
   describe('push', () => {
     it('accepts a generic and a dataverse push block with its defaults', () => {
       expect(jobIssues({ skipOutdatedMessages: true, push: { secret: 'HOOK_SECRET', clientState: 'HOOK_STATE' } })).toEqual([]);
-      expect(jobIssues({ skipOutdatedMessages: true, push: { format: 'dataverse', organizationId: '4ef5b371-e89e-e711-8122-000d3aa2331c', imageMissingIsNull: true } })).toEqual([]);
+      expect(jobIssues({ skipOutdatedMessages: true, push: { format: 'dataverse', table: 'account', organizationId: '4ef5b371-e89e-e711-8122-000d3aa2331c', imageMissingIsNull: true } })).toEqual([]);
+      expect(jobIssues({ skipOutdatedMessages: true, push: { format: 'dataverse', table: 'Accounts' } })).toEqual([
+        'jobs: jobs[1].push.table: expected a table logical name (lower case letters, digits and _), e.g. account',
+      ]);
+      expect(jobIssues({ skipOutdatedMessages: true, push: { table: 'account' } })).toEqual(['jobs: jobs[1].push.table: only allowed when format is dataverse']);
     });
 
     it('requires skipOutdatedMessages, since a pushed copy can arrive after a newer polled one', () => {
