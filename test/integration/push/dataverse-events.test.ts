@@ -23,6 +23,8 @@ let fx: SyncFixture;
 
 beforeEach(async () => {
   fx = await createSyncFixture({ env: { DV_HOOK_SECRET: SECRET } }, (config) => {
+    // Never opened here: the events carry the rows (a poll would read the environment).
+    (config.connections as unknown[]).push({ name: 'dv', type: 'dataverse', settings: { url: 'https://contoso.crm4.dynamics.com' } });
     (config.mappings as unknown[]).push({
       name: 'dv-account-to-customer',
       // The entity set, as a job that also polls Dataverse names it; push.table gives the logical name.
@@ -38,7 +40,7 @@ beforeEach(async () => {
     (config.jobs as unknown[]).push({
       name: 'dv-accounts',
       schedule: '0 0 * * * *',
-      source: 'crm',
+      source: 'dv',
       target: 'erp',
       mapping: 'dv-account-to-customer',
       watermark: { type: 'datetime', field: 'modifiedon' },

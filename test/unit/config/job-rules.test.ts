@@ -90,9 +90,18 @@ describe('job rules', () => {
     });
   });
   describe('push', () => {
+    /** Issue lines with the second job's source (`erp`) of `type`, and its mapping keyed by `key`. */
+    function pushIssues(type: 'dataverse' | 'businesscentral', key: string[], patch: Record<string, unknown>): string[] {
+      const raw = validRawConfig();
+      raw.connections[1] = type === 'dataverse' ? { name: 'erp', type, settings: { url: 'https://contoso.crm4.dynamics.com' } } : { name: 'erp', type, settings: { company: 'CRONUS', tenantId: 'contoso' } };
+      Object.assign(raw.mappings[1].source as object, { key });
+      Object.assign(raw.jobs[1], patch);
+      return issueLines(() => validateConfig(raw));
+    }
+
     it('accepts a generic and a dataverse push block with its defaults', () => {
       expect(jobIssues({ skipOutdatedMessages: true, push: { secret: 'HOOK_SECRET', clientState: 'HOOK_STATE' } })).toEqual([]);
-      expect(jobIssues({ skipOutdatedMessages: true, push: { format: 'dataverse', table: 'account', organizationId: '4ef5b371-e89e-e711-8122-000d3aa2331c', imageMissingIsNull: true } })).toEqual([]);
+      expect(pushIssues('dataverse', ['crm_id'], { skipOutdatedMessages: true, push: { format: 'dataverse', table: 'account', organizationId: '4ef5b371-e89e-e711-8122-000d3aa2331c', imageMissingIsNull: true } })).toEqual([]);
       expect(jobIssues({ skipOutdatedMessages: true, push: { format: 'dataverse', table: 'Accounts' } })).toEqual([
         'jobs: jobs[1].push.table: expected a table logical name (lower case letters, digits and _), e.g. account',
       ]);
@@ -128,11 +137,22 @@ describe('job rules', () => {
       expect(jobIssues({ skipOutdatedMessages: true, push: { format: 'businesscentral', clientState: 'BC_STATE' } })).toEqual([
         'jobs: jobs[1].push.notificationUrl: required when format is businesscentral (the URL subscriptions are created with)',
       ]);
-      expect(jobIssues({ skipOutdatedMessages: true, push: { format: 'businesscentral', clientState: 'BC_STATE', notificationUrl: 'BC_URL', maxAgeSeconds: 129600 } })).toEqual([]);
+      expect(pushIssues('businesscentral', ['id'], { skipOutdatedMessages: true, push: { format: 'businesscentral', clientState: 'BC_STATE', notificationUrl: 'BC_URL', maxAgeSeconds: 129600 } })).toEqual([]);
       expect(jobIssues({ skipOutdatedMessages: true, push: { notificationUrl: 'BC_URL' } })).toEqual(['jobs: jobs[1].push.notificationUrl: only allowed when format is businesscentral']);
       expect(jobIssues({ skipOutdatedMessages: true, push: { format: 'businesscentral', notificationUrl: 'https://x/api/hooks/j?code=k' } })).toEqual([
         'jobs: jobs[1].push.notificationUrl: must be the name of an app setting / environment variable (letters, digits and _, not starting with a digit), not the secret itself',
       ]);
+    });
+
+    it('needs a source of its format, and a source key it can address a pushed row by', () => {
+      const raw = validRawConfig();
+      Object.assign(raw.jobs[1], { skipOutdatedMessages: true, push: { format: 'businesscentral', notificationUrl: 'BC_URL' } });
+      expect(issueLines(() => validateConfig(raw))).toEqual([
+        'jobs: jobs[1].push.format: businesscentral needs a businesscentral source; connection "erp" is of type sqlite',
+        'jobs: jobs[1].mapping: mapping "numbers": source key must be [id] for push.format businesscentral (a deleted record is known by its id only), got [crm_id]',
+      ]);
+      Object.assign(raw.jobs[1], { push: { format: 'dataverse' } });
+      expect(issueLines(() => validateConfig(raw))).toEqual(['jobs: jobs[1].push.format: dataverse needs a dataverse source; connection "erp" is of type sqlite']);
     });
 
     it('is only for NewUpdate jobs', () => {
