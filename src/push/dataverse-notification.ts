@@ -11,7 +11,7 @@ const bad = (path: string, problem: string) => new PushRejection(400, 'BadNotifi
  * post-image's columns, Delete a delete by id; the change tracker is the image's watermark column
  * (`modifiedon`), else the operation's time. An upsert whose image is missing or lacks a mapped
  * column (a step registered without one, a payload over Dataverse's size limit that dropped it)
- * asks for a poll of the job: the record is read there in full, never half-written here.
+ * is read by id from the source instead: never half-written.
  * @throws PushRejection (400) for a context that cannot be read or is not for this job's table,
  *   organization or a Create/Update/Delete step.
  */
@@ -42,13 +42,12 @@ export function readDataverseNotification(body: unknown, job: Job, mapping: Mapp
       return { ...base, changes: [{ action: 'delete', row: { [keyColumn]: event.id }, fallbackChangeTracker: stamp }] };
     case 'Create':
     case 'Update': {
+      if (needsSourceLookups(mapping)) return { ...base, changes: [], pollReason: `mapping "${mapping.name}" has resolvers, which read the source: the job is polled` };
       const image = event.postImage;
       const missing = image ? upsertColumns(job, mapping).filter((column) => column !== keyColumn && !(column in image)) : [];
-      if (!image) return { ...base, changes: [], pollReason: `${event.messageName} of ${event.entityName} ${event.id} carries no post-image: the job is polled` };
-      if (needsSourceLookups(mapping)) return { ...base, changes: [], pollReason: `mapping "${mapping.name}" has resolvers, which read the source: the job is polled` };
-      if (missing.length > 0 && !push?.imageMissingIsNull) {
-        return { ...base, changes: [], pollReason: `the post-image lacks ${missing.join(', ')}: the job is polled` };
-      }
+      // No image (a step without one, or removed by Dataverse for size), or one without every
+      // mapped column (null columns are left out): the row is read by id, never half-written.
+      if (!image || (missing.length > 0 && !push?.imageMissingIsNull)) return { ...base, changes: [], reads: [{ id: event.id, fallbackChangeTracker: stamp }] };
       return { ...base, changes: [{ action: 'upsert', row: { ...image, [keyColumn]: event.id }, fallbackChangeTracker: stamp, missingIsNull: true }] };
     }
     default:

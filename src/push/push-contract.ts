@@ -54,7 +54,7 @@ export function pushContract(job: Job, mapping: Mapping): Record<string, unknown
         { path: '$.PrimaryEntityId', required: 'always', description: `the row's id: the source key ${mapping.source.key.join(', ')}` },
         { path: '$.OrganizationId', required: 'always', description: push.organizationId ? `must be ${push.organizationId}` : "the environment's id (not checked: push.organizationId is not set)" },
         { path: '$.OperationCreatedOn', required: 'always', description: `/Date(ms)/, within the last ${pushMaxAgeSeconds(push)} s; the change tracker when the image has no ${job.watermark.field}` },
-        { path: '$.PostEntityImages[0].value.Attributes', required: 'upsert', description: `a post-image with ${upsertColumns(job, mapping).join(', ')}; without it the job is polled` },
+        { path: '$.PostEntityImages[0].value.Attributes', required: 'upsert', description: `a post-image with ${upsertColumns(job, mapping).join(', ')}; without it (or with a column missing) the row is read by id` },
       ] satisfies PushParameter[],
     };
   }

@@ -17,6 +17,11 @@ export interface PushedChange {
 /** What a notification asks for: changes to send now, and/or a poll of the job. */
 export interface PushReading {
   changes: PushedChange[];
+  /**
+   * Records to read from the source by id before sending (a Dataverse Create or Update without a
+   * usable post-image); one gone meanwhile is skipped (its delete follows).
+   */
+  reads?: Array<{ id: string; fallbackChangeTracker: unknown }>;
   /** Why a normal poll of the job is needed (too many changes, a record not carried in full); undefined when none is. */
   pollReason?: string;
   /** When the sender says it sent the notification (the replay check). */

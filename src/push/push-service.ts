@@ -12,11 +12,12 @@ import { errorMessage } from '../platform/errors';
 import type { QueueNames } from '../platform/queue-topology';
 import type { Logger } from '../telemetry/logger';
 import type { BusinessCentralPushClient } from '../../connectors/businesscentral/bc-push-client';
+import type { DataverseRecordReader } from '../../connectors/dataverse/dataverse-record-reader';
 import { readBusinessCentralNotification } from './bc-notification';
 import { dataverseTable, readDataverseNotification } from './dataverse-notification';
 import { readGenericNotification } from './generic-notification';
 import { checkSharedSecret } from './push-auth';
-import { MAX_PUSH_BODY_BYTES, pushContract } from './push-contract';
+import { MAX_PUSH_BODY_BYTES, pushContract, upsertColumns } from './push-contract';
 import { PushRejection, type PushedChange, type PushReading } from './push-reading';
 
 /** How far a sender's clock may run ahead of ours before its notification is refused. */
@@ -43,6 +44,8 @@ export interface PushServiceDeps {
   requestPoll(job: Job): Promise<void>;
   /** The Business Central client of a connection (format businesscentral reads records by id). @throws ConfigError for a connection that is not one. */
   businessCentral(connectionName: string): BusinessCentralPushClient;
+  /** The Dataverse reader of a connection (a Create or Update without a usable post-image is read by id). @throws ConfigError for a connection that is not one. */
+  dataverse(connectionName: string): DataverseRecordReader;
 }
 
 /** Longest `validationToken` echoed in a handshake. */
@@ -179,8 +182,9 @@ export class PushService {
   }
 
   private async accept(job: Job, mapping: Mapping, reading: PushReading): Promise<PushOutcome> {
+    const changes = [...(await this.readRecords(job, mapping, reading)), ...reading.changes];
     const messages: QueueMessage[] = [];
-    for (const [i, change] of reading.changes.entries()) messages.push(await this.toMessage(job, mapping, change, i));
+    for (const [i, change] of changes.entries()) messages.push(await this.toMessage(job, mapping, change, i));
     const queue = this.deps.queues.work[job.priority];
     if (messages.length > 0) {
       await new ServiceBusService({ bus: this.deps.bus, queues: this.deps.queues }).sendOutgoing(queue, messages.map((m) => toOutgoingMessage(m)));
@@ -190,6 +194,19 @@ export class PushService {
     if (reading.pollReason) outcome.pollRequested = reading.pollReason;
     this.deps.log.info(`push for job "${job.name}": ${messages.length} message(s) sent to ${queue}${reading.pollReason ? `; poll requested (${reading.pollReason})` : ''}`);
     return outcome;
+  }
+
+  /** The rows a reading asks to read by id, as upserts; a row gone meanwhile is left to its delete. */
+  private async readRecords(job: Job, mapping: Mapping, reading: PushReading): Promise<PushedChange[]> {
+    if (!reading.reads?.length) return [];
+    const reader = this.deps.dataverse(job.source);
+    const key = mapping.source.key[0];
+    const out: PushedChange[] = [];
+    for (const { id, fallbackChangeTracker } of reading.reads) {
+      const row = await reader.readRecord(mapping.source.entity, id, upsertColumns(job, mapping));
+      if (row) out.push({ action: 'upsert', row: { ...row, [key]: row[key] ?? id }, fallbackChangeTracker });
+    }
+    return out;
   }
 
   /** One change as the message a poll would send for it. @throws PushRejection (400) when the record does not serialize. */

@@ -31,7 +31,7 @@ import { consoleLogger, type Logger } from '../telemetry/logger';
 import { InMemoryMetrics, type Metrics } from '../telemetry/metrics';
 import { PushService } from '../push/push-service';
 import { SubscriptionKeeper } from '../push/subscription-keeper';
-import { businessCentralPushClients } from './business-central-push';
+import { businessCentralPushClients, dataverseRecordReaders } from './push-clients';
 import { configLookup } from './config-lookup';
 
 export interface RuntimeOptions {
@@ -192,6 +192,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       log,
       requestPoll: (job) => watermarks.markDue(job.name),
       businessCentral: bcClients,
+      dataverse: dataverseRecordReaders(connectors),
     });
     const subscriptions = new SubscriptionKeeper({
       config: { ...lookup, jobs: () => (init.isInitialized ? init.config.jobs : []) },

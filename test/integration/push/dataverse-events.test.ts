@@ -7,6 +7,8 @@ import type { Runtime } from '../../../src/runtime/runtime';
 import { dataverseEvent } from '../../unit/connectors/dataverse/dataverse-events';
 import { createSyncFixture, type SyncFixture } from '../../support/sync-fixture';
 import { writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 
 /**
@@ -20,11 +22,36 @@ const ORG = '4ef5b371-e89e-e711-8122-000d3aa2331c';
 const ACCOUNT = 'a1b2c3d4-0000-4000-8000-000000000001';
 
 let fx: SyncFixture;
+let dataverse: Server;
+/** Rows the Dataverse stand-in serves at `GET /api/data/v9.2/accounts(<id>)?$select=…`, and the reads it got. */
+const rows = new Map<string, Record<string, unknown>>();
+const reads: string[] = [];
+
+/** `GET accounts(<id>)?$select=a,b` as the Web API answers it: the selected columns (null when empty), or 404 with its error body. */
+function startDataverse(): Promise<string> {
+  dataverse = createServer((req, res) => {
+    reads.push(decodeURIComponent(req.url ?? ''));
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const m = /^\/api\/data\/v9\.2\/accounts\(([0-9a-f-]+)\)$/.exec(url.pathname);
+    const row = m ? rows.get(m[1]) : undefined;
+    if (!row) {
+      res.writeHead(404, { 'content-type': 'application/json; odata.metadata=minimal' });
+      return res.end(JSON.stringify({ error: { code: '0x80040217', message: `account With Id = ${m?.[1]} Does Not Exist` } }));
+    }
+    const selected = (url.searchParams.get('$select') ?? '').split(',');
+    res.writeHead(200, { 'content-type': 'application/json; odata.metadata=minimal', 'odata-version': '4.0' });
+    res.end(JSON.stringify({ '@odata.context': 'http://127.0.0.1/api/data/v9.2/$metadata#accounts/$entity', '@odata.etag': 'W/"1"', ...Object.fromEntries(selected.map((c) => [c, row[c] ?? null])) }));
+  });
+  return new Promise((resolve) => dataverse.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(dataverse.address() as AddressInfo).port}`)));
+}
 
 beforeEach(async () => {
+  rows.clear();
+  reads.length = 0;
+  const dataverseUrl = await startDataverse();
   fx = await createSyncFixture({ env: { DV_HOOK_SECRET: SECRET } }, (config) => {
-    // Never opened here: the events carry the rows (a poll would read the environment).
-    (config.connections as unknown[]).push({ name: 'dv', type: 'dataverse', settings: { url: 'https://contoso.crm4.dynamics.com' } });
+    // Read only for an event without a usable post-image.
+    (config.connections as unknown[]).push({ name: 'dv', type: 'dataverse', settings: { url: dataverseUrl } });
     (config.mappings as unknown[]).push({
       name: 'dv-account-to-customer',
       // The entity set, as a job that also polls Dataverse names it; push.table gives the logical name.
@@ -52,6 +79,7 @@ beforeEach(async () => {
 
 afterEach(async () => {
   await fx.close();
+  await new Promise((resolve) => dataverse.close(resolve));
 });
 
 /** A context as the webhook posts it now (Dataverse stamps OperationCreatedOn when the operation runs). */
@@ -79,20 +107,31 @@ describe('Dataverse webhook (POST hooks/{job})', () => {
     expect(customers()).toEqual([]);
   });
 
-  it('an Update whose image Dataverse removed for size asks for a poll of the job instead of writing half a row', async () => {
+  it('an Update whose image Dataverse removed for size is completed by reading the row by id', async () => {
+    rows.set(ACCOUNT, { accountid: ACCOUNT, name: 'Fabrikam', address1_city: ' Paris ', modifiedon: '2025-12-06T00:02:00Z' });
     const out = await webhook(fresh('update-account-size-exceeded'));
     expect(out.status).toBe(202);
-    expect(out.body).toMatchObject({ sent: 0, pollRequested: `Update of account ${ACCOUNT} carries no post-image: the job is polled` });
-    expect(await queued()).toBe(0);
-    expect((await fx.runtime.jobs.getJobsToRun(new Date())).map((j) => j.name)).toContain('dv-accounts');
+    expect(out.body).toMatchObject({ sent: 1 });
+    expect(reads).toEqual([`/api/data/v9.2/accounts(${ACCOUNT})?$select=accountid,modifiedon,name,address1_city`]);
+    await fx.drain();
+    expect(customers()).toEqual([{ crm_id: ACCOUNT, name: 'FABRIKAM', city: 'Paris', modified_at: '2025-12-06T00:02:00Z' }]);
   });
 
-  it('an image that lacks a mapped column asks for a poll too (Dataverse leaves null columns out of images)', async () => {
+  it('an image that lacks a mapped column (Dataverse leaves null columns out) is read by id too: the column is null, not missing', async () => {
+    rows.set(ACCOUNT, { accountid: ACCOUNT, name: 'Contoso Ltd', modifiedon: '2025-12-06T00:00:00Z' });
     const context = JSON.parse(fresh('create-account-post-image')) as { PostEntityImages: Array<{ value: { Attributes: Array<{ key: string }> } }> };
     const image = context.PostEntityImages[0].value;
     image.Attributes = image.Attributes.filter((a) => a.key !== 'address1_city');
-    const out = await webhook(JSON.stringify(context));
-    expect(out.body).toMatchObject({ sent: 0, pollRequested: 'the post-image lacks address1_city: the job is polled' });
+    expect((await webhook(JSON.stringify(context))).body).toMatchObject({ sent: 1 });
+    await fx.drain();
+    expect(customers()).toEqual([{ crm_id: ACCOUNT, name: 'CONTOSO LTD', city: null, modified_at: '2025-12-06T00:00:00Z' }]);
+  });
+
+  it('a row deleted before it could be read sends nothing (its Delete event follows)', async () => {
+    const out = await webhook(fresh('update-account-size-exceeded'));
+    expect(out.status).toBe(202);
+    expect(out.body).toMatchObject({ sent: 0 });
+    expect(await queued()).toBe(0);
   });
 
   it.each([
