@@ -18,7 +18,7 @@ export async function receivePush(request: HttpRequest): Promise<HttpResponseIni
   const got = await runtimeOr503();
   if ('response' in got) return got.response;
   const input = await toHttpInput(request);
-  if (request.method === 'GET') return toHttpResponse(await pushContractHandler(got.runtime, input));
+  if (request.method === 'GET') return toHttpResponse(await pushContractHandler(got.runtime, input, { hostAuthenticated: true }));
   return toHttpResponse(await pushHandler(got.runtime, input, { hostAuthenticated: true }));
 }
 

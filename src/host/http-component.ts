@@ -29,7 +29,7 @@ export function hostRoutes({ runtime, stats, configDir, durable, extraRoutes, ta
     { method: 'POST', route: EXECUTE_JOB_ROUTE, handler: (input) => executeJobHandler(runtime, input) },
     // The local host has no function keys: a push must carry the job's shared secret.
     { method: 'POST', route: PUSH_ROUTE, handler: (input) => pushHandler(runtime, input, { hostAuthenticated: false }) },
-    { method: 'GET', route: PUSH_ROUTE, handler: (input) => pushContractHandler(runtime, input) },
+    { method: 'GET', route: PUSH_ROUTE, handler: (input) => pushContractHandler(runtime, input, { hostAuthenticated: false }) },
     { method: 'GET', route: 'health', handler: async () => ({ status: 200, body: { status: 'ok', startedAt: stats.startedAt.toISOString() } }) },
     // Earlier routes win: callers' routes can replace the status page's.
     ...(extraRoutes?.({ runtime, stats }) ?? []),

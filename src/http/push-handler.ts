@@ -25,10 +25,7 @@ export async function pushHandler(runtime: { push: Pick<PushService, 'receive' |
   const job = input.params.job ?? '';
   const request = { body: input.body, headers: input.headers, hostAuthenticated: options.hostAuthenticated, query: input.query };
   try {
-    // Business Central's handshake on creating or renewing a subscription: the token back, as text.
-    if (input.query.has('validationToken')) {
-      return { status: 200, body: await runtime.push.handshake(job, request), headers: { 'content-type': 'text/plain; charset=utf-8' } };
-    }
+    if (input.query.has('validationToken')) return await handshake(runtime, job, request);
     const outcome = await runtime.push.receive(job, request);
     return { status: 202, body: { accepted: true, ...outcome } };
   } catch (err) {
@@ -36,13 +33,26 @@ export async function pushHandler(runtime: { push: Pick<PushService, 'receive' |
   }
 }
 
-/** `GET hooks/{job}`: the job's notification contract (parameters and their JSON paths, authentication, limits). */
-export async function pushContractHandler(runtime: { push: Pick<PushService, 'contract'> }, input: HttpInput): Promise<HttpOutput> {
+/**
+ * `GET hooks/{job}`: the job's notification contract (parameters and their JSON paths,
+ * authentication, limits); with `?validationToken=…`, Business Central's handshake (whichever
+ * method it uses).
+ */
+export async function pushContractHandler(runtime: { push: Pick<PushService, 'contract' | 'handshake'> }, input: HttpInput, options: PushHandlerOptions): Promise<HttpOutput> {
+  const job = input.params.job ?? '';
   try {
-    return { status: 200, body: await runtime.push.contract(input.params.job ?? '') };
+    if (input.query.has('validationToken')) {
+      return await handshake(runtime, job, { body: input.body, headers: input.headers, hostAuthenticated: options.hostAuthenticated, query: input.query });
+    }
+    return { status: 200, body: await runtime.push.contract(job) };
   } catch (err) {
     return failure(err);
   }
+}
+
+/** Business Central's handshake on creating or renewing a subscription: the token back, as text. */
+async function handshake(runtime: { push: Pick<PushService, 'handshake'> }, job: string, request: Parameters<PushService['handshake']>[1]): Promise<HttpOutput> {
+  return { status: 200, body: await runtime.push.handshake(job, request), headers: { 'content-type': 'text/plain; charset=utf-8' } };
 }
 
 function failure(err: unknown): HttpOutput {

@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { registerPushCommands } from '../../../src/cli/commands/push';
 import { LocalHttpServer } from '../../../src/host/http-server';
 import type { Runtime } from '../../../src/runtime/runtime';
-import { PUSH_ROUTE, pushHandler } from '../../../src/http/push-handler';
+import { PUSH_ROUTE, pushContractHandler, pushHandler } from '../../../src/http/push-handler';
 import { silentLogger } from '../../../src/telemetry/logger';
 import { BusinessCentralStandIn, COMPANY_ID } from '../../support/business-central-stand-in';
 import { createSyncFixture, type SyncFixture } from '../../support/sync-fixture';
@@ -50,7 +50,13 @@ beforeEach(async () => {
     });
   });
   // The notification URL Business Central calls: the local host's route, the secret as `code`.
-  hooks = new LocalHttpServer([{ method: 'POST', route: PUSH_ROUTE, handler: (input) => pushHandler(fx.runtime, input, { hostAuthenticated: false }) }], silentLogger);
+  hooks = new LocalHttpServer(
+    [
+      { method: 'POST', route: PUSH_ROUTE, handler: (input) => pushHandler(fx.runtime, input, { hostAuthenticated: false }) },
+      { method: 'GET', route: PUSH_ROUTE, handler: (input) => pushContractHandler(fx.runtime, input, { hostAuthenticated: false }) },
+    ],
+    silentLogger,
+  );
   env.BC_NOTIFY_URL = `${await hooks.listen(0)}/api/hooks/bc-customers?code=${SECRET}`;
 });
 
@@ -155,5 +161,19 @@ describe('Business Central webhooks', () => {
     expect(printed[2]).toBe('job bc-customers: 1 subscription(s) deleted');
     expect(bc.subscriptions.size).toBe(0);
     await expect(run('delete', 'crm-accounts')).rejects.toThrow('job "crm-accounts" does not take Business Central notifications');
+  });
+
+  it('answers the handshake by POST or GET with the token as text/plain, and only to a caller with the secret', async () => {
+    const url = (token: string, code = SECRET) => `${env.BC_NOTIFY_URL!.split('?')[0]}?code=${code}&validationToken=${encodeURIComponent(token)}`;
+    for (const method of ['POST', 'GET']) {
+      const response = await fetch(url('tok+en/1'), { method });
+      expect([response.status, response.headers.get('content-type'), await response.text()]).toEqual([200, 'text/plain; charset=utf-8', 'tok+en/1']);
+    }
+    const wrong = await fetch(url('t', 'guess'), { method: 'POST' });
+    expect([wrong.status, await wrong.json()]).toEqual([401, { error: { code: 'Unauthorized', message: "code: does not match the job's push.secret" } }]);
+    const long = await fetch(url('x'.repeat(2049)), { method: 'POST' });
+    expect([long.status, ((await long.json()) as { error: { message: string } }).error.message]).toEqual([400, 'validationToken: expected 1 to 2048 characters']);
+    const other = await fetch(`${env.BC_NOTIFY_URL!.split('/api/')[0]}/api/hooks/crm-accounts?validationToken=t`, { method: 'POST' });
+    expect(other.status).toBe(404);
   });
 });

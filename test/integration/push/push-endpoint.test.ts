@@ -164,7 +164,7 @@ describe('push and poll together', () => {
 
 describe('GET /api/hooks/{job}', () => {
   it('answers the contract: each parameter with its JSON path and when it is required', async () => {
-    const out = await pushContractHandler(fx.runtime, { method: 'GET', params: { job: 'crm-accounts' }, query: new URLSearchParams(), body: '', headers: {} });
+    const out = await pushContractHandler(fx.runtime, { method: 'GET', params: { job: 'crm-accounts' }, query: new URLSearchParams(), body: '', headers: {} }, { hostAuthenticated: false });
     expect(out.status).toBe(200);
     expect(out.body).toMatchObject({ job: 'crm-accounts', format: 'generic', method: 'POST', route: '/api/hooks/crm-accounts', maxBodyBytes: 1048576, maxAgeSeconds: 600 });
     const parameters = (out.body as { parameters: Array<{ path: string; required: string }> }).parameters.map((p) => `${p.path} ${p.required}`);
@@ -180,7 +180,7 @@ describe('GET /api/hooks/{job}', () => {
       '$.changes[*].record.city upsert',
     ]);
     expect(JSON.stringify(out.body)).not.toContain(SECRET);
-    const none = await pushContractHandler(fx.runtime, { method: 'GET', params: { job: 'nope' }, query: new URLSearchParams(), body: '', headers: {} });
+    const none = await pushContractHandler(fx.runtime, { method: 'GET', params: { job: 'nope' }, query: new URLSearchParams(), body: '', headers: {} }, { hostAuthenticated: false });
     expect(none.status).toBe(404);
   });
 });
