@@ -19,8 +19,8 @@ function examples(): Array<[string, Record<string, unknown>]> {
 }
 
 describe('docs/connectors.md', () => {
-  it('has a full configuration for OData, Dataverse and Business Central', () => {
-    expect(examples().map(([title]) => title)).toEqual(['OData V4 (`odata`)', 'Dataverse (`dataverse`)', 'Business Central (`businesscentral`)']);
+  it('has a full configuration for OData, Dataverse, Business Central and push', () => {
+    expect(examples().map(([title]) => title)).toEqual(['OData V4 (`odata`)', 'Dataverse (`dataverse`)', 'Business Central (`businesscentral`)', 'Push: webhooks and events']);
   });
 
   it.each(examples())('the %s example is a valid configuration', (_title, config) => {
