@@ -180,5 +180,11 @@ describe('Dataverse Service Bus queue (the Functions trigger and highwater push 
     await program.parseAsync(['node', 'highwater', 'push', 'dataverse-file', file]);
     expect(printed).toEqual(['job dv-accounts: sent 1 to sbqnormal']);
     expect(await queued()).toBe(1);
+    // A file that is not there, or not JSON: a usage error naming it (exit 2), nothing opened or sent.
+    writeFileSync(path.join(fx.dir, 'bad.json'), '{"MessageName":');
+    for (const bad of [path.join(fx.dir, 'missing.json'), path.join(fx.dir, 'bad.json')]) {
+      await expect(program.parseAsync(['node', 'highwater', 'push', 'dataverse-file', bad])).rejects.toMatchObject({ name: 'UsageError', message: expect.stringContaining(bad) });
+    }
+    expect(await queued()).toBe(1);
   });
 });
