@@ -18,7 +18,7 @@ const LAYERS = [
   { name: 'dataverse and business central connectors', rooms: ['^connectors/dataverse/', '^connectors/businesscentral/'] },
   { name: 'connector registry', rooms: ['^connectors/[^/]+[.]ts$'] },
   { name: 'config', rooms: ['^src/config/'] },
-  { name: 'application', rooms: ['^src/detect/', '^src/process/', '^src/mover/'], separate: true },
+  { name: 'application', rooms: ['^src/detect/', '^src/process/', '^src/mover/', '^src/push/'], separate: true },
   { name: 'http', rooms: ['^src/http/'] },
   { name: 'runtime', rooms: ['^src/runtime/'] },
   { name: 'entries', rooms: ['^src/host/', '^src/cli/', '^functions/', '^tools/', '^bench/', '^examples/'] },

@@ -35,6 +35,15 @@ export class ConnectorProvider {
     return this.cached(this.targets, connectionName, (ctx) => this.options.registry.createTarget(ctx));
   }
 
+  /**
+   * What a factory gets to open a connector of this connection (for clients beside the source and
+   * target, e.g. Business Central's webhook subscriptions). @throws for an unknown connection.
+   */
+  context(connectionName: string): Parameters<ConnectorRegistry['createSource']>[0] {
+    const { options } = this;
+    return { connection: options.connection(connectionName), resolveSecret: options.resolveSecret, configDir: options.configDir, clock: options.clock, warn: options.warn };
+  }
+
   async close(): Promise<void> {
     const all = [...this.sources.values(), ...this.targets.values()];
     this.sources.clear();
@@ -49,15 +58,7 @@ export class ConnectorProvider {
   ): Promise<T> {
     let pending = cache.get(name);
     if (!pending) {
-      const { options } = this;
-      pending = (async () =>
-        open({
-          connection: options.connection(name),
-          resolveSecret: options.resolveSecret,
-          configDir: options.configDir,
-          clock: options.clock,
-          warn: options.warn,
-        }))();
+      pending = (async () => open(this.context(name)))();
       pending.catch(() => cache.delete(name));
       cache.set(name, pending);
     }

@@ -158,6 +158,9 @@ var highwaterSettings = {
   // The scheduled requeue of parked messages (functions/RequeueParked.ts): a folder of the
   // deployed app holding requeue.yaml; empty = off, as the specification keeps parked queues manual.
   HIGHWATER_REQUEUE_CONFIG: ''
+  // The Service Bus queue a Dataverse service endpoint posts its events to (functions/
+  // ReceiveDataverseEvents.ts, registered only when set); empty = no such function.
+  HIGHWATER_DATAVERSE_EVENTS_QUEUE: ''
   // Nothing local is kept in Azure; a writable folder in case a component wants scratch space.
   HIGHWATER_DATA_DIR: '/tmp/highwater'
   // Read only when no storage is set, which Azure never is (the local Azurite's port).

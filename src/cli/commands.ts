@@ -8,6 +8,7 @@ import { registerRunsCommand } from './commands/runs';
 import { registerStartCommands } from './commands/start';
 import { registerDemoCommands } from './commands/demo';
 import { registerTablesCommands } from './commands/tables';
+import { registerPushCommands } from './commands/push';
 
 /**
  * Every subcommand group registers itself here (one file per group under `commands/`).
@@ -23,4 +24,5 @@ export function registerCommands(program: Command): void {
   registerStartCommands(program);
   registerDemoCommands(program);
   registerTablesCommands(program);
+  registerPushCommands(program);
 }

@@ -1,5 +1,6 @@
 import type { Job } from '../model/job';
 import type { Mapping } from '../model/mapping';
+import { pushReferenceProblems } from './push-references';
 import type { ConfigKind } from './schema';
 
 /**
@@ -97,6 +98,7 @@ export function checkCrossReferences(entries: {
     checkReference('mappings', mappings, job.mapping, `${at}.mapping`, issues);
     checkReference('jobs', jobs, job.responseJob, `${at}.responseJob`, issues);
     const mapping = mappingByName.get(job.mapping);
+    for (const problem of pushReferenceProblems(job, connectionType(connections, job.source), mapping)) issues.push({ kind: 'jobs', path: `${at}.${problem.path}`, message: problem.message });
     if (job.responseJob !== undefined && mapping && mapping.responseMapping === undefined) {
       issues.push({
         kind: 'jobs',
@@ -107,4 +109,10 @@ export function checkCrossReferences(entries: {
   }
   checkResponseCycles(jobs, issues);
   return issues;
+}
+
+/** The `type` of the first parsed connection named `name`, when there is one. */
+function connectionType(connections: KindEntries<unknown>, name: string): string | undefined {
+  const found = connections.parsed.find((c) => (c.value as { name?: unknown }).name === name)?.value as { type?: unknown } | undefined;
+  return typeof found?.type === 'string' ? found.type : undefined;
 }

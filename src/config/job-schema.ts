@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { scheduleProblem } from '../platform/schedule';
 import { JobActionType } from '../model/job';
+import { pushSchema } from './push-schema';
 import { documented, filterConditionSchema, nonEmptyString, objectName } from './schema-common';
 
 const WATERMARK_TYPES = ['datetime', 'date', 'number', 'string'];
@@ -79,6 +80,7 @@ export const jobSchema = documented(
         filterConditionSchema.optional(),
         'Rows matching this condition are sent as Delete messages (soft-delete column).',
       ),
+      push: pushSchema.optional(),
     })
     .superRefine((job, ctx) => {
       const invokes = job.action === JobActionType.InvokeAction;
@@ -87,6 +89,14 @@ export const jobSchema = documented(
       }
       if (!invokes && job.actionName !== undefined) {
         ctx.addIssue({ code: 'custom', path: ['actionName'], message: 'only allowed when action is InvokeAction' });
+      }
+      if (job.push && job.action !== JobActionType.NewUpdate) {
+        ctx.addIssue({ code: 'custom', path: ['push'], message: 'only allowed when action is NewUpdate (a pushed delete becomes a Delete message of the same job)' });
+      }
+      // A pushed copy can arrive after a newer change of its record was polled and applied:
+      // only the target's version, compared inside the write, keeps it from overwriting.
+      if (job.push && !job.skipOutdatedMessages) {
+        ctx.addIssue({ code: 'custom', path: ['skipOutdatedMessages'], message: 'must be true when push is set (a pushed change can arrive after a newer one of its record was polled and applied)' });
       }
     }),
   'A scheduled sync job: what to read, how to map it, where to send it.',

@@ -100,6 +100,19 @@ export class WatermarkService implements WatermarkStore, RunStateStore {
   }
 
   /**
+   * Makes the job due now: clears `LastCronRun` and keeps everything else (watermark, resync
+   * token, run state), so the next detection tick runs it (a pushed "too many changes"). A run
+   * finishing in between writes `LastCronRun` again (last writer wins); the job is then polled
+   * at its next schedule occurrence instead.
+   */
+  async markDue(jobName: string): Promise<void> {
+    assertTableKey('job', jobName);
+    const row = await this.table.get(WATERMARK_PARTITION, jobName);
+    const properties: EntityProperties = { ...(row?.properties ?? {}), [LAST_CRON_RUN_COLUMN]: null };
+    await this.table.upsert({ partitionKey: WATERMARK_PARTITION, rowKey: jobName, properties });
+  }
+
+  /**
    * Clears `Watermark` (the next run reads everything) or sets it to `to`; keeps `LastCronRun`.
    * Also clears the run state (a resume cursor belongs to the old watermark; a reset starts over),
    * and stores a new resync token, so that what the next runs send again gets new message ids.

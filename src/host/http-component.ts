@@ -1,5 +1,6 @@
 import { EXECUTE_JOB_ROUTE, executeJobHandler } from '../http/execute-job-handler';
 import type { HttpRoute } from '../http/http-types';
+import { PUSH_ROUTE, pushContractHandler, pushHandler } from '../http/push-handler';
 import type { TargetHealthView } from '../process/target-health';
 import type { Runtime } from '../runtime/runtime';
 import type { Logger } from '../telemetry/logger';
@@ -29,6 +30,9 @@ export function hostRoutes({ runtime, stats, configDir, durable, extraRoutes, ta
   return [
     ...durable.routes,
     { method: 'POST', route: EXECUTE_JOB_ROUTE, handler: (input) => executeJobHandler(runtime, input) },
+    // The local host has no function keys: a push must carry the job's shared secret.
+    { method: 'POST', route: PUSH_ROUTE, handler: (input) => pushHandler(runtime, input, { hostAuthenticated: false }) },
+    { method: 'GET', route: PUSH_ROUTE, handler: (input) => pushContractHandler(runtime, input, { hostAuthenticated: false }) },
     { method: 'GET', route: 'health', handler: async () => ({ status: 200, body: { status: 'ok', startedAt: stats.startedAt.toISOString() } }) },
     // Earlier routes win: callers' routes can replace the status page's.
     ...(extraRoutes?.({ runtime, stats }) ?? []),

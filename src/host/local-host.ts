@@ -20,7 +20,7 @@ import { hostRoutes, httpServerComponent } from './http-component';
 import { resource, startInOrder, step, type LifecycleComponent } from './lifecycle';
 import type { ProcessingMode } from './processing-mode';
 import { processorsComponent, waitUntilDrained, type ProcessorView } from './processors-component';
-import { detectionScheduleComponent, requeueComponent } from './schedule-components';
+import { detectionScheduleComponent, requeueComponent, subscriptionsComponent } from './schedule-components';
 import { assertPortFree, chosenMode, runStartCheck } from './start-checks';
 
 export { WORKER_POLL_MS, type ProcessorView } from './processors-component';
@@ -181,7 +181,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
     routes: () => hostRoutes({ runtime: runtime.value, stats, configDir, durable: durable.value, extraRoutes: options.extraRoutes, targetHealth: processors.targetHealth, incidents: { list: () => incidents?.list() ?? [] } }),
   });
   const schedule = { settings, configDir, runtime, clock, log, telemetryLog: () => telemetry.value.log };
-  const timers: LifecycleComponent[] = options.noSchedule ? [] : [requeueComponent(schedule), detectionScheduleComponent(schedule)];
+  const timers: LifecycleComponent[] = options.noSchedule ? [] : [requeueComponent(schedule), detectionScheduleComponent(schedule), subscriptionsComponent(schedule)];
 
   const stop = await startInOrder([dataDirLock, check, telemetry, runtime, prepared, gauges, durable, processors, server, ...timers], {
     onStopError: (err) => log.warn(`stopping: ${String(err)}`),

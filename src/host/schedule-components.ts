@@ -54,3 +54,31 @@ export function detectionScheduleComponent({ settings, runtime, clock, log }: Sc
     (scheduler) => scheduler.stop(),
   );
 }
+
+/** How often the local host keeps the Business Central subscriptions (as the Functions app's hourly timer). */
+export const KEEP_SUBSCRIPTIONS_EVERY_MS = 3600_000;
+
+/**
+ * Business Central webhook subscriptions: kept once the host listens (Business Central's
+ * handshake calls back), then every hour. Runs in the background: a Business Central that
+ * cannot be reached never holds the start. Nothing happens without a job with
+ * `push.format: businesscentral`.
+ */
+export function subscriptionsComponent({ runtime, clock, log }: ScheduleOptions): LifecycleComponent {
+  return resource(
+    'the Business Central subscriptions',
+    async () => {
+      let running: Promise<unknown> = Promise.resolve();
+      const keep = () => {
+        running = runtime.value.subscriptions.keepAll().catch((err: unknown) => log.warn(`Business Central subscriptions not kept: ${String(err)}`));
+      };
+      keep();
+      const stop = clock.every(KEEP_SUBSCRIPTIONS_EVERY_MS, keep);
+      return async () => {
+        stop();
+        await running;
+      };
+    },
+    (stop) => stop(),
+  );
+}

@@ -7,3 +7,4 @@ export * from './watermark-record';
 export * from './source-key';
 export * from './watermark-value';
 export * from './fields-hash';
+export * from './push';

@@ -1,4 +1,5 @@
 import type { Priority } from '../platform/queue-topology';
+import type { PushSpec } from './push';
 
 /**
  * What a message asks the target to do. `TimeStamp` is a detected change that only moved the
@@ -89,4 +90,6 @@ export interface Job {
   settleSeconds?: number;
   /** Rows matching this condition are sent as `Delete` messages (soft-delete column). */
   softDelete?: FilterCondition;
+  /** Changes are also pushed to `POST /api/hooks/{job}` (see `PushSpec`). Default none: poll only. */
+  push?: PushSpec;
 }

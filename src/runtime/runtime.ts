@@ -30,6 +30,9 @@ import { openTableStorage } from '../storage/table-client-factory';
 import type { TableStorage } from '../storage/table-store';
 import { consoleLogger, type Logger } from '../telemetry/logger';
 import { InMemoryMetrics, type Metrics } from '../telemetry/metrics';
+import { PushService } from '../push/push-service';
+import { SubscriptionKeeper } from '../push/subscription-keeper';
+import { businessCentralPushClients, dataverseRecordReaders } from './push-clients';
 import { configLookup } from './config-lookup';
 
 export interface RuntimeOptions {
@@ -91,6 +94,10 @@ export interface Runtime {
   readonly appliedVersions: AppliedVersionStore;
   /** ExecuteJob runs that outlast the request's wait (`GET runs/{id}`). */
   readonly acceptedRuns: RunTracker;
+  /** Pushed notifications → the job's queue messages (`POST hooks/{job}`, the Dataverse queue). */
+  readonly push: PushService;
+  /** Business Central webhook subscriptions of the jobs that take its notifications (the renewal timer, the CLI). */
+  readonly subscriptions: SubscriptionKeeper;
   readonly clock: Clock;
   readonly log: Logger;
   readonly metrics: Metrics;
@@ -182,6 +189,25 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       appliedVersions,
       lockRenewalMs: options.lockRenewalMs,
     });
+    const bcClients = businessCentralPushClients(connectors);
+    const push = new PushService({
+      config: { ...lookup, jobs: () => (init.isInitialized ? init.config.jobs : []) },
+      bus,
+      queues: settings.queues,
+      clock,
+      env,
+      log,
+      requestPoll: (job) => watermarks.markDue(job.name),
+      businessCentral: bcClients,
+      dataverse: dataverseRecordReaders(connectors),
+    });
+    const subscriptions = new SubscriptionKeeper({
+      config: { ...lookup, jobs: () => (init.isInitialized ? init.config.jobs : []) },
+      businessCentral: bcClients,
+      env,
+      clock,
+      log,
+    });
     const ownedBus = options.bus ? undefined : bus;
     return {
       settings,
@@ -199,6 +225,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       appliedHashes,
       appliedVersions,
       acceptedRuns,
+      push,
+      subscriptions,
       clock,
       log,
       metrics,

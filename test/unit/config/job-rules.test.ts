@@ -89,4 +89,76 @@ describe('job rules', () => {
       expect(jobIssues({ softDelete: { field: 'deleted', op: 'eq', value: true } })).toEqual([]);
     });
   });
+  describe('push', () => {
+    /** Issue lines with the second job's source (`erp`) of `type`, and its mapping keyed by `key`. */
+    function pushIssues(type: 'dataverse' | 'businesscentral', key: string[], patch: Record<string, unknown>): string[] {
+      const raw = validRawConfig();
+      raw.connections[1] = type === 'dataverse' ? { name: 'erp', type, settings: { url: 'https://contoso.crm4.dynamics.com' } } : { name: 'erp', type, settings: { company: 'CRONUS', tenantId: 'contoso' } };
+      Object.assign(raw.mappings[1].source as object, { key });
+      Object.assign(raw.jobs[1], patch);
+      return issueLines(() => validateConfig(raw));
+    }
+
+    it('accepts a generic and a dataverse push block with its defaults', () => {
+      expect(jobIssues({ skipOutdatedMessages: true, push: { secret: 'HOOK_SECRET', clientState: 'HOOK_STATE' } })).toEqual([]);
+      expect(pushIssues('dataverse', ['crm_id'], { skipOutdatedMessages: true, push: { format: 'dataverse', table: 'account', organizationId: '4ef5b371-e89e-e711-8122-000d3aa2331c', imageMissingIsNull: true } })).toEqual([]);
+      expect(jobIssues({ skipOutdatedMessages: true, push: { format: 'dataverse', table: 'Accounts' } })).toEqual([
+        'jobs: jobs[1].push.table: expected a table logical name (lower case letters, digits and _), e.g. account',
+      ]);
+      expect(jobIssues({ skipOutdatedMessages: true, push: { table: 'account' } })).toEqual(['jobs: jobs[1].push.table: only allowed when format is dataverse']);
+    });
+
+    it('requires skipOutdatedMessages, since a pushed copy can arrive after a newer polled one', () => {
+      expect(jobIssues({ push: {} })).toEqual([
+        'jobs: jobs[1].skipOutdatedMessages: must be true when push is set (a pushed change can arrive after a newer one of its record was polled and applied)',
+      ]);
+    });
+
+    it('names a secret that is typed in instead of its app setting, without echoing it', () => {
+      expect(jobIssues({ skipOutdatedMessages: true, push: { secret: 'hunter2!' } })).toEqual([
+        'jobs: jobs[1].push.secret: must be the name of an app setting / environment variable (letters, digits and _, not starting with a digit), not the secret itself',
+      ]);
+    });
+
+    it('keeps each format to its own options and checks the limits', () => {
+      expect(jobIssues({ skipOutdatedMessages: true, push: { format: 'dataverse', clientState: 'X' } })).toEqual(['jobs: jobs[1].push.clientState: only allowed when format is generic or businesscentral']);
+      expect(jobIssues({ skipOutdatedMessages: true, push: { organizationId: '4ef5b371-e89e-e711-8122-000d3aa2331c' } })).toEqual([
+        'jobs: jobs[1].push.organizationId: only allowed when format is dataverse',
+      ]);
+      expect(jobIssues({ skipOutdatedMessages: true, push: { format: 'dataverse', organizationId: 'org' } })).toEqual([
+        "jobs: jobs[1].push.organizationId: expected a GUID (the environment's organization id)",
+      ]);
+      expect(jobIssues({ skipOutdatedMessages: true, push: { maxAgeSeconds: 0 } })).toEqual(['jobs: jobs[1].push.maxAgeSeconds: must be at least 1']);
+      expect(jobIssues({ skipOutdatedMessages: true, push: { format: 'sap' } })).toEqual(['jobs: jobs[1].push.format: expected one of "generic", "dataverse", "businesscentral"; got "sap"']);
+      expect(jobIssues({ skipOutdatedMessages: true, push: { secrt: 'X' } })).toEqual(['jobs: jobs[1].push.secrt: unknown property; did you mean secret?']);
+    });
+
+    it('needs a notification URL for Business Central and takes its client state', () => {
+      expect(jobIssues({ skipOutdatedMessages: true, push: { format: 'businesscentral', clientState: 'BC_STATE' } })).toEqual([
+        'jobs: jobs[1].push.notificationUrl: required when format is businesscentral (the URL subscriptions are created with)',
+      ]);
+      expect(pushIssues('businesscentral', ['id'], { skipOutdatedMessages: true, push: { format: 'businesscentral', clientState: 'BC_STATE', notificationUrl: 'BC_URL', maxAgeSeconds: 129600 } })).toEqual([]);
+      expect(jobIssues({ skipOutdatedMessages: true, push: { notificationUrl: 'BC_URL' } })).toEqual(['jobs: jobs[1].push.notificationUrl: only allowed when format is businesscentral']);
+      expect(jobIssues({ skipOutdatedMessages: true, push: { format: 'businesscentral', notificationUrl: 'https://x/api/hooks/j?code=k' } })).toEqual([
+        'jobs: jobs[1].push.notificationUrl: must be the name of an app setting / environment variable (letters, digits and _, not starting with a digit), not the secret itself',
+      ]);
+    });
+
+    it('needs a source of its format, and a source key it can address a pushed row by', () => {
+      const raw = validRawConfig();
+      Object.assign(raw.jobs[1], { skipOutdatedMessages: true, push: { format: 'businesscentral', notificationUrl: 'BC_URL' } });
+      expect(issueLines(() => validateConfig(raw))).toEqual([
+        'jobs: jobs[1].push.format: businesscentral needs a businesscentral source; connection "erp" is of type sqlite',
+        'jobs: jobs[1].mapping: mapping "numbers": source key must be [id] for push.format businesscentral (a deleted record is known by its id only), got [crm_id]',
+      ]);
+      Object.assign(raw.jobs[1], { push: { format: 'dataverse' } });
+      expect(issueLines(() => validateConfig(raw))).toEqual(['jobs: jobs[1].push.format: dataverse needs a dataverse source; connection "erp" is of type sqlite']);
+    });
+
+    it('is only for NewUpdate jobs', () => {
+      expect(jobIssues({ skipOutdatedMessages: true, action: 'Delete', push: {} })).toEqual([
+        'jobs: jobs[1].push: only allowed when action is NewUpdate (a pushed delete becomes a Delete message of the same job)',
+      ]);
+    });
+  });
 });

@@ -41,7 +41,7 @@ describe('Functions app registrations', () => {
     await import('../../../functions/index');
   });
 
-  it('registers exactly the twelve functions with their trigger types', () => {
+  it('registers exactly the fourteen functions with their trigger types (no Dataverse queue function without its setting)', () => {
     const byName = Object.fromEntries(registered.map((r) => [r.name, trigger(r.name).type]));
     expect(byName).toEqual({
       GetChanges: 'timerTrigger',
@@ -56,8 +56,10 @@ describe('Functions app registrations', () => {
       ProcessLowQueueItems: 'serviceBusTrigger',
       SampleGauges: 'timerTrigger',
       RequeueParked: 'timerTrigger',
+      ReceivePush: 'httpTrigger',
+      RenewSubscriptions: 'timerTrigger',
     });
-    expect(registered).toHaveLength(12);
+    expect(registered).toHaveLength(14);
     expect(registered.every((r) => typeof r.handler === 'function')).toBe(true);
   });
 
@@ -67,6 +69,14 @@ describe('Functions app registrations', () => {
 
   it('exposes ExecuteJob as POST jobs/{name}/execute with a function key', () => {
     expect(trigger('ExecuteJob')).toMatchObject({ route: 'jobs/{name}/execute', methods: ['POST'], authLevel: 'function' });
+  });
+
+  it('keeps Business Central subscriptions every hour at minute 7 (a subscription lives three days)', () => {
+    expect(trigger('RenewSubscriptions')).toMatchObject({ schedule: '0 7 * * * *', runOnStartup: false, useMonitor: false });
+  });
+
+  it('exposes the push endpoint as GET and POST hooks/{job} with a function key', () => {
+    expect(trigger('ReceivePush')).toMatchObject({ route: 'hooks/{job}', methods: ['GET', 'POST'], authLevel: 'function' });
   });
 
   it('exposes the status of accepted runs as GET runs/{id} with a function key (the route ExecuteJob’s 202 points to)', () => {

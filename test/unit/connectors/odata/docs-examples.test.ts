@@ -19,9 +19,9 @@ function examples(): Array<[string, Record<string, unknown>]> {
 }
 
 describe('docs/connectors.md', () => {
-  it('has a full configuration for OData, Dataverse, Business Central and an outbox', () => {
+  it('has a full configuration for OData, Dataverse, Business Central, an outbox and push', () => {
     expect(examples().map(([title]) => title)).toEqual([
-      'OData V4 (`odata`)', 'Dataverse (`dataverse`)', 'Business Central (`businesscentral`)', 'Outbox tables (`outbox` in `sqlite` and `postgres` settings)',
+      'OData V4 (`odata`)', 'Dataverse (`dataverse`)', 'Business Central (`businesscentral`)', 'Outbox tables (`outbox` in `sqlite`, `postgres` and `mysql` settings)', 'Push: webhooks and events',
     ]);
   });
 
