@@ -56,7 +56,7 @@ for (const name of ENGINE_NAMES) {
     it('answers null for a record outside the job filter now (its newer change is not sent)', async () => {
       const keys = await detectedKeys();
       const filtered: Job = { ...job, filter: [{ field: 'qty', op: 'lt', value: 4 }] };
-      const current = await db.source().currentTrackers!(mapping, filtered, keys);
+      const current = (await db.source().currentTrackers!(mapping, filtered, keys))!;
       expect(current.get('9|west')).toBeNull();
       expect(current.get('7|south')).toBe(canonical(2));
     });
@@ -65,7 +65,7 @@ for (const name of ENGINE_NAMES) {
       const many = Array.from({ length: 2 * CURRENT_TRACKERS_READ_SIZE + 5 }, (_, i) => ({ item: 1000 + i, site: 'bulk', qty: i, modified: at(30) }));
       await db.insert('stock', many);
       const keys = many.map((r) => `${r.item}|bulk`);
-      const current = await db.source().currentTrackers!(mapping, job, keys);
+      const current = (await db.source().currentTrackers!(mapping, job, keys))!;
       expect(current.size).toBe(many.length);
       expect(new Set(current.values())).toEqual(new Set([canonical(30)]));
     });

@@ -48,7 +48,7 @@ describe('the source check of redeliveries', () => {
 
   it('decides by the job watermark type: newer at the source supersedes; equal, older, unknown and out-of-scope do not', () => {
     const current = new Map<string, string | null>([['A', '10'], ['B', '9'], ['C', '8'], ['D', null], ['E', 'x']]);
-    const decide = (key: string, action = JobActionType.NewUpdate) => supersededAtSource({ action, sourceKey: key, changeTracker: '9' }, 'number', current, 'contacts');
+    const decide = (key: string, action: QueueMessage['action'] = JobActionType.NewUpdate) => supersededAtSource({ action, sourceKey: key, changeTracker: '9' }, 'number', current, 'contacts');
     // 10 > 9 numerically although "10" < "9" as text.
     expect(decide('A')).toBe("superseded at the source: the record's change tracker in contacts is now 10, newer than this change's 9");
     expect(decide('B')).toBeUndefined();
