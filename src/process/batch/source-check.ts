@@ -57,7 +57,11 @@ export async function checkAtSource(work: readonly Work[], deps: ProcessingDepen
   const checked = sources ? work.filter((w) => isGuardedAction(w.message.action) && redelivered(w) && w.item.message.applicationProperties[FORCE_APPLY] !== true) : [];
   if (!sources || checked.length === 0) return { kept: [...work], verdicts: [] };
   const byJob = new Map<string, Work[]>();
-  for (const w of checked) byJob.set(w.job.name, [...(byJob.get(w.job.name) ?? []), w]);
+  for (const w of checked) {
+    const group = byJob.get(w.job.name);
+    if (group) group.push(w);
+    else byJob.set(w.job.name, [w]);
+  }
   const out = new Set<Work>();
   const verdicts: Verdict[] = [];
   await Promise.all(
