@@ -50,6 +50,13 @@ export interface RetrieveOptions {
   preview?: boolean;
 }
 
+/**
+ * The current change tracker of records, by message `sourceKey`: canonical under the job's
+ * watermark type; null when the record is there but detection would not send its change
+ * (outside the job's filter, a NULL tracker). A key the map lacks is no longer in the source.
+ */
+export type CurrentTrackers = ReadonlyMap<string, string | null>;
+
 export interface SourceConnector {
   /**
    * Changes after `watermark` (minus `job.lookbackSeconds`) that match `job.filter`, as pages.
@@ -71,5 +78,17 @@ export interface SourceConnector {
    *   broker's duplicate detection and the target's version guard absorb the resend).
    */
   acknowledge?(page: SourcePage, refused?: readonly RefusedMessage[]): Promise<void>;
+  /**
+   * Reads the current change tracker of the records with these `sourceKey`s (as detection builds
+   * them: `mapping.source.key` values joined with `|`), for the processor's check of a message
+   * delivered again after a lost lock: a record whose tracker moved on was changed since. Optional:
+   * a source without it (or a job it cannot answer for) leaves such messages unchecked.
+   * @returns undefined when this job's changes cannot be read by key (e.g. change tracking by
+   *   delta links); else see {@link CurrentTrackers}.
+   * @throws TransientError when the source cannot be reached; ConfigError when the mapping or job
+   *   does not fit the source; PermanentError for a stored value that is no value of the job's
+   *   watermark type — as {@link retrieveChanges} does.
+   */
+  currentTrackers?(mapping: Mapping, job: Job, sourceKeys: readonly string[]): Promise<CurrentTrackers | undefined>;
   close(): Promise<void>;
 }

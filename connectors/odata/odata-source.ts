@@ -2,13 +2,14 @@ import { changePage, serializeRows } from '../base/change-page';
 import { futureStampWarning, SERVICE_SETTLE_SECONDS, serviceNow, timeHorizon } from '../base/time-horizon';
 import { ConnectorBase, canonicalChangeTracker } from '../base/connector-base';
 import { type RelatedValueLookup, ResolverCache } from '../base/resolvers';
-import type { RetrieveOptions, SourceConnector, SourcePage } from '../base/source-connector';
+import type { CurrentTrackers, RetrieveOptions, SourceConnector, SourcePage } from '../base/source-connector';
 import { lookbackLowerBound } from '../sql/change-window';
 import type { Clock } from '../../src/platform/clock';
 import { PermanentError } from '../../src/platform/errors';
 import { type Job, JobActionType } from '../../src/model/job';
 import type { Mapping } from '../../src/model/mapping';
 import { parseWatermarkType, WatermarkValue } from '../../src/model/watermark-value';
+import { readOdataCurrentTrackers } from './odata-current-trackers';
 import { DeltaReader, type DeltaReaderOptions } from './delta-reader';
 import { isDeltaJob } from './delta-watermark';
 import { decodeCursor, encodeCursor } from './odata-cursor';
@@ -128,6 +129,14 @@ export class OdataSource extends ConnectorBase implements SourceConnector, Relat
       if (following === undefined) return;
       next = following;
     }
+  }
+
+  async currentTrackers(mapping: Mapping, job: Job, sourceKeys: readonly string[]): Promise<CurrentTrackers | undefined> {
+    // Change tracking: a change's tracker is the run's stamp, not the record's; nothing to compare.
+    if (isDeltaJob(job)) return undefined;
+    const { http } = this.options;
+    const types = this.options.typedValues ? propertyTypes((await optionalServiceModel(http, this.options.delta?.warn, this.options.metadataUrl)).get(mapping.source.entity)) : undefined;
+    return readOdataCurrentTrackers({ http, types }, mapping, job, sourceKeys);
   }
 
   async lookupRelated(entity: string, matchField: string, returnField: string, value: unknown): Promise<unknown> {

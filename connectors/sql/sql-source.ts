@@ -1,13 +1,14 @@
 import { changePage, type RowChange, serializeRows } from '../base/change-page';
 import { ConnectorBase, canonicalChangeTracker } from '../base/connector-base';
 import { type RelatedValueLookup, ResolverCache } from '../base/resolvers';
-import type { RetrieveOptions, SourceConnector, SourcePage } from '../base/source-connector';
+import type { CurrentTrackers, RetrieveOptions, SourceConnector, SourcePage } from '../base/source-connector';
 import type { Clock } from '../../src/platform/clock';
 import { type Job, JobActionType } from '../../src/model/job';
 import type { Mapping } from '../../src/model/mapping';
 import { parseWatermarkType, WatermarkValue } from '../../src/model/watermark-value';
 import { decodeCursor, encodeCursor, lookbackLowerBound, type RunPosition } from './change-window';
 import { quoteEntity, quoteIdentifier, type SqlDatabase, SqlParams, type SqlRow } from './dialect';
+import { readCurrentTrackers } from './sql-current-trackers';
 import { buildChangeQuery, buildUpperBoundQuery, DELETED_FLAG } from './sql-query';
 import { inSqliteWindow, openSqliteDatetimeWindow } from './sqlite-datetime-window';
 import { futureStampWarning } from '../base/time-horizon';
@@ -164,6 +165,10 @@ export class SqlSource extends ConnectorBase implements SourceConnector, Related
     }
     if (horizon.blindSpot) this.warn(`job "${jobName}": ${horizon.blindSpot}`);
     return horizon;
+  }
+
+  currentTrackers(mapping: Mapping, job: Job, sourceKeys: readonly string[]): Promise<CurrentTrackers> {
+    return readCurrentTrackers(this.db, mapping, job, sourceKeys);
   }
 
   async lookupRelated(entity: string, matchField: string, returnField: string, value: unknown): Promise<unknown> {

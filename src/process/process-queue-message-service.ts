@@ -9,6 +9,7 @@ import { coalesce } from './batch/coalesce';
 import { settleBatch } from './batch/settle-batch';
 import { settlePlan } from './batch/settle-plan';
 import { guardStale, recordApplied, watchSetAside } from './batch/stale-guard';
+import { checkAtSource } from './batch/source-check';
 import { triage } from './batch/triage';
 import type { Verdict } from './batch/verdict';
 import { startBatchLockRenewal } from './lock-renewal';
@@ -27,7 +28,8 @@ export const DEFAULT_LOCK_RENEWAL_MS = 30_000;
  * Applies received messages to their targets and settles each (ARCHITECTURE §5), a batch at a
  * time: triage (what can never be applied is dead-lettered before any target call), coalescing
  * per record (the newest change wins), the stale guard (a message that comes back older than
- * a change applied since is ignored), one `applyBatch` per job and action, then settlement —
+ * a change applied since is ignored), the source check (a redelivery whose record changed at
+ * its source since is ignored), one `applyBatch` per job and action, then settlement —
  * copies first, then the originals. Failures never wait in a processing slot: a retry is a copy
  * scheduled for the next attempt. Shared by the Functions' Service Bus triggers and the local
  * host's processors.
@@ -91,8 +93,10 @@ export class ProcessQueueMessageService {
     const verdicts: Verdict[] = rejected.map((r) => ({ kind: 'failed', index: r.index, item: r.item, error: r.error, message: r.message }));
     const { winners, superseded } = coalesce(work);
     for (const w of superseded) verdicts.push({ kind: 'superseded', work: w });
-    const { kept, verdicts: stale } = await guardStale(winners, this.deps);
+    const { kept: fresh, verdicts: stale } = await guardStale(winners, this.deps);
     verdicts.push(...stale);
+    const { kept, verdicts: atSource } = await checkAtSource(fresh, this.deps);
+    verdicts.push(...atSource);
     const applied = await applyGroups(kept, this.deps);
     recordApplied(applied, this.deps);
     verdicts.push(...applied);

@@ -5,6 +5,7 @@ import type { Mapping } from '../model/mapping';
 import type { QueueMessage } from '../model/queue-message';
 import type { Metrics } from '../telemetry/metrics';
 import type { TargetConnector } from '../../connectors/base/target-connector';
+import type { SourceConnector } from '../../connectors/base/source-connector';
 import type { Logger } from '../telemetry/logger';
 import type { DeletionGuard } from './deletion-store';
 import type { AppliedVersionRecorder } from '../storage/applied-version-store';
@@ -22,6 +23,11 @@ export interface ConfigLookup {
 /** Opens (and caches) target connectors by connection name. */
 export interface TargetProvider {
   target(connectionName: string): Promise<TargetConnector>;
+}
+
+/** Opens (and caches) source connectors by connection name. */
+export interface SourceProvider {
+  source(connectionName: string): Promise<SourceConnector>;
 }
 
 /** Sends single messages (side queues, response messages); `messageId` replaces the change's own id. */
@@ -52,6 +58,8 @@ export interface ProcessingDependencies {
   deletions?: DeletionGuard;
   /** The last applied change per job and record: a message that comes back older than it is ignored. Default: none. */
   appliedVersions?: AppliedVersionRecorder;
+  /** Sources of the jobs: a message delivered again after a lost lock is checked against its record there (see `source-check.ts`). Default: none (not checked). */
+  sources?: SourceProvider;
   /** Lock renewal interval in ms. Default 30 000. */
   lockRenewalMs?: number;
   /** The outage mode of target connections (see `target-health.ts`). Default: none (every group goes to its target). */

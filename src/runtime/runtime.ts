@@ -178,6 +178,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       recoveries,
       config: lookup,
       targets: connectors,
+      sources: connectors,
       sender,
       queues: settings.queues,
       clock,

@@ -173,11 +173,11 @@ function writeConfig(dir: string): void {
   ];
   const fields = ['id', 'i8', 'dec', 'bin', 'ts', 'doc', 'ver'].map((f) => ({ target: f, source: f }));
   const mappings = [{ name: 'vals', source: { entity: 'vals', key: ['id'] }, target: { entity: 'vals', key: ['id'], versionField: 'ver' }, fields }];
-  // skipOutdatedMessages: a batch applied by a host killed before it completed comes back after its
-  // 60 s lock, older than what the next host applied; the stale-message guard does not see it
-  // (its records were never set aside), the version check does.
+  // No skipOutdatedMessages: a batch applied by a host killed before it completed comes back after
+  // its 60 s lock, older than what the next host applied; its records were never set aside, so the
+  // applied-version store knows nothing of them — the source check of redeliveries must catch it.
   const jobs = [
-    { name: 'vals', order: 10, schedule: SCHEDULE, source: 'src', target: 'tgt', mapping: 'vals', priority: 'normal', watermark: { type: 'number', field: 'ver' }, pageSize: 50, skipOutdatedMessages: true },
+    { name: 'vals', order: 10, schedule: SCHEDULE, source: 'src', target: 'tgt', mapping: 'vals', priority: 'normal', watermark: { type: 'number', field: 'ver' }, pageSize: 50 },
   ];
   writeFileSync(path.join(dir, 'connections.yaml'), stringify({ connections }));
   writeFileSync(path.join(dir, 'mappings.yaml'), stringify({ mappings }));
