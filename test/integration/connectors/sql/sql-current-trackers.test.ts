@@ -30,7 +30,8 @@ for (const name of ENGINE_NAMES) {
     afterAll(() => db?.close());
 
     beforeEach(async () => {
-      await db.exec(`DROP TABLE IF EXISTS stock; CREATE TABLE stock (item BIGINT NOT NULL, site TEXT NOT NULL, qty INTEGER, modified ${db.timestampType}, PRIMARY KEY (item, site))`);
+      await db.exec('DROP TABLE IF EXISTS stock');
+      await db.exec(`CREATE TABLE stock (item BIGINT NOT NULL, site TEXT NOT NULL, qty INTEGER, modified ${db.timestampType}, PRIMARY KEY (item, site))`);
       await db.insert('stock', [
         { item: BigInt(BIG), site: 'north|1', qty: 1, modified: at(1) },
         { item: 7, site: 'south', qty: 2, modified: at(2) },
@@ -48,7 +49,8 @@ for (const name of ENGINE_NAMES) {
     it('reads the canonical tracker detection would send; a changed record shows its newer one, a deleted one is absent', async () => {
       const keys = await detectedKeys();
       expect(keys).toEqual([`${BIG}|north\\|1`, '7|south', '8|south', '9|west']);
-      await db.exec(`UPDATE stock SET qty = 20, modified = '${at(20)}' WHERE item = 7; DELETE FROM stock WHERE item = 8`);
+      await db.exec(`UPDATE stock SET qty = 20, modified = '${db.timestamp(at(20))}' WHERE item = 7`);
+      await db.exec('DELETE FROM stock WHERE item = 8');
       const current = await db.source().currentTrackers!(mapping, job, [...keys, '404|nowhere']);
       expect(current).toEqual(new Map([[`${BIG}|north\\|1`, canonical(1)], ['7|south', canonical(20)], ['9|west', canonical(4)]]));
     });
