@@ -5,7 +5,8 @@ import path from 'node:path';
 import { startAzurite } from '../../src/storage/azurite';
 import { cpuSeconds, FINAL_ENDS, runHostOnce, type HostRun } from './crm-erp-host';
 import { verifyCrmErp } from './crm-erp-verify';
-import { expectedOutcomes, generateCrmErp, writeCrmErpConfig, type CrmErpSizes } from './crm-erp-workload';
+import { BENCH_MYSQL_URL_SETTING, DEFAULT_BENCH_MYSQL_URL, MysqlErp } from './crm-erp-mysql';
+import { expectedOutcomes, generateCrmErp, writeCrmErpConfig, type CrmErpSizes, type CrmSource } from './crm-erp-workload';
 
 /**
  * The crm-erp scenario (`npm run bench -- --scenario crm-erp`): the demo's jobs on heavier data
@@ -15,11 +16,17 @@ import { expectedOutcomes, generateCrmErp, writeCrmErpConfig, type CrmErpSizes }
  *
  *   npm run bench -- --scenario crm-erp [--accounts 20000] [--contacts 10000] [--runs 1]
  *     [--quick] [--orphans] [--concurrency N|priority=n,…] [--keep] [--tables azurite|sqlite]
+ *     [--source sqlite|outbox] [--target sqlite|mysql]
+ *
+ * `--source outbox`: the CRM writes an outbox row in each change's transaction and its jobs read
+ * the outbox (crm-erp-outbox.ts). `--target mysql`: the ERP is a fresh database on the MariaDB /
+ * MySQL server of `HIGHWATER_BENCH_MYSQL_URL` (default `mysql://root@127.0.0.1:3306`), dropped
+ * after the run (crm-erp-mysql.ts).
  */
 export const DEFAULT_SIZES: CrmErpSizes = { accounts: 20_000, contacts: 10_000 };
 export const QUICK_SIZES: CrmErpSizes = { accounts: 2_000, contacts: 1_000 };
 const REPO = path.resolve(__dirname, '../..');
-const VALUE_FLAGS = ['scenario', 'accounts', 'contacts', 'runs', 'concurrency', 'profile', 'tables'];
+const VALUE_FLAGS = ['scenario', 'accounts', 'contacts', 'runs', 'concurrency', 'profile', 'tables', 'source', 'target'];
 const BOOLEAN_FLAGS = ['quick', 'orphans', 'keep'];
 const RETRIES = ['retried', 'released', 'abandoned', 'deferred'];
 
@@ -34,6 +41,12 @@ export interface CrmErpOptions extends CrmErpSizes {
   profile?: string;
   /** Where the host keeps its tables (`HIGHWATER_LOCAL_TABLES`): a fresh Azurite per run (default) or `<dataDir>/tables.db`. */
   tables: 'azurite' | 'sqlite';
+  /** Where the CRM's changes are read: its tables (default) or its outbox. */
+  source: CrmSource;
+  /** The ERP: a SQLite file (default) or a database on a MariaDB/MySQL server. */
+  target: 'sqlite' | 'mysql';
+  /** `--target mysql`: the server, from `HIGHWATER_BENCH_MYSQL_URL` (default `mysql://root@127.0.0.1:3306`). */
+  mysqlUrl?: string;
 }
 
 /** Parses the scenario's flags; throws {@link UsageError} naming the flag that is wrong. */
@@ -63,8 +76,15 @@ export function parseCrmErpArgs(argv: readonly string[]): CrmErpOptions {
   }
   const tables = values.get('tables') ?? 'azurite';
   if (tables !== 'azurite' && tables !== 'sqlite') throw new UsageError(`--tables must be azurite or sqlite, got "${tables}"`);
+  const source = values.get('source') ?? 'sqlite';
+  if (source !== 'sqlite' && source !== 'outbox') throw new UsageError(`--source must be sqlite or outbox, got "${source}"`);
+  const target = values.get('target') ?? 'sqlite';
+  if (target !== 'sqlite' && target !== 'mysql') throw new UsageError(`--target must be sqlite or mysql, got "${target}"`);
   return {
     tables,
+    source,
+    target,
+    ...(target === 'mysql' ? { mysqlUrl: mysqlServerUrl() } : {}),
     accounts: positive('accounts', base.accounts),
     contacts: positive('contacts', base.contacts),
     runs: positive('runs', 1),
@@ -115,10 +135,26 @@ const loadAverage = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
 const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
 const fmt = (n: number) => n.toLocaleString('en-US');
 
+/** The MariaDB/MySQL server of `--target mysql`; throws {@link UsageError} for a setting that is no mysql:// URL. */
+function mysqlServerUrl(): string {
+  const url = process.env[BENCH_MYSQL_URL_SETTING] ?? DEFAULT_BENCH_MYSQL_URL;
+  if (!/^mysql:\/\/[^/]+/.test(url) || !URL.canParse(url)) throw new UsageError(`${BENCH_MYSQL_URL_SETTING} must be a mysql://user[:password]@host[:port] URL`);
+  return url;
+}
+
 async function measureOnce(root: string, options: CrmErpOptions, run: number): Promise<Measured> {
   const dir = fs.mkdtempSync(path.join(root, `run-${run}-`));
-  generateCrmErp(dir, options);
-  writeCrmErpConfig(dir);
+  generateCrmErp(dir, options, options.source);
+  const mysql = options.mysqlUrl ? await MysqlErp.create(options.mysqlUrl, `hw_bench_crm_erp_${process.pid}_${run}`, path.join(dir, 'erp.db')) : undefined;
+  try {
+    writeCrmErpConfig(dir, options.source, mysql?.connection());
+    return await measureHost(dir, options, run, mysql);
+  } finally {
+    await mysql?.drop();
+  }
+}
+
+async function measureHost(dir: string, options: CrmErpOptions, run: number, mysql: MysqlErp | undefined): Promise<Measured> {
   const profile = (name: string) => (options.profile ? ['--cpu-prof', '--cpu-prof-dir', options.profile, '--cpu-prof-name', `run-${run}-${name}.cpuprofile`] : []);
   const azurite = options.tables === 'azurite' ? await startAzurite({ port: 0, nodeFlags: profile('azurite') }) : undefined;
   const pid = azurite ? azuritePid() : undefined;
@@ -138,7 +174,10 @@ async function measureOnce(root: string, options: CrmErpOptions, run: number): P
     );
     const after = pid ? cpuSeconds(pid) : undefined;
     const azuriteCpuSeconds = before && after ? after.user + after.system - before.user - before.system : azurite ? undefined : 0;
-    return { run: result, azuriteCpuSeconds, load: `${load} → ${loadAverage()}`, problems: verifyCrmErp(dir, options, result), dir };
+    const loadAfter = loadAverage();
+    // The MySQL ERP is judged by the same checks, on a copy of its tables in erp.db.
+    await mysql?.copyInto(path.join(dir, 'erp.db'));
+    return { run: result, azuriteCpuSeconds, load: `${load} → ${loadAfter}`, problems: verifyCrmErp(dir, options, result), dir };
   } finally {
     await azurite?.stop();
   }
@@ -183,7 +222,8 @@ export async function runCrmErpScenario(argv: readonly string[]): Promise<void> 
   console.log(`node ${process.version}, ${os.cpus().length} cores, load ${loadAverage()}`);
   console.log(`crm-erp: ${fmt(options.accounts)} accounts, ${fmt(options.contacts)} contacts → ${fmt(expected.messages)} messages ` +
     `(${fmt(expected.detected)} detected + ${fmt(expected.responses)} responses)${options.orphans ? ', with orphan contacts' : ''}, ${options.runs} run(s)` +
-    `${options.concurrency ? `, --concurrency ${options.concurrency}` : ''}, tables in ${options.tables === 'sqlite' ? 'SQLite (HIGHWATER_LOCAL_TABLES=sqlite)' : 'Azurite'}\n`);
+    `${options.concurrency ? `, --concurrency ${options.concurrency}` : ''}, tables in ${options.tables === 'sqlite' ? 'SQLite (HIGHWATER_LOCAL_TABLES=sqlite)' : 'Azurite'}` +
+    `, CRM read ${options.source === 'outbox' ? 'through its outbox' : 'by modified_at'}, ERP on ${options.target === 'mysql' ? `MariaDB/MySQL (${new URL(options.mysqlUrl as string).host})` : 'SQLite'}\n`);
   primeCompileCache();
   if (options.profile) fs.mkdirSync(options.profile, { recursive: true });
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'highwater-bench-crm-erp-'));

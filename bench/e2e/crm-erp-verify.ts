@@ -8,7 +8,8 @@ import { BIG_TEXT_CHARS, BIG_TEXT_EVERY, expectedOutcomes, isStaleAccount, JOBS,
  * every problem found (empty: the run is right). The databases: ERP customers are exactly the
  * CRM accounts (deleted ones gone), with the mapped fields and the 60 KB notes intact; every CRM
  * account the sync wrote carries its ERP customer number; the stale ones kept the ERP's edit;
- * every contact whose account exists and that has an e-mail is in the ERP, no other. The host:
+ * every contact whose account exists and that has an e-mail is in the ERP, no other; a CRM
+ * outbox has every row marked processed. The host:
  * exit code 0, every job run succeeded, messages ended where expected, work queues empty.
  */
 const EDITED = 'EDITED IN ERP';
@@ -53,6 +54,10 @@ function databaseProblems(configDir: string, sizes: CrmErpSizes): string[] {
       ],
       ['ERP contacts', n('SELECT count(*) AS n FROM contacts'), sizes.contacts - expected.parked - expected.deadLettered],
     ];
+    // Read through its outbox (`--source outbox`), every outbox row is marked processed, none set aside.
+    if (n("SELECT count(*) AS n FROM crm.sqlite_master WHERE name = 'outbox'") > 0) {
+      checks.push(['CRM outbox rows not processed or set aside', n('SELECT count(*) AS n FROM crm.outbox WHERE processed_at IS NULL OR dead_reason IS NOT NULL'), 0]);
+    }
     return checks.filter(([, actual, want]) => actual !== want).map(([what, actual, want]) => `${what}: ${actual}, expected ${want}`);
   } finally {
     db.close();

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { stringify } from 'yaml';
+import { CRM_OUTBOX_SCHEMA, outboxWriter, readCrmThroughOutbox } from './crm-erp-outbox';
 
 /**
  * The crm-erp scenario's data and config: the demo's CRM and ERP (`examples/demo`) with heavier
@@ -88,8 +89,9 @@ const CRM_SCHEMA = `
   CREATE INDEX contacts_modified ON contacts (modified_at, id);
   CREATE TABLE deleted_accounts (id TEXT PRIMARY KEY, deleted_at TEXT NOT NULL);`;
 
-const ERP_SCHEMA = `
-  CREATE TABLE customers (customer_no INTEGER PRIMARY KEY AUTOINCREMENT, crm_id TEXT NOT NULL UNIQUE, name TEXT NOT NULL, city TEXT, street TEXT, phone TEXT, notes TEXT, modified_at TEXT);
+export const ERP_SCHEMA = `
+  CREATE TABLE customers (customer_no INTEGER PRIMARY KEY AUTOINCREMENT, crm_id TEXT NOT NULL UNIQUE, name TEXT NOT NULL, city TEXT, street TEXT, phone TEXT, notes TEXT, modified_at TEXT,
+    crm_version INTEGER);
   CREATE TABLE contacts (crm_id TEXT PRIMARY KEY, customer_crm_id TEXT NOT NULL REFERENCES customers (crm_id) ON DELETE CASCADE, full_name TEXT NOT NULL, email TEXT NOT NULL, phone TEXT, notes TEXT);
   INSERT INTO sqlite_sequence (name, seq) VALUES ('customers', 9999);`;
 
@@ -100,6 +102,8 @@ const LOREM = 'Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do e
 /** CRM change timestamps: one second apart from 2026-01-01; ERP edits of stale accounts are later than all of them. */
 const at = (i: number) => new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString();
 const ERP_EDITED_AT = '2030-01-01T00:00:00.000Z';
+/** The version (outbox id) of the stale accounts' ERP rows, read by `--source outbox` runs: newer than any change of the outbox. */
+export const ERP_EDITED_VERSION = 1_000_000_000_000;
 
 /** ~300 bytes of notes, or 60 KB for every {@link BIG_TEXT_EVERY}th row. */
 export function notes(kind: 'account' | 'contact', i: number): string {
@@ -112,34 +116,45 @@ export function accountOf(i: number, sizes: CrmErpSizes): string {
   return isOrphanContact(i, sizes) ? `A-MISSING-${i}` : accountId(((i * 7919) % sizes.accounts) + 1);
 }
 
-/** Creates `crm.db` and `erp.db` in `dir` (replacing old ones). */
-export function generateCrmErp(dir: string, sizes: CrmErpSizes): void {
+/** Where the CRM's changes are read: its tables by `modified_at` (default) or its outbox (crm-erp-outbox.ts). */
+export type CrmSource = 'sqlite' | 'outbox';
+
+/** Creates `crm.db` and `erp.db` in `dir` (replacing old ones); with `outbox`, the CRM writes an outbox row after each change, in its transaction. */
+export function generateCrmErp(dir: string, sizes: CrmErpSizes, source: CrmSource = 'sqlite'): void {
   const files = ['crm.db', 'erp.db'].map((f) => path.join(dir, f));
   for (const file of files) for (const suffix of ['', '-wal', '-shm']) fs.rmSync(file + suffix, { force: true });
   const [crm, erp] = files.map((f) => new Database(f));
   try {
     for (const db of [crm, erp]) db.pragma('journal_mode = WAL');
-    crm.exec(CRM_SCHEMA);
+    crm.exec(source === 'outbox' ? CRM_SCHEMA + CRM_OUTBOX_SCHEMA : CRM_SCHEMA);
     erp.exec(ERP_SCHEMA);
+    const outbox = source === 'outbox' ? outboxWriter(crm) : () => undefined;
     const account = crm.prepare('INSERT INTO accounts (id, name, city, street, phone, notes, modified_at) VALUES (?, ?, ?, ?, ?, ?, ?)');
     const contact = crm.prepare('INSERT INTO contacts (id, account_id, first_name, last_name, email, phone, notes, modified_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
     const tombstone = crm.prepare('INSERT INTO deleted_accounts (id, deleted_at) VALUES (?, ?)');
-    const customer = erp.prepare('INSERT INTO customers (crm_id, name, city, modified_at) VALUES (?, ?, ?, ?)');
+    const customer = erp.prepare('INSERT INTO customers (crm_id, name, city, modified_at, crm_version) VALUES (?, ?, ?, ?, ?)');
     crm.transaction(() => {
       for (let i = 1; i <= sizes.accounts; i++) {
-        account.run(accountId(i), `Company ${i} GmbH`, CITIES[i % CITIES.length], `Hauptstraße ${i % 300}`, `+49 30 ${100000 + i}`, notes('account', i), at(i));
+        const row = { id: accountId(i), name: `Company ${i} GmbH`, city: CITIES[i % CITIES.length], street: `Hauptstraße ${i % 300}`, phone: `+49 30 ${100000 + i}`, notes: notes('account', i), modified_at: at(i) };
+        account.run(row.id, row.name, row.city, row.street, row.phone, row.notes, row.modified_at);
+        outbox('accounts', 'insert', row);
       }
       for (let i = 1; i <= sizes.contacts; i++) {
         const first = FIRST[i % FIRST.length];
         const last = LAST[(i * 7) % LAST.length];
         const email = isInvalidContact(i) ? null : ` ${first}.${last}${i}@Example.com`;
-        contact.run(contactId(i), accountOf(i, sizes), first, last, email, `+49 40 ${200000 + i}`, notes('contact', i), at(i));
+        const row = { id: contactId(i), account_id: accountOf(i, sizes), first_name: first, last_name: last, email, phone: `+49 40 ${200000 + i}`, notes: notes('contact', i), modified_at: at(i) };
+        contact.run(row.id, row.account_id, row.first_name, row.last_name, row.email, row.phone, row.notes, row.modified_at);
+        outbox('contacts', 'insert', row);
       }
-      for (let i = 1; i <= deletedAccounts(sizes); i++) tombstone.run(deletedId(i), at(i));
+      for (let i = 1; i <= deletedAccounts(sizes); i++) {
+        tombstone.run(deletedId(i), at(i));
+        outbox('deleted_accounts', 'delete', { id: deletedId(i) });
+      }
     })();
     erp.transaction(() => {
-      for (let i = 1; i <= deletedAccounts(sizes); i++) customer.run(deletedId(i), `OLD COMPANY ${i}`, 'Berlin', '2025-12-01T00:00:00.000Z');
-      for (let i = 1; i <= sizes.accounts; i++) if (isStaleAccount(i)) customer.run(accountId(i), 'EDITED IN ERP', 'Berlin', ERP_EDITED_AT);
+      for (let i = 1; i <= deletedAccounts(sizes); i++) customer.run(deletedId(i), `OLD COMPANY ${i}`, 'Berlin', '2025-12-01T00:00:00.000Z', null);
+      for (let i = 1; i <= sizes.accounts; i++) if (isStaleAccount(i)) customer.run(accountId(i), 'EDITED IN ERP', 'Berlin', ERP_EDITED_AT, ERP_EDITED_VERSION);
     })();
   } finally {
     crm.close();
@@ -147,12 +162,15 @@ export function generateCrmErp(dir: string, sizes: CrmErpSizes): void {
   }
 }
 
-/** `connections.yaml`, `mappings.yaml`, `jobs.yaml`: the demo's, with the heavier fields mapped. */
-export function writeCrmErpConfig(dir: string): void {
-  const config = {
+/**
+ * `connections.yaml`, `mappings.yaml`, `jobs.yaml`: the demo's, with the heavier fields mapped;
+ * `erp` replaces the ERP's SQLite connection (a MariaDB/MySQL one: crm-erp-mysql.ts).
+ */
+export function writeCrmErpConfig(dir: string, source: CrmSource = 'sqlite', erp?: { name: 'erp'; type: string; settings: object }): void {
+  const base = {
     connections: [
-      { name: 'crm', type: 'sqlite', settings: { file: './crm.db' } },
-      { name: 'erp', type: 'sqlite', settings: { file: './erp.db' } },
+      { name: 'crm', type: 'sqlite', settings: { file: './crm.db' } as object },
+      erp ?? { name: 'erp', type: 'sqlite', settings: { file: './erp.db' } as object },
     ],
     mappings: [
       {
@@ -210,6 +228,7 @@ export function writeCrmErpConfig(dir: string): void {
         watermark: { type: 'datetime', field: 'modified_at' } },
     ],
   };
+  const config = source === 'outbox' ? readCrmThroughOutbox(base) : base;
   for (const kind of ['connections', 'mappings', 'jobs'] as const) {
     fs.writeFileSync(path.join(dir, `${kind}.yaml`), stringify({ [kind]: config[kind] }));
   }

@@ -21,7 +21,7 @@ const WORKLOAD_MS = bySoak(8_000, 30_000);
 const pgUrl = process.env[PG_URL_SETTING];
 if (!pgUrl) console.warn(`convergence: ${PG_URL_SETTING} is not set: the PostgreSQL source is skipped`);
 const mysqlUrl = process.env[MYSQL_URL_SETTING];
-if (!mysqlUrl) console.warn(`convergence: ${MYSQL_URL_SETTING} is not set: the MariaDB/MySQL source is skipped`);
+if (!mysqlUrl) console.warn(`convergence: ${MYSQL_URL_SETTING} is not set: the MariaDB/MySQL sources (tables and outbox) are skipped`);
 
 const sources: Array<[SourceKind, boolean]> = [
   ['sqlite', true],
@@ -31,6 +31,7 @@ const sources: Array<[SourceKind, boolean]> = [
   // The workload also writes an outbox row in each change's transaction; the jobs read the outbox.
   ['sqlite-outbox', true],
   ['postgres-outbox', pgUrl !== undefined],
+  ['mysql-outbox', mysqlUrl !== undefined],
 ];
 
 describe.each(sources)('convergence: %s source → local host → SQLite target', (source, available) => {

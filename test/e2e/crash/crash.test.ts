@@ -20,16 +20,17 @@ const ROUNDS = bySoak(4, 25);
 
 /**
  * SQLite always; MariaDB/MySQL (late commits stamped by `NOW(6)`) when `HIGHWATER_TEST_MYSQL_URL`
- * is set; and the same rounds on an outbox source (the workload writes an outbox row in each
- * change's transaction), with the kill between a page's send and the mark of its rows in place of
- * the one before the watermark write.
+ * is set; and the same rounds on an outbox source, SQLite and (with that variable) MariaDB/MySQL
+ * (the workload writes an outbox row in each change's transaction), with the kill between a
+ * page's send and the mark of its rows in place of the one before the watermark write.
  */
 const mysqlUrl = process.env[MYSQL_URL_SETTING];
-if (!mysqlUrl) console.warn(`crash: ${MYSQL_URL_SETTING} is not set: the MariaDB/MySQL source is skipped`);
+if (!mysqlUrl) console.warn(`crash: ${MYSQL_URL_SETTING} is not set: the MariaDB/MySQL sources (tables and outbox) are skipped`);
 const SOURCES: Array<[SourceKind, boolean, readonly RoundKind[]]> = [
   ['sqlite', true, ROUND_KINDS],
   ['mysql', mysqlUrl !== undefined, ROUND_KINDS],
   ['sqlite-outbox', true, OUTBOX_ROUND_KINDS],
+  ['mysql-outbox', mysqlUrl !== undefined, OUTBOX_ROUND_KINDS],
 ];
 
 describe.each(SOURCES)('crash (%s source): the local host and the dead-letter mover killed with SIGKILL', (source, available, kinds) => {

@@ -11,7 +11,7 @@ import { stringify } from 'yaml';
  */
 
 /** `*-outbox`: the same database read through the outbox the workload writes beside each change. */
-export type SourceKind = 'sqlite' | 'postgres' | 'mysql' | 'odata' | 'sqlite-outbox' | 'postgres-outbox';
+export type SourceKind = 'sqlite' | 'postgres' | 'mysql' | 'odata' | 'sqlite-outbox' | 'postgres-outbox' | 'mysql-outbox';
 
 /** Whether the source is read as an outbox. */
 export const isOutbox = (kind: SourceKind): boolean => kind.endsWith('-outbox');
@@ -49,17 +49,19 @@ export interface SyncConfigOptions {
 }
 
 export function syncConfig(o: SyncConfigOptions) {
+  const mysql = {
+    name: 'source', type: 'mysql',
+    settings: { host: o.mysql?.host, port: o.mysql?.port, user: o.mysql?.user, database: o.mysql?.database },
+    secrets: o.mysql?.passwordSetting ? { password: o.mysql.passwordSetting } : {},
+  };
   const sources = {
     sqlite: { name: 'source', type: 'sqlite', settings: { file: './source.db' } },
     postgres: { name: 'source', type: 'postgres', settings: { schema: o.pgSchema }, secrets: { connectionString: o.pgUrlSetting } },
-    mysql: {
-      name: 'source', type: 'mysql',
-      settings: { host: o.mysql?.host, port: o.mysql?.port, user: o.mysql?.user, database: o.mysql?.database },
-      secrets: o.mysql?.passwordSetting ? { password: o.mysql.passwordSetting } : {},
-    },
+    mysql,
     odata: { name: 'source', type: 'odata', settings: { serviceUrl: o.serviceUrl } },
     'sqlite-outbox': { name: 'source', type: 'sqlite', settings: { file: './source.db', outbox: OUTBOX } },
     'postgres-outbox': { name: 'source', type: 'postgres', settings: { schema: o.pgSchema, outbox: OUTBOX }, secrets: { connectionString: o.pgUrlSetting } },
+    'mysql-outbox': { ...mysql, settings: { ...mysql.settings, outbox: OUTBOX } },
   };
   const source = sources[o.source];
   const outbox = isOutbox(o.source);

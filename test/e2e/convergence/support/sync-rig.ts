@@ -99,8 +99,9 @@ export class SyncRig {
       const url = process.env[PG_URL_SETTING];
       if (options.source.startsWith('postgres') && !url) throw new Error(`${PG_URL_SETTING} is not set`);
       const mysqlUrl = process.env[MYSQL_URL_SETTING];
-      if (options.source === 'mysql' && !mysqlUrl) throw new Error(`${MYSQL_URL_SETTING} is not set`);
-      db = options.source === 'mysql' ? await MysqlSourceDb.create(mysqlUrl as string, schema) : await openSource(options, dir, url, schema);
+      const mysqlSource = options.source === 'mysql' || options.source === 'mysql-outbox';
+      if (mysqlSource && !mysqlUrl) throw new Error(`${MYSQL_URL_SETTING} is not set`);
+      db = mysqlSource ? await MysqlSourceDb.create(mysqlUrl as string, schema, options.source === 'mysql-outbox') : await openSource(options, dir, url, schema);
       createTargetDatabase(path.join(dir, 'target.db'));
       if (options.target === 'mysql' && !mysqlUrl) throw new Error(`${MYSQL_URL_SETTING} is not set`);
       mysqlTarget = options.target === 'mysql' ? await MysqlTargetDb.create(mysqlUrl as string, `${schema}_t`) : undefined;
@@ -108,7 +109,7 @@ export class SyncRig {
         source: options.source,
         pgSchema: schema,
         pgUrlSetting: PG_URL_SETTING,
-        mysql: options.source === 'mysql' ? mysqlConnection(process.env[MYSQL_URL_SETTING] as string, schema) : undefined,
+        mysql: mysqlSource ? mysqlConnection(process.env[MYSQL_URL_SETTING] as string, schema) : undefined,
         mysqlTarget: mysqlTarget ? mysqlConnection(process.env[MYSQL_URL_SETTING] as string, mysqlTarget.database) : undefined,
         serviceUrl: db instanceof OdataSourceDb ? db.serviceUrl : undefined,
         settleSeconds: options.settleSeconds ?? (options.source === 'odata' ? 1 : undefined),
@@ -327,6 +328,7 @@ function openSource(options: SyncRigOptions, dir: string, url: string | undefine
     case 'odata':
       return OdataSourceDb.create();
     case 'mysql':
+    case 'mysql-outbox':
       throw new Error('opened by SyncRig.create');
   }
 }
