@@ -70,6 +70,12 @@ describe('demo: a pushed change arrives without a poll', () => {
     expect(erpCustomers()).toBe(before);
   }, 30_000);
 
+  it('the status page lists the push job with its route and format', async () => {
+    const status = (await (await fetch(`${host.url}/api/status`)).json()) as { push: unknown[] };
+    expect(status.push).toEqual([{ job: DEMO_PUSH_JOB, format: 'generic', route: `/api/hooks/${DEMO_PUSH_JOB}` }]);
+    expect(await (await fetch(`${host.url}/`)).text()).toContain(`<code>POST /api/hooks/${DEMO_PUSH_JOB}</code>`);
+  });
+
   it('posts nothing for an account the CRM does not have', async () => {
     expect(await pushDemoAccount({ dir, baseUrl: host.url, id: 'A-9999', name: 'Nobody' })).toBeUndefined();
   });
