@@ -45,6 +45,8 @@ export function registerDemoCommands(program: Command): void {
       try {
         pushed = await pushDemoAccount({ dir, baseUrl, id, name });
       } catch (err) {
+        // fetch fails with a TypeError when nothing listens; anything else (the demo databases) as it is.
+        if (!(err instanceof TypeError)) throw err;
         throw new UsageError(`${baseUrl} does not answer (${String(err)}): is the demo running (npm start)? The CRM account is renamed; the next GetChanges tick sends it.`);
       }
       if (!pushed) throw new UsageError(`no CRM account "${id}" (ids run from A-0001 to A-2000)`);
