@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -6,7 +7,8 @@ import Database from 'better-sqlite3';
 import { startAzurite } from '../../src/storage/azurite';
 import { LOCAL_HOST_V8_FLAGS } from '../../src/host/gc-flags';
 import { UsageError } from './crm-erp-scenario';
-import { createLatencyTarget, percentile, prepareLatencyFolder, readLatencies, SMALL_SOURCE_TABLE, writeSmallChange } from './latency-workload';
+import { pushSmallChange } from './latency-push';
+import { createLatencyTarget, percentile, prepareLatencyFolder, readLatencies, SMALL_PUSH_SECRET_SETTING, SMALL_SOURCE_TABLE, writeLatencyConfig, writeSmallChange, type LatencyMode } from './latency-workload';
 
 /**
  * The latency scenario (`npm run bench -- --scenario latency`): `highwater start` in a child
@@ -16,16 +18,20 @@ import { createLatencyTarget, percentile, prepareLatencyFolder, readLatencies, S
  * 100,000) a job of the same priority has a first load of N rows at the same time: the figures
  * are the small job's latency while the flood is under way, and the flood's own throughput.
  * `--limits` measures each `HIGHWATER_QUEUE_DEPTH_LIMIT` in turn, alternating within every run.
+ * `--modes poll,push` measures how the small job's changes arrive, in turn: read by its poll
+ * (every second), or posted to `POST /api/hooks/b-small` right after they are written (signed,
+ * generic format; its poll then runs once at the start only).
  *
- *   npm run bench -- --scenario latency [--flood 100000] [--limits 5000,0] [--runs 1]
+ *   npm run bench -- --scenario latency [--modes poll] [--flood 100000] [--limits 5000,0] [--runs 1]
  *     [--interval 200] [--seconds 20 (without a flood: how long changes are written)]
  */
 const REPO = path.resolve(__dirname, '../..');
 const REGISTER = path.join(REPO, 'test/support/swc-register.js');
 const CLI = path.join(REPO, 'src/cli/main.ts');
-const FLAGS = ['scenario', 'flood', 'limits', 'runs', 'interval', 'seconds'];
+const FLAGS = ['scenario', 'modes', 'flood', 'limits', 'runs', 'interval', 'seconds'];
+const MODES: readonly LatencyMode[] = ['poll', 'push'];
 
-interface Options { flood: number; limits: string[]; runs: number; intervalMs: number; seconds: number }
+interface Options { modes: LatencyMode[]; flood: number; limits: string[]; runs: number; intervalMs: number; seconds: number }
 
 function parse(argv: readonly string[]): Options {
   const values = new Map<string, string>();
@@ -43,18 +49,22 @@ function parse(argv: readonly string[]): Options {
   const limits = (values.get('limits') ?? '5000,0').split(',');
   const bad = limits.find((l) => !/^\d+$/.test(l));
   if (bad !== undefined) throw new UsageError(`--limits must be whole numbers (0 = off), comma-separated, got "${bad}"`);
-  return { flood: count('flood', 100_000, 0), limits, runs: count('runs', 1, 1), intervalMs: count('interval', 200, 10), seconds: count('seconds', 20, 1) };
+  const modes = (values.get('modes') ?? 'poll').split(',');
+  const badMode = modes.find((m) => !MODES.includes(m as LatencyMode));
+  if (badMode !== undefined) throw new UsageError(`--modes must be poll, push or both (comma-separated), got "${badMode}"`);
+  return { modes: modes as LatencyMode[], flood: count('flood', 100_000, 0), limits, runs: count('runs', 1, 1), intervalMs: count('interval', 200, 10), seconds: count('seconds', 20, 1) };
 }
 
-/** Starts the host; resolves once it says it is listening. */
-function startHost(dir: string, env: NodeJS.ProcessEnv): Promise<ChildProcess> {
+/** Starts the host; resolves once it says it is listening, with its URL. */
+function startHost(dir: string, env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(process.execPath, [...LOCAL_HOST_V8_FLAGS, '-r', REGISTER, CLI, 'start', '--config', dir, '--port', '0'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const log = fs.createWriteStream(path.join(dir, 'host.log'));
   child.stderr?.pipe(log);
   return new Promise((resolve, reject) => {
     child.stdout?.on('data', (chunk: Buffer) => {
       log.write(chunk);
-      if (chunk.toString().includes('Highwater local host on')) resolve(child);
+      const url = /Highwater local host on (http:\/\/\S+)/.exec(chunk.toString())?.[1];
+      if (url) resolve({ child, url });
     });
     child.once('exit', (code) => reject(new Error(`the host exited with ${code} before it started; log: ${path.join(dir, 'host.log')}`)));
   });
@@ -69,24 +79,28 @@ function stopHost(child: ChildProcess): Promise<void> {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-interface Measured { limit: string; changes: number; p50: number; p95: number; max: number; floodRowsPerSecond?: number; floodSeconds?: number; load: string }
+interface Measured { mode: LatencyMode; limit: string; changes: number; p50: number; p95: number; max: number; floodRowsPerSecond?: number; floodSeconds?: number; load: string }
 
-async function measure(dir: string, options: Options, limit: string): Promise<Measured> {
+async function measure(dir: string, options: Options, limit: string, mode: LatencyMode): Promise<Measured> {
+  writeLatencyConfig(dir, options.flood > 0, undefined, mode);
   createLatencyTarget(dir);
+  const secret = randomBytes(16).toString('hex');
   const small = new Database(path.join(dir, 'small.db'));
   small.exec(`DELETE FROM ${SMALL_SOURCE_TABLE}`);
   const azurite = await startAzurite({ port: 0 });
   const dataDir = fs.mkdtempSync(path.join(dir, 'data-'));
-  const env: NodeJS.ProcessEnv = { ...process.env, AzureWebJobsStorage: azurite.connectionString, HIGHWATER_DATA_DIR: dataDir, GetChangesSchedule: '* * * * * *', HIGHWATER_QUEUE_DEPTH_LIMIT: limit };
+  const env: NodeJS.ProcessEnv = { ...process.env, AzureWebJobsStorage: azurite.connectionString, HIGHWATER_DATA_DIR: dataDir, GetChangesSchedule: '* * * * * *', HIGHWATER_QUEUE_DEPTH_LIMIT: limit, [SMALL_PUSH_SECRET_SETTING]: secret };
   const load = os.loadavg()[0].toFixed(2);
   let host: ChildProcess | undefined;
   try {
-    host = await startHost(dir, env);
+    const launched = await startHost(dir, env);
+    host = launched.child;
     const started = Date.now();
     let written = 0;
     // Writes until the flood is applied (or for --seconds), then waits for every change to arrive.
     for (;;) {
-      writeSmallChange(small, ++written);
+      if (mode === 'push') await pushSmallChange(small, ++written, launched.url, secret);
+      else writeSmallChange(small, ++written);
       await sleep(options.intervalMs);
       if (written % 10 !== 0) continue;
       const reading = readLatencies(dir);
@@ -104,7 +118,7 @@ async function measure(dir: string, options: Options, limit: string): Promise<Me
     const during = reading.latenciesMs.filter((_, i) => options.flood === 0 || rows[i].written_at <= (reading.flood.lastAt ?? Infinity));
     const floodSeconds = reading.flood.lastAt !== undefined ? (reading.flood.lastAt - started) / 1000 : undefined;
     return {
-      limit, changes: during.length, p50: percentile(during, 50), p95: percentile(during, 95), max: Math.max(...during), load,
+      mode, limit, changes: during.length, p50: percentile(during, 50), p95: percentile(during, 95), max: Math.max(...during), load,
       ...(floodSeconds ? { floodSeconds: Math.round(floodSeconds * 10) / 10, floodRowsPerSecond: Math.round(reading.flood.rows / floodSeconds) } : {}),
     };
   } finally {
@@ -121,20 +135,20 @@ export async function runLatencyScenario(argv: readonly string[]): Promise<void>
   try {
     prepareLatencyFolder(root, options.flood);
     console.log(`node ${process.version}, ${os.cpus().length} cores, load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
-    console.log(`small job: one change every ${options.intervalMs} ms; flood: ${options.flood} rows of ~1 KB, same priority (normal); schedule every second\n`);
+    console.log(`small job: one change every ${options.intervalMs} ms (${options.modes.join(', ')}); flood: ${options.flood} rows of ~1 KB, same priority (normal); schedule every second\n`);
     const results: Measured[] = [];
     for (let run = 1; run <= options.runs; run++) {
-      for (const limit of options.limits) {
-        const m = await measure(root, options, limit);
-        console.error(`run ${run}, limit ${limit}: p50 ${m.p50} ms, p95 ${m.p95} ms, max ${m.max} ms over ${m.changes} changes` +
+      for (const mode of options.modes) for (const limit of options.limits) {
+        const m = await measure(root, options, limit, mode);
+        console.error(`run ${run}, ${mode}, limit ${limit}: p50 ${m.p50} ms, p95 ${m.p95} ms, max ${m.max} ms over ${m.changes} changes` +
           (m.floodRowsPerSecond ? `; flood ${m.floodRowsPerSecond} rows/s (${m.floodSeconds} s)` : '') + `; load ${m.load}`);
         results.push(m);
       }
     }
     console.log(`load at the end ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}\n`);
-    console.log('| HIGHWATER_QUEUE_DEPTH_LIMIT | changes | p50 ms | p95 ms | max ms | flood rows/s | flood s | load (1 min) at start |');
-    console.log('|---:|---:|---:|---:|---:|---:|---:|---:|');
-    for (const m of results) console.log(`| ${m.limit} | ${m.changes} | ${m.p50} | ${m.p95} | ${m.max} | ${m.floodRowsPerSecond ?? ''} | ${m.floodSeconds ?? ''} | ${m.load} |`);
+    console.log('| mode | HIGHWATER_QUEUE_DEPTH_LIMIT | changes | p50 ms | p95 ms | max ms | flood rows/s | flood s | load (1 min) at start |');
+    console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+    for (const m of results) console.log(`| ${m.mode} | ${m.limit} | ${m.changes} | ${m.p50} | ${m.p95} | ${m.max} | ${m.floodRowsPerSecond ?? ''} | ${m.floodSeconds ?? ''} | ${m.load} |`);
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }

@@ -25,11 +25,21 @@ export const SMALL_TABLE = 'notes_copy';
 
 const NOW_MS = `CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)`;
 
+/** Every second, or (push) once at the start and then on 1 January: changes arrive by push only. */
+const SCHEDULE_EVERY_SECOND = '* * * * * *';
+const SCHEDULE_ONCE = '0 0 0 1 1 *';
+
+/** The app setting holding the small job's shared secret in push mode. */
+export const SMALL_PUSH_SECRET_SETTING = 'BENCH_PUSH_SECRET';
+
+/** How the small job's changes reach Highwater: read by its poll every second, or pushed to `POST /api/hooks/b-small`. */
+export type LatencyMode = 'poll' | 'push';
+
 /**
  * `source.db` with the flood (none when `floodRows` is 0), `small.db`, an empty `target.db`, the
  * config. `floodSchedule`: the flood job's; default due once (never run), then on 1 January.
  */
-export function prepareLatencyFolder(dir: string, floodRows: number, rowBytes = 1024, floodSchedule = '0 0 0 1 1 *'): void {
+export function prepareLatencyFolder(dir: string, floodRows: number, rowBytes = 1024, floodSchedule = SCHEDULE_ONCE): void {
   if (floodRows > 0) generateUuidSource(dir, floodRows, rowBytes);
   const small = new Database(path.join(dir, 'small.db'));
   try {
@@ -66,7 +76,13 @@ export function createLatencyTarget(dir: string): void {
   }
 }
 
-function writeLatencyConfig(dir: string, flood: boolean, floodSchedule: string): void {
+/**
+ * The three config files. `mode` push: the small job takes generic notifications signed with
+ * {@link SMALL_PUSH_SECRET_SETTING}, with `skipOutdatedMessages` (required with push; the target's
+ * `version` is compared), and its poll runs once only, so every change it gets was pushed.
+ */
+export function writeLatencyConfig(dir: string, flood: boolean, floodSchedule: string = SCHEDULE_ONCE, mode: LatencyMode = 'poll'): void {
+  const push = mode === 'push';
   const connections = [
     { name: 'small', type: 'sqlite', settings: { file: './small.db' } },
     { name: 'target', type: 'sqlite', settings: { file: './target.db', groupCommit: true } },
@@ -76,7 +92,7 @@ function writeLatencyConfig(dir: string, flood: boolean, floodSchedule: string):
     {
       name: 'notes',
       source: { entity: SMALL_SOURCE_TABLE, key: ['id'] },
-      target: { entity: SMALL_TABLE, key: ['id'] },
+      target: { entity: SMALL_TABLE, key: ['id'], ...(push ? { versionField: 'version' } : {}) },
       fields: [{ target: 'id', source: 'id' }, { target: 'version', source: 'version' }, { target: 'written_at', source: 'written_at' }],
     },
     ...(flood ? [{
@@ -86,9 +102,9 @@ function writeLatencyConfig(dir: string, flood: boolean, floodSchedule: string):
       fields: [{ target: 'crm_id', source: 'id' }, { target: 'modified_at', source: 'modified_at' }, ...textColumns().map((c) => ({ target: `field_${c}`, source: c }))],
     }] : []),
   ];
-  // The small job runs every second.
+  const pushed = push ? { push: { format: 'generic', secret: SMALL_PUSH_SECRET_SETTING }, skipOutdatedMessages: true } : {};
   const jobs = [
-    { name: SMALL_JOB, order: 2, schedule: '* * * * * *', source: 'small', target: 'target', mapping: 'notes', priority: 'normal', watermark: { type: 'number', field: 'version' } },
+    { name: SMALL_JOB, order: 2, schedule: push ? SCHEDULE_ONCE : SCHEDULE_EVERY_SECOND, source: 'small', target: 'target', mapping: 'notes', priority: 'normal', watermark: { type: 'number', field: 'version' }, ...pushed },
     ...(flood ? [{ name: FLOOD_JOB, order: 1, schedule: floodSchedule, source: 'source', target: 'target', mapping: 'accounts', priority: 'normal', pageSize: 500, watermark: { type: 'datetime', field: 'modified_at' } }] : []),
   ];
   for (const [kind, value] of Object.entries({ connections, mappings, jobs })) fs.writeFileSync(path.join(dir, `${kind}.yaml`), stringify({ [kind]: value }));

@@ -24,7 +24,29 @@ export interface KeptSubscription {
   action: 'created' | 'renewed' | 'kept' | 'failed';
   subscriptionId?: string;
   expirationDateTime?: string;
+  /** The resource subscribed to (Business Central's path of the mapping's entity); not set when failed. */
+  resource?: string;
   error?: string;
+}
+
+/**
+ * What the keeper knows of one job's subscription from its own runs since the process started
+ * (the status page): the last subscription it created, renewed or found, and the last failure.
+ */
+export interface KnownSubscription {
+  job: string;
+  /** Null until a run got as far as Business Central. */
+  resource: string | null;
+  subscriptionId: string | null;
+  expirationDateTime: string | null;
+  /** When this keeper last created or renewed it (null: only found, still valid). */
+  lastRenewedAt: string | null;
+  /** When this keeper last looked at it. */
+  lastCheckedAt: string;
+  lastAction: KeptSubscription['action'];
+  /** The last failure (redacted), kept after later successes so a flapping renewal shows. */
+  lastError: string | null;
+  lastErrorAt: string | null;
 }
 
 /**
@@ -36,7 +58,14 @@ export interface KeptSubscription {
  * on the next run while the others go on.
  */
 export class SubscriptionKeeper {
+  private readonly knownByJob = new Map<string, KnownSubscription>();
+
   constructor(private readonly deps: SubscriptionKeeperDeps) {}
+
+  /** What the runs of {@link keepAll} in this process learnt, by job name. Never throws. */
+  known(): KnownSubscription[] {
+    return [...this.knownByJob.values()].map((k) => ({ ...k }));
+  }
 
   /** The jobs that take Business Central notifications. */
   async jobs(): Promise<Job[]> {
@@ -48,17 +77,38 @@ export class SubscriptionKeeper {
   async keepAll(only?: string): Promise<KeptSubscription[]> {
     const out: KeptSubscription[] = [];
     for (const job of (await this.jobs()).filter((j) => only === undefined || j.name === only)) {
+      let kept: KeptSubscription;
       try {
-        out.push(await this.keep(job));
+        kept = await this.keep(job);
       } catch (err) {
         // Business Central's errors may quote the notification URL (its query holds the function
         // key) or the client state: neither reaches a log or the report.
         const error = this.redactor(job)(errorMessage(err));
         this.deps.log.warn(`job "${job.name}": Business Central subscription not kept: ${error}`);
-        out.push({ job: job.name, action: 'failed', error });
+        kept = { job: job.name, action: 'failed', error };
       }
+      this.remember(kept);
+      out.push(kept);
     }
     return out;
+  }
+
+  private remember(kept: KeptSubscription): void {
+    const at = this.deps.clock.now().toISOString();
+    const before = this.knownByJob.get(kept.job);
+    const failed = kept.action === 'failed';
+    this.knownByJob.set(kept.job, {
+      job: kept.job,
+      // A failed run says nothing new of the subscription: what was known stays.
+      resource: kept.resource ?? before?.resource ?? null,
+      subscriptionId: failed ? (before?.subscriptionId ?? null) : (kept.subscriptionId ?? null),
+      expirationDateTime: failed ? (before?.expirationDateTime ?? null) : (kept.expirationDateTime ?? null),
+      lastRenewedAt: kept.action === 'created' || kept.action === 'renewed' ? at : (before?.lastRenewedAt ?? null),
+      lastCheckedAt: at,
+      lastAction: kept.action,
+      lastError: failed ? (kept.error ?? null) : (before?.lastError ?? null),
+      lastErrorAt: failed ? at : (before?.lastErrorAt ?? null),
+    });
   }
 
   private redactor(job: Job): (text: string) => string {
@@ -91,20 +141,21 @@ export class SubscriptionKeeper {
   private async keep(job: Job): Promise<KeptSubscription> {
     const { client, init } = await this.target(job);
     const found = (await client.listSubscriptions()).find((s) => sameResource(s.resource, init.resource) && s.notificationUrl === init.notificationUrl);
-    if (!found) return this.created(job, await client.createSubscription(init));
+    const resource = init.resource;
+    if (!found) return this.created(job, await client.createSubscription(init), resource);
     const expires = Date.parse(found.expirationDateTime);
     if (Number.isFinite(expires) && expires - this.deps.clock.now().getTime() > RENEW_BEFORE_MS) {
-      return { job: job.name, action: 'kept', subscriptionId: found.subscriptionId, expirationDateTime: found.expirationDateTime };
+      return { job: job.name, action: 'kept', subscriptionId: found.subscriptionId, expirationDateTime: found.expirationDateTime, resource };
     }
     const renewed = await client.renewSubscription(found, init);
-    if (!renewed) return this.created(job, await client.createSubscription(init));
+    if (!renewed) return this.created(job, await client.createSubscription(init), resource);
     this.deps.log.info(`job "${job.name}": Business Central subscription ${renewed.subscriptionId} renewed until ${renewed.expirationDateTime}`);
-    return { job: job.name, action: 'renewed', subscriptionId: renewed.subscriptionId, expirationDateTime: renewed.expirationDateTime };
+    return { job: job.name, action: 'renewed', subscriptionId: renewed.subscriptionId, expirationDateTime: renewed.expirationDateTime, resource };
   }
 
-  private created(job: Job, s: BcSubscription): KeptSubscription {
+  private created(job: Job, s: BcSubscription, resource: string): KeptSubscription {
     this.deps.log.info(`job "${job.name}": Business Central subscription ${s.subscriptionId} created until ${s.expirationDateTime}`);
-    return { job: job.name, action: 'created', subscriptionId: s.subscriptionId, expirationDateTime: s.expirationDateTime };
+    return { job: job.name, action: 'created', subscriptionId: s.subscriptionId, expirationDateTime: s.expirationDateTime, resource };
   }
 
   /** The job's client and what its subscription says. @throws ConfigError for a missing setting or mapping. */

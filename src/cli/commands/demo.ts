@@ -4,6 +4,10 @@ import { demoConfigDir, hostOptions, runHost, type HostCommandOptions } from './
 
 // The seeding code (and better-sqlite3 with it) loads when a demo command runs, not with the CLI.
 const seed = () => import('../../../examples/demo/seed');
+const demoPush = () => import('../../../examples/demo/push');
+
+/** How long `demo push-account` watches the ERP for the pushed change. */
+const PUSH_WATCH_MS = 10_000;
 
 /** `highwater demo`: the demo behind `npm start` (README walkthrough). */
 export function registerDemoCommands(program: Command): void {
@@ -15,6 +19,9 @@ export function registerDemoCommands(program: Command): void {
   ).action(async (opts: Omit<HostCommandOptions, 'config'> & { reset?: boolean }) => {
     const dir = demoConfigDir();
     if ((await seed()).seedDemo(dir, { reset: opts.reset })) console.log(`Seeded the demo databases in ${dir} (crm.db, erp.db).`);
+    // The push job's shared secret: the host reads it from this app setting.
+    const { DEMO_PUSH_SECRET_SETTING, demoPushSecret } = await demoPush();
+    process.env[DEMO_PUSH_SECRET_SETTING] = demoPushSecret(dir);
     process.exitCode = await runHost({ ...opts, config: dir, resetState: opts.reset });
   });
   demo
@@ -23,5 +30,38 @@ export function registerDemoCommands(program: Command): void {
     .action(async (id: string, name: string) => {
       if (!(await seed()).changeDemoAccount(demoConfigDir(), id, name)) throw new UsageError(`no CRM account "${id}" (ids run from A-0001 to A-2000)`);
       console.log(`CRM account ${id} is now "${name}"; the next GetChanges tick sends it to the ERP.`);
+    });
+  demo
+    .command('push-account <id> <name>')
+    .description('rename a CRM account and push its change to the running demo (POST /api/hooks/crm-accounts-to-erp, signed), then watch it arrive in the ERP')
+    // `--port` is the demo's own option (the port the running demo listens on, default 7071).
+    .action(async (id: string, name: string, _opts: unknown, command: Command) => {
+      const { port } = command.optsWithGlobals<{ port: number }>();
+      const { DEMO_PUSH_JOB, pushDemoAccount, waitForErpCustomerName } = await demoPush();
+      const dir = demoConfigDir();
+      const baseUrl = `http://127.0.0.1:${port}`;
+      let pushed;
+      const sentAt = Date.now();
+      try {
+        pushed = await pushDemoAccount({ dir, baseUrl, id, name });
+      } catch (err) {
+        // fetch fails with a TypeError when nothing listens; anything else (the demo databases) as it is.
+        if (!(err instanceof TypeError)) throw err;
+        throw new UsageError(`${baseUrl} does not answer (${String(err)}): is the demo running (npm start)? The CRM account is renamed; the next GetChanges tick sends it.`);
+      }
+      if (!pushed) throw new UsageError(`no CRM account "${id}" (ids run from A-0001 to A-2000)`);
+      console.log(`CRM account ${id} is now "${name}"; POST /api/hooks/${DEMO_PUSH_JOB} → ${pushed.status} ${JSON.stringify(pushed.answer)}`);
+      if (pushed.status !== 202) {
+        process.exitCode = 1;
+        return;
+      }
+      // The demo's mapping upper-cases names.
+      const seenAt = await waitForErpCustomerName(dir, id, name.toUpperCase(), PUSH_WATCH_MS);
+      if (seenAt === undefined) {
+        console.log(`The ERP customer ${id} is not "${name.toUpperCase()}" after ${PUSH_WATCH_MS / 1000} s: see the status page (${baseUrl}/).`);
+        process.exitCode = 1;
+        return;
+      }
+      console.log(`ERP customer ${id} is "${name.toUpperCase()}" ${((seenAt - sentAt) / 1000).toFixed(2)} s after the notification was sent.`);
     });
 }

@@ -19,6 +19,8 @@ import { recentRunRows, runStatus } from './recent-runs';
 import { zeroOutcomes, type FailureGroup, type JobStatus, type QueueStatus, type RunStatus, type StatusModel } from './status-model';
 import { throughputLastHour } from './throughput';
 import { queueRoles } from '../../platform/queue-topology';
+import type { SubscriptionKeeper } from '../../push/subscription-keeper';
+import { pushStatuses } from './push-status';
 
 /** What the status page reads; the runtime provides all of it (narrowed for tests). */
 export interface StatusSources {
@@ -36,6 +38,8 @@ export interface StatusSources {
   incidents?: { list(): Incident[] };
   /** The last hour before this host started, from the metrics file. Default: none (only what this process tracked). */
   metricsHistory?: Pick<MetricsFileHistory, 'points'>;
+  /** What the Business Central subscription keeper knows. Default: nothing (every subscription shows as not kept yet). */
+  subscriptions?: Pick<SubscriptionKeeper, 'known'>;
 }
 
 export type StatusStats = Pick<HostStats, 'startedAt' | 'processed' | 'recentRuns' | 'recentProcessed' | 'failuresByMessage'>;
@@ -69,6 +73,7 @@ export async function buildStatus(sources: StatusSources, stats: StatusStats): P
     startedAt: stats.startedAt.toISOString(),
     ...(jobsPart.configError ? { configError: jobsPart.configError } : {}),
     jobs: jobsPart.jobs,
+    push: jobsPart.config ? pushStatuses(jobsPart.config, sources.subscriptions?.known() ?? [], now) : [],
     incidents: (sources.incidents?.list() ?? []).map((i) => ({
       id: i.id,
       condition: i.condition,
@@ -98,7 +103,7 @@ export async function buildStatus(sources: StatusSources, stats: StatusStats): P
   };
 }
 
-async function jobStatuses(sources: StatusSources, now: Date): Promise<{ jobs: JobStatus[]; configError?: string }> {
+async function jobStatuses(sources: StatusSources, now: Date): Promise<{ jobs: JobStatus[]; config?: HighwaterConfig; configError?: string }> {
   let config: HighwaterConfig;
   try {
     config = await sources.init.ensureInitialized();
@@ -155,7 +160,7 @@ async function jobStatuses(sources: StatusSources, now: Date): Promise<{ jobs: J
       };
     }),
   );
-  return { jobs };
+  return { jobs, config };
 }
 
 async function queueStatuses(sources: StatusSources, stats: StatusStats): Promise<QueueStatus[]> {

@@ -1,6 +1,7 @@
 import { escapeHtml as e, formatSeconds, formatTime, layout } from './html';
 import { outcomesChart, throughputChart } from './status-charts';
 import { OUTCOMES, type IncidentStatus, type JobStatus, type QueueStatus, type RunStatus, type StatusModel } from './status-model';
+import type { PushStatus } from './push-status';
 import { statusScript } from './status-script';
 import { outcomeTotals } from './throughput';
 
@@ -24,6 +25,7 @@ export function renderStatusPage(model: StatusModel, refreshMs = 5_000): string 
         `<section><h2>Target ${e(r.connection)} is back from an outage</h2><p>Messages deferred during it come back until ${e(formatTime(r.until))}; until then a record that misses its parent waits for them instead of using up its retries.</p></section>`,
     ),
     jobsSection(model.jobs),
+    pushSection(model.push),
     queuesSection(model),
     chartsSection(model),
     runsSection(model.recentRuns),
@@ -64,6 +66,28 @@ ${outcome}
   return `<section id="jobs"><h2>Jobs (${jobs.length})</h2><table>
 <thead><tr><th>Job</th><th>Schedule</th><th>Priority</th><th>Last run</th><th>Next run</th><th>Watermark</th><th class="num" title="how far the job is behind its source: since the start of its last complete read">Behind source</th><th>Last outcome</th><th></th></tr></thead>
 <tbody>${rows.join('\n') || '<tr><td colspan="9" class="muted">No jobs configured.</td></tr>'}</tbody></table></section>`;
+}
+
+/** Jobs that take pushed changes; shown only when there are any. */
+function pushSection(push: readonly PushStatus[]): string {
+  if (push.length === 0) return '';
+  const rows = push.map((p) => {
+    const s = p.subscription;
+    const subscription =
+      s === undefined
+        ? '<td colspan="5" class="muted">no subscription (the sender posts to the route)</td>'
+        : s === null
+          ? '<td colspan="5" class="muted">not kept yet (the keeper runs at start, then every hour)</td>'
+          : `<td>${e(s.resource ?? '—')}${s.subscriptionId ? `<div class="muted">${e(s.subscriptionId)}</div>` : ''}</td>
+<td data-expires="${e(s.expiresAt ?? '')}">${e(formatTime(s.expiresAt))}</td><td>${e(formatTime(s.lastRenewedAt))}</td>
+<td>${e(s.lastAction)} at ${e(formatTime(s.lastCheckedAt))}</td>
+<td>${s.lastError ? `${e(s.lastError)} <span class="muted">(${e(formatTime(s.lastErrorAt))})</span>` : '—'}</td>`;
+    return `<tr data-push-job="${e(p.job)}"${s?.problem ? ' class="problem"' : ''}><td><strong>${e(p.job)}</strong>${s?.problem ? `<div class="problem">${e(s.problem)}</div>` : ''}</td>
+<td>${e(p.format)}</td><td><code>POST ${e(p.route)}</code></td>${subscription}</tr>`;
+  });
+  return `<section id="push"><h2>Push (${push.length})</h2><table>
+<thead><tr><th>Job</th><th>Format</th><th>Route</th><th>Subscribed resource</th><th>Expires</th><th>Last renewal</th><th>Last check</th><th>Last error</th></tr></thead>
+<tbody>${rows.join('\n')}</tbody></table></section>`;
 }
 
 function queuesSection(model: StatusModel): string {

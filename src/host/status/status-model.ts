@@ -1,6 +1,7 @@
 import type { ProcessOutcome } from '../../telemetry/metrics';
 import type { QueueRole } from '../../platform/queue-topology';
 import type { AlertConditionId, CauseKind } from '../../telemetry/alert-conditions';
+import type { PushStatus } from './push-status';
 
 /**
  * What `GET /api/status` answers and the status page renders. Times are ISO 8601 UTC strings;
@@ -13,6 +14,8 @@ export interface StatusModel {
   /** Set when the configuration could not be loaded (jobs are then empty). */
   configError?: string;
   jobs: JobStatus[];
+  /** The jobs that take pushed changes: their route and format, and Business Central's subscriptions. */
+  push: PushStatus[];
   /**
    * The alert conditions (those the Azure alert rules fire on) as incidents: open ones first, then
    * those closed in the last 24 h. Kept by this host process, from its start.

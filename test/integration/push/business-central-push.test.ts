@@ -1,6 +1,8 @@
 import { Command } from 'commander';
 import { registerPushCommands } from '../../../src/cli/commands/push';
 import { LocalHttpServer } from '../../../src/host/http-server';
+import { HostStats } from '../../../src/host/host-stats';
+import { buildStatus } from '../../../src/host/status/build-status';
 import type { Runtime } from '../../../src/runtime/runtime';
 import { PUSH_ROUTE, pushContractHandler, pushHandler } from '../../../src/http/push-handler';
 import { silentLogger } from '../../../src/telemetry/logger';
@@ -101,6 +103,17 @@ describe('Business Central webhooks', () => {
     expect(await fx.runtime.subscriptions.keepAll()).toEqual([expect.objectContaining({ action: 'renewed', subscriptionId: first.subscriptionId })]);
     expect(bc.handshakes.map((h) => h.ok)).toEqual([true, true]);
     expect(first.expires).toBeGreaterThan(oldExpiry + 2 * DAY);
+    // The status page shows the renewed subscription with its new expiry.
+    const [status] = (await buildStatus(fx.runtime, new HostStats(new Date()))).push.filter((p) => p.job === 'bc-customers');
+    expect(status).toEqual({
+      job: 'bc-customers',
+      format: 'businesscentral',
+      route: '/api/hooks/bc-customers',
+      subscription: expect.objectContaining({ resource: `/api/v2.0/companies(${COMPANY_ID})/customers`, subscriptionId: first.subscriptionId, lastAction: 'renewed', lastError: null }),
+    });
+    expect(Date.parse(status.subscription!.expiresAt!)).toBe(first.expires);
+    expect(status.subscription!.lastRenewedAt).toBe(status.subscription!.lastCheckedAt);
+    expect(status.subscription!.problem).toBeUndefined();
     bc.advance(1 * DAY);
     expect(await bc.change('created', C1)).toEqual([202]);
     await fx.drain();
@@ -130,6 +143,13 @@ describe('Business Central webhooks', () => {
     expect(kept[0].error).not.toContain('code=wrong');
     expect(bc.handshakes).toEqual([expect.objectContaining({ status: 401, ok: false })]);
     expect(bc.subscriptions.size).toBe(0);
+    // The status page: no subscription, the (redacted) error and why it needs a look.
+    expect(fx.runtime.subscriptions.known()).toEqual([
+      expect.objectContaining({ job: 'bc-customers', subscriptionId: null, expirationDateTime: null, lastRenewedAt: null, lastAction: 'failed', lastError: kept[0].error, lastErrorAt: expect.any(String) }),
+    ]);
+    const [status] = (await buildStatus(fx.runtime, new HostStats(new Date()))).push;
+    expect(status.subscription?.problem).toBe(`the last renewal run failed: ${kept[0].error}`);
+    expect(JSON.stringify(status)).not.toContain('code=wrong');
   });
 
   it('a collection notification makes the job due; a wrong clientState is refused (401) and sends nothing', async () => {

@@ -48,6 +48,12 @@ describe('examples/demo', () => {
     ]);
   });
 
+  it('takes pushed account changes, signed with the secret in HIGHWATER_DEMO_PUSH_SECRET', () => {
+    expect(config.jobs.filter((j) => j.push).map((j) => [j.name, j.push, j.skipOutdatedMessages])).toEqual([
+      ['crm-accounts-to-erp', expect.objectContaining({ format: 'generic', secret: 'HIGHWATER_DEMO_PUSH_SECRET' }), true],
+    ]);
+  });
+
   it('assumes these tables and columns in the demo databases', () => {
     expect(tablesUsed(config, 'crm')).toEqual({
       accounts: ['city', 'erp_number', 'id', 'modified_at', 'name'],
