@@ -49,10 +49,10 @@ export function columnDefinitions(set = 'products', attributes: Attribute[] | un
   };
 }
 
-function derived(cast: string, select: string, rows: Array<Record<string, unknown>>): RecordedExchange {
+function derived(table: string, cast: string, select: string, rows: Array<Record<string, unknown>>): RecordedExchange {
   return {
-    note: `the ${cast} columns of product`,
-    request: { method: 'GET', url: `${API}EntityDefinitions(LogicalName='product')/Attributes/Microsoft.Dynamics.CRM.${cast}?$select=${select}` },
+    note: `the ${cast} columns of ${table}`,
+    request: { method: 'GET', url: `${API}EntityDefinitions(LogicalName='${table}')/Attributes/Microsoft.Dynamics.CRM.${cast}?$select=${select}` },
     response: {
       status: 200,
       body: { '@odata.context': `${API}$metadata#EntityDefinitions('${id(1)}')/Attributes/Microsoft.Dynamics.CRM.${cast}(${select})`, value: rows.map((r, i) => ({ ...r, MetadataId: id(200 + i) })) },
@@ -60,11 +60,11 @@ function derived(cast: string, select: string, rows: Array<Record<string, unknow
   };
 }
 
-/** The Decimal columns' `Precision`. */
-export const decimalPrecisions = () => derived('DecimalAttributeMetadata', 'LogicalName,Precision', [{ LogicalName: 'new_rate', Precision: 10 }]);
+/** The Decimal columns' `Precision` (`new_rate`: 10, Dataverse's most). */
+export const decimalPrecisions = (table = 'product') => derived(table, 'DecimalAttributeMetadata', 'LogicalName,Precision', [{ LogicalName: 'new_rate', Precision: 10 }]);
 
 /** The Money columns' `Precision` and `PrecisionSource` (0: the column's own; 2: the currency's). */
-export const moneyPrecisions = () => derived('MoneyAttributeMetadata', 'LogicalName,Precision,PrecisionSource', [
+export const moneyPrecisions = (table = 'product') => derived(table, 'MoneyAttributeMetadata', 'LogicalName,Precision,PrecisionSource', [
   { LogicalName: 'price', Precision: 2, PrecisionSource: 0 },
   { LogicalName: 'new_listprice', Precision: 2, PrecisionSource: 2 },
 ]);
