@@ -86,3 +86,18 @@ async function readColumns(http: OdataHttpClient, set: string): Promise<Datavers
 export function moneyScale(precision: unknown, source: unknown): number {
   return source === 0 && typeof precision === 'number' ? precision : MONEY_MAX_SCALE;
 }
+
+const READ_TYPES: Record<string, string> = { BigInt: 'Edm.Int64', Integer: 'Edm.Int32' };
+
+/**
+ * The columns as OData types for reading (`readTypedRow`): `BigInt` → `Edm.Int64`, `Integer` →
+ * `Edm.Int32`, an image column → `Edm.Binary` (its base64 text read as bytes); others untyped.
+ */
+export function readTypes(columns: DataverseColumns): ReadonlyMap<string, string> {
+  const types = new Map<string, string>();
+  for (const [name, column] of columns) {
+    const type = column.typeName === 'ImageType' ? 'Edm.Binary' : READ_TYPES[column.type];
+    if (type) types.set(name, type);
+  }
+  return types;
+}

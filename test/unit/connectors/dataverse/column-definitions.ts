@@ -70,3 +70,17 @@ export const moneyPrecisions = (table = 'product') => derived(table, 'MoneyAttri
 ]);
 
 
+
+/** Some columns of `account`, as its definitions name them. */
+export const ACCOUNT_ATTRIBUTES: Attribute[] = [
+  ['accountid', 'Uniqueidentifier', 'UniqueidentifierType'],
+  ['accountnumber', 'String', 'StringType'],
+  ['name', 'String', 'StringType'],
+  ['numberofemployees', 'Integer', 'IntegerType'],
+  ['statecode', 'State', 'StateType'],
+  ['modifiedon', 'DateTime', 'DateTimeType'],
+  ['entityimage', 'Virtual', 'ImageType'],
+];
+
+/** The definitions a Dataverse source reads (once per connection) before it reads `accounts`. */
+export const accountDefinitions = (): RecordedExchange => columnDefinitions('accounts', ACCOUNT_ATTRIBUTES);
