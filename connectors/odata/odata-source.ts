@@ -30,7 +30,7 @@ export interface OdataSourceOptions {
    * Read the service's `$metadata` (once per connection) and type what JSON cannot say:
    * `Edm.Binary` as bytes, `Edm.Int64` sent as strings as numbers where a double holds them
    * (typed-values.ts). A service without a usable document is read untyped, with a warning.
-   * Default false (Dataverse and Business Central: their documents hold every table).
+   * Default false (Dataverse types its reads by `columnTypes` instead: its document holds every table).
    */
   typedValues?: boolean;
   /** Where `$metadata` is, relative to the service root. Default `$metadata` (Business Central: `../$metadata`, the API route's). */
