@@ -9,8 +9,8 @@ import { rowsOf } from '../odata/source-rows';
  *
  * 1. `EntityDefinitions?$filter=EntitySetName eq '<set>'&$select=LogicalName&$expand=Attributes($select=LogicalName,AttributeType,AttributeTypeName)`
  * 2. only when the table has such columns, their precision:
- *    `EntityDefinitions(LogicalName='<table>')/Attributes/Microsoft.Dynamics.CRM.DecimalAttributeMetadata?$select=LogicalName,Precision`
- *    and `…/Microsoft.Dynamics.CRM.MoneyAttributeMetadata?$select=LogicalName,Precision,PrecisionSource`.
+ *    `EntityDefinitions(LogicalName='<table>')/Attributes/Microsoft.Dynamics.CRM.DecimalAttributeMetadata?$select=LogicalName,Precision`,
+ *    the same for `DoubleAttributeMetadata`, and `…/MoneyAttributeMetadata?$select=LogicalName,Precision,PrecisionSource`.
  *
  * Read once per table and HTTP client (one per connection side) and kept while the client lives.
  */
@@ -19,7 +19,7 @@ export interface DataverseColumn {
   type: string;
   /** `AttributeTypeName.Value` (`ImageType`, `FileType`, `MultiSelectPicklistType`, …), when answered. */
   typeName?: string;
-  /** Most fraction digits the column keeps (Decimal: its `Precision`; Money: see {@link moneyScale}). */
+  /** Most fraction digits the column keeps (Decimal, Double: its `Precision`; Money: see {@link moneyScale}). */
   scale?: number;
 }
 
@@ -67,8 +67,9 @@ async function readColumns(http: OdataHttpClient, set: string): Promise<Datavers
   const has = (type: string) => [...columns.values()].some((c) => c.type === type);
   const derived = (cast: string, select: string) =>
     `EntityDefinitions(LogicalName=${quoteString(table.LogicalName as string)})/Attributes/Microsoft.Dynamics.CRM.${cast}${queryString([['$select', select]])}`;
-  if (has('Decimal')) {
-    for (const row of rowsOf(await http.request({ method: 'GET', url: derived('DecimalAttributeMetadata', 'LogicalName,Precision'), operation: what, retryThrottled: true }), what)) {
+  for (const [type, cast] of [['Decimal', 'DecimalAttributeMetadata'], ['Double', 'DoubleAttributeMetadata']]) {
+    if (!has(type)) continue;
+    for (const row of rowsOf(await http.request({ method: 'GET', url: derived(cast, 'LogicalName,Precision'), operation: what, retryThrottled: true }), what)) {
       const column = columns.get(String(row.LogicalName));
       if (column && typeof row.Precision === 'number') column.scale = row.Precision;
     }

@@ -63,6 +63,9 @@ function derived(table: string, cast: string, select: string, rows: Array<Record
 /** The Decimal columns' `Precision` (`new_rate`: 10, Dataverse's most). */
 export const decimalPrecisions = (table = 'product') => derived(table, 'DecimalAttributeMetadata', 'LogicalName,Precision', [{ LogicalName: 'new_rate', Precision: 10 }]);
 
+/** The Double columns' `Precision` (`new_weight`: 5, Dataverse's most). */
+export const doublePrecisions = (table = 'product') => derived(table, 'DoubleAttributeMetadata', 'LogicalName,Precision', [{ LogicalName: 'new_weight', Precision: 5 }]);
+
 /** The Money columns' `Precision` and `PrecisionSource` (0: the column's own; 2: the currency's). */
 export const moneyPrecisions = (table = 'product') => derived(table, 'MoneyAttributeMetadata', 'LogicalName,Precision,PrecisionSource', [
   { LogicalName: 'price', Precision: 2, PrecisionSource: 0 },

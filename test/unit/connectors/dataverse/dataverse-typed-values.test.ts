@@ -4,7 +4,7 @@ import { createQueueMessage, type JsonValue } from '../../../../src/model/queue-
 import type { RecordedExchange } from '../odata/replay-fetch';
 import { API, openDataverse, trackingJob } from './dataverse-test-kit';
 import { batchExchange, noContent } from './batch-exchanges';
-import { columnDefinitions, decimalPrecisions, moneyPrecisions } from './column-definitions';
+import { columnDefinitions, decimalPrecisions, doublePrecisions, moneyPrecisions } from './column-definitions';
 
 const products: Mapping = { name: 'to-products', source: { entity: 'items', key: ['no'] }, target: { entity: 'products', key: ['productnumber'] }, fields: [] };
 const message = (fields: Record<string, JsonValue>) =>
@@ -13,7 +13,7 @@ const patch = (number: string, body: Record<string, unknown>): RecordedExchange 
   request: { method: 'PATCH', url: `${API}products(productnumber='${number}')`, body },
   response: { status: 204 },
 });
-const definitions = [columnDefinitions(), decimalPrecisions(), moneyPrecisions()];
+const definitions = [columnDefinitions(), decimalPrecisions(), doublePrecisions(), moneyPrecisions()];
 const BIG = '1234567890123456789';
 const RATE = '12345678901.1234567890';
 
@@ -46,6 +46,7 @@ describe('Dataverse target: values typed by the table\'s column definitions', ()
   it.each([
     ['new_quantity', '9223372036854775808', 'column "new_quantity" of products (BigInt) (Edm.Int64): 9223372036854775808 is beyond 64 bits'],
     ['new_quantity', '1.5', 'column "new_quantity" of products (BigInt) (Edm.Int64): "1.5" is not an integer'],
+    ['new_weight', '0.123456', 'column "new_weight" of products (Double, 5 fraction digits): 0.123456 has 6 fraction digits; the column would round it'],
     ['new_rate', '1.12345678901', 'column "new_rate" of products (Decimal, 10 fraction digits): 1.12345678901 has 11 fraction digits; the column would round it'],
     ['price', '12.345', 'column "price" of products (Money, 2 fraction digits): 12.345 has 3 fraction digits; the column would round it'],
     ['new_listprice', '1.23456', 'column "new_listprice" of products (Money, 4 fraction digits): 1.23456 has 5 fraction digits; the column would round it'],
