@@ -5,12 +5,18 @@ import type { OdataHttpClient } from '../odata/odata-http';
 import { isGuid } from '../odata/odata-literals';
 import { OdataSource } from '../odata/odata-source';
 import { OdataTarget } from '../odata/odata-target';
+import type { CsdlModel } from '../odata/csdl';
+import { optionalServiceModel } from '../odata/service-model';
+import { propertyTypes } from '../odata/typed-values';
 import { companyServiceRoot } from './bc-company';
 import { BC_SCOPE, businessCentralApiRoot, type BusinessCentralSettings, businessCentralSettingsSchema, validateBusinessCentralSettings, validateBusinessCentralSourceJob } from './bc-settings';
 
 /** Business Central's limits: operations per `$batch`, and requests in flight per user. */
 export const BC_MAX_BATCH_OPERATIONS = 100;
 export const BC_MAX_CONCURRENCY = 5;
+
+/** The API route's model of each source connection (its sources share it). */
+const SOURCE_MODELS = new WeakMap<object, Promise<CsdlModel>>();
 
 /** A client on the connection's company, resolved on the first request. */
 function openCompany(ctx: ConnectorContext, overrides?: OdataTransportOverrides): { settings: BusinessCentralSettings; http: OdataHttpClient; label: string } {
@@ -36,7 +42,21 @@ export function createBusinessCentralConnectorFactory(overrides?: OdataTransport
     validateSettings: validateBusinessCentralSettings,
     validateSourceJob: validateBusinessCentralSourceJob,
     settingsSchema: businessCentralSettingsSchema,
-    createSource: (ctx) => new OdataSource({ http: openCompany(ctx, overrides).http, clock: contextClock(ctx), delta: { warn: ctx.warn } }),
+    createSource: (ctx) => {
+      const { http } = openCompany(ctx, overrides);
+      // The API route's $metadata (as for writes), once per connection: Edm.Binary read as bytes,
+      // Edm.Int64 strings as numbers where a double holds them.
+      const columnTypes = async (set: string) => {
+        let model = SOURCE_MODELS.get(ctx.connection);
+        if (!model) {
+          const reading = optionalServiceModel(http, ctx.warn, '../$metadata');
+          SOURCE_MODELS.set(ctx.connection, (model = reading));
+          reading.catch(() => SOURCE_MODELS.delete(ctx.connection));
+        }
+        return propertyTypes((await model).get(set));
+      };
+      return new OdataSource({ http, clock: contextClock(ctx), delta: { warn: ctx.warn }, columnTypes });
+    },
     createTarget: (ctx) => {
       const { settings, http, label } = openCompany(ctx, overrides);
       return new OdataTarget({

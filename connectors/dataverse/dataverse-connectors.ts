@@ -3,6 +3,7 @@ import type { ConnectorFactory } from '../base/registry';
 import { statusOf } from '../odata/delta-reader';
 import { openOdataConnection, type OdataTransportOverrides } from '../odata/odata-connection';
 import { OdataSource } from '../odata/odata-source';
+import { dataverseColumns, readTypes } from './dataverse-columns';
 import { DataverseTarget } from './dataverse-target';
 import { dataverseServiceRoot, type DataverseSettings, dataverseSettingsSchema, validateDataverseSettings } from './dataverse-settings';
 
@@ -14,6 +15,9 @@ export function isExpiredDataverseDelta(err: unknown): boolean {
   const details = err && typeof err === 'object' && 'details' in err ? (err.details as { serviceCode?: unknown }) : undefined;
   return details?.serviceCode === EXPIRED_VERSION_STAMP || statusOf(err) === 410;
 }
+
+/** The read types of each source connection's tables (a connection's sources share them). */
+const SOURCE_TABLES = new WeakMap<object, Map<string, Promise<ReadonlyMap<string, string>>>>();
 
 /**
  * `dataverse`: Dataverse / Dynamics 365 (Web API); source (watermark on e.g. `modifiedon`, or
@@ -30,7 +34,24 @@ export function createDataverseConnectorFactory(overrides?: OdataTransportOverri
     type: 'dataverse',
     validateSettings: validateDataverseSettings,
     settingsSchema: dataverseSettingsSchema,
-    createSource: (ctx) => new OdataSource({ http: open(ctx).http, clock: contextClock(ctx), delta: { isExpired: isExpiredDataverseDelta, warn: ctx.warn } }),
+    createSource: (ctx) => {
+      const { http } = open(ctx);
+      // Each table's column definitions (not $metadata, which holds every table), once per
+      // connection: image columns read as bytes, BigInt strings as numbers where a double holds them.
+      let tables = SOURCE_TABLES.get(ctx.connection);
+      if (!tables) SOURCE_TABLES.set(ctx.connection, (tables = new Map()));
+      const kept = tables;
+      const columnTypes = (set: string) => {
+        let types = kept.get(set);
+        if (!types) {
+          types = dataverseColumns(http, set).then(readTypes);
+          kept.set(set, types);
+          types.catch(() => kept.delete(set));
+        }
+        return types;
+      };
+      return new OdataSource({ http, clock: contextClock(ctx), delta: { isExpired: isExpiredDataverseDelta, warn: ctx.warn }, columnTypes });
+    },
     createTarget: (ctx) => {
       const { settings, http } = open(ctx);
       return new DataverseTarget({

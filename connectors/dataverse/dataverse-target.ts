@@ -1,5 +1,4 @@
 import { toJsonValue } from '../base/connector-base';
-import { plainRecord } from '../../src/model/exact-values';
 import type { TargetConnector, UpsertContext, UpsertResult } from '../base/target-connector';
 import { applyOneByOne } from '../base/apply-one-by-one';
 import type { ItemOutcome, TargetBatch } from '../base/target-batch';
@@ -12,7 +11,9 @@ import { OdataTarget } from '../odata/odata-target';
 import { BatchTransport } from '../odata/batch-transport';
 import { BatchWriter } from '../odata/batch-writer';
 import { RecordLocator, type TargetRef } from '../odata/record-locator';
+import { dataverseColumns, type DataverseColumns } from './dataverse-columns';
 import { withLookupBinds } from './dataverse-lookups';
+import { dataverseRecord, needsColumnTypes } from './dataverse-typed-values';
 import type { DataverseLookup } from './dataverse-settings';
 import { GroupCommit, type ItemResult } from './group-commit';
 import { type BulkTable, UpsertMultiple } from './upsert-multiple';
@@ -53,6 +54,9 @@ export class DataverseTarget implements TargetConnector {
   private readonly writer: BatchWriter;
   private readonly transport: BatchTransport;
   private readonly bulk: UpsertMultiple;
+  /** Column types per entity set, read once a message carries digits or bytes (then for every set written). */
+  private readonly columns = new Map<string, DataverseColumns>();
+  private typesWanted = false;
 
   constructor(private readonly options: DataverseTargetOptions) {
     const bareSingleKey = (_name: string, value: unknown) => isGuid(value);
@@ -66,6 +70,7 @@ export class DataverseTarget implements TargetConnector {
   }
 
   async upsert(message: QueueMessage, mapping: Mapping, context: UpsertContext = {}): Promise<UpsertResult> {
+    await this.readColumns(mapping, [message]);
     const target = this.locator.target(message, mapping);
     const upsert: Upsert = {
       path: this.locator.directPath(target),
@@ -96,8 +101,9 @@ export class DataverseTarget implements TargetConnector {
    * (`If-Match` / `If-None-Match: *` under a version check); deletes through `$batch` too.
    * Actions go one by one.
    */
-  applyBatch(batch: TargetBatch): Promise<ItemOutcome[]> {
+  async applyBatch(batch: TargetBatch): Promise<ItemOutcome[]> {
     if (batch.action === JobActionType.InvokeAction) return applyOneByOne(this, batch, 50);
+    if (batch.action === JobActionType.NewUpdate) await this.readColumns(batch.mapping, batch.messages);
     const perItem = (subset: TargetBatch) => this.writer.apply(subset, `${subset.action === JobActionType.Delete ? 'delete' : 'upsert'} ${subset.messages.length} records of ${subset.mapping.target.entity}`);
     const table = this.options.upsertMultiple?.[batch.mapping.target.entity];
     const bulk = batch.action === JobActionType.NewUpdate && table && !batch.versionCheck && (batch.responseMapping ?? []).length === 0 && this.bulk.usable(batch.mapping.target.entity);
@@ -107,11 +113,27 @@ export class DataverseTarget implements TargetConnector {
 
   async close(): Promise<void> {}
 
-  /** The key is in the URL; Dataverse refuses a body that sets an alternate key's columns differently. */
+  /**
+   * The key is in the URL; Dataverse refuses a body that sets an alternate key's columns differently.
+   * Values typed by the set's columns when they were read (dataverse-typed-values.ts).
+   * @throws PermanentError for a value its column cannot take.
+   */
   private body(message: QueueMessage, target: TargetRef): Record<string, JsonValue> {
-    const record = plainRecord({ ...Object.fromEntries(target.keys), ...message.fields }); // bytes as base64 (Edm.Binary)
-    for (const [key] of target.keys) delete record[key];
-    return withLookupBinds(record, target.set, this.options.lookups);
+    const fields = { ...message.fields };
+    for (const [key] of target.keys) delete fields[key];
+    return withLookupBinds(dataverseRecord(fields, this.columns.get(target.set), target.set), target.set, this.options.lookups);
+  }
+
+  /**
+   * The target set's column types, read (once per set) from the first message that carries a
+   * digit string or bytes on: before that, values go as the JSON says, which types would not change.
+   */
+  private async readColumns(mapping: Mapping, messages: readonly QueueMessage[]): Promise<void> {
+    const set = mapping.target.entity;
+    if (this.columns.has(set)) return;
+    if (!this.typesWanted && !messages.some((m) => needsColumnTypes(m.fields))) return;
+    this.typesWanted = true;
+    this.columns.set(set, await dataverseColumns(this.options.http, identifier(set, `mapping "${mapping.name}": target.entity`)));
   }
 
   private versionField(mapping: Mapping): string {

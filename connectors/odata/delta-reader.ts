@@ -33,6 +33,8 @@ export interface DeltaReaderOptions {
   typedValues?: boolean;
   /** Where `$metadata` is, relative to the service root. Default `$metadata`. */
   metadataUrl?: string;
+  /** The property types of an entity set from elsewhere than `$metadata` (see `OdataSourceOptions.columnTypes`). */
+  columnTypes?: (set: string) => Promise<ReadonlyMap<string, string> | undefined>;
 }
 
 /** HTTP status of a classified error (see `classifyHttpFailure`). */
@@ -58,6 +60,8 @@ export class DeltaReader {
     checkDeltaJob(job);
     const { http } = this.options;
     const set = identifier(mapping.source.entity, `mapping "${mapping.name}": source.entity`);
+    // Types from elsewhere are read first: a run that cannot type its records reads none.
+    const columnTypes = this.options.columnTypes ? await this.options.columnTypes(set) : undefined;
     const pageSize = options.pageSize ?? job.pageSize;
     // The filter is applied to the records read, so they must carry its fields (mapped or not).
     const select = new Set([...selectedFields(mapping, job), ...job.filter.map((c, i) => identifier(c.field, `job "${job.name}": filter[${i}].field`))]);
@@ -86,7 +90,7 @@ export class DeltaReader {
     }
 
     const run = { mapping, job, clock: this.options.clock, lookup: new ResolverCache(this.options.lookup) };
-    const types = this.options.typedValues ? propertyTypes((await optionalServiceModel(http, this.options.warn, this.options.metadataUrl)).get(set)) : undefined;
+    const types = columnTypes ?? (this.options.typedValues ? propertyTypes((await optionalServiceModel(http, this.options.warn, this.options.metadataUrl)).get(set)) : undefined);
     const completion = { http, set, keys: mapping.source.key, select: [...select], operation: `read changes from ${set}` };
     for (;;) {
       const rows = await completeRows(rowsOf(response, `read changes from ${set}`), completion);

@@ -30,11 +30,16 @@ export interface OdataSourceOptions {
    * Read the service's `$metadata` (once per connection) and type what JSON cannot say:
    * `Edm.Binary` as bytes, `Edm.Int64` sent as strings as numbers where a double holds them
    * (typed-values.ts). A service without a usable document is read untyped, with a warning.
-   * Default false (Dataverse and Business Central: their documents hold every table).
+   * Default false (Dataverse types its reads by `columnTypes` instead: its document holds every table).
    */
   typedValues?: boolean;
   /** Where `$metadata` is, relative to the service root. Default `$metadata` (Business Central: `../$metadata`, the API route's). */
   metadataUrl?: string;
+  /**
+   * The property types (`Edm.*`) of an entity set from elsewhere than `$metadata` (Dataverse: one
+   * table's column definitions), read at the start of a run; wins over `typedValues`. Default: none.
+   */
+  columnTypes?: (set: string) => Promise<ReadonlyMap<string, string> | undefined>;
 }
 
 const INITIAL = new Set(['0001-01-01T00:00:00.0000000Z', '0001-01-01']);
@@ -59,7 +64,7 @@ export class OdataSource extends ConnectorBase implements SourceConnector, Relat
 
   constructor(private readonly options: OdataSourceOptions) {
     super();
-    this.delta = new DeltaReader({ ...options.delta, http: options.http, clock: options.clock, lookup: this, typedValues: options.typedValues, metadataUrl: options.metadataUrl });
+    this.delta = new DeltaReader({ ...options.delta, http: options.http, clock: options.clock, lookup: this, typedValues: options.typedValues, metadataUrl: options.metadataUrl, columnTypes: options.columnTypes });
   }
 
   async *retrieveChanges(mapping: Mapping, job: Job, watermark: WatermarkValue, options: RetrieveOptions = {}): AsyncIterable<SourcePage> {
@@ -70,6 +75,8 @@ export class OdataSource extends ConnectorBase implements SourceConnector, Relat
     const { http } = this.options;
     const set = identifier(mapping.source.entity, `mapping "${mapping.name}": source.entity`);
     const field = identifier(job.watermark.field, `job "${job.name}": watermark.field`);
+    // Types from elsewhere are read first: a run that cannot type its records reads none.
+    const columnTypes = this.options.columnTypes ? await this.options.columnTypes(set) : undefined;
     const type = parseWatermarkType(job.watermark.type);
     const pageSize = options.pageSize ?? job.pageSize;
     const headers = { Prefer: `odata.maxpagesize=${pageSize}` };
@@ -113,7 +120,7 @@ export class OdataSource extends ConnectorBase implements SourceConnector, Relat
     }
 
     const run = { mapping, job, clock: this.options.clock, lookup: new ResolverCache(this) };
-    const types = this.options.typedValues ? propertyTypes((await optionalServiceModel(http, this.options.delta?.warn, this.options.metadataUrl)).get(set)) : undefined;
+    const types = columnTypes ?? (this.options.typedValues ? propertyTypes((await optionalServiceModel(http, this.options.delta?.warn, this.options.metadataUrl)).get(set)) : undefined);
     for (;;) {
       const response = await http.request({ method: 'GET', url: next, headers, operation: `read changes from ${set}`, retryThrottled: true });
       const rows = rowsOf(response, `read ${set}`).map((row) => readTypedRow(withoutAnnotations(row), types));
@@ -135,7 +142,9 @@ export class OdataSource extends ConnectorBase implements SourceConnector, Relat
     // Change tracking: a change's tracker is the run's stamp, not the record's; nothing to compare.
     if (isDeltaJob(job)) return undefined;
     const { http } = this.options;
-    const types = this.options.typedValues ? propertyTypes((await optionalServiceModel(http, this.options.delta?.warn, this.options.metadataUrl)).get(mapping.source.entity)) : undefined;
+    const types = this.options.columnTypes
+      ? await this.options.columnTypes(mapping.source.entity)
+      : this.options.typedValues ? propertyTypes((await optionalServiceModel(http, this.options.delta?.warn, this.options.metadataUrl)).get(mapping.source.entity)) : undefined;
     return readOdataCurrentTrackers({ http, types }, mapping, job, sourceKeys);
   }
 

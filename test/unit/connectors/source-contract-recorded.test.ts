@@ -9,14 +9,13 @@ import { dataverseSourceHarness } from '../../contract/source-connector/harnesse
 runSourceConnectorContract('Dataverse source, change tracking (recorded Web API exchanges)', async () => dataverseSourceHarness(), {
   unsupported: {
     lookback: 'change tracking has no time window: the stored delta link alone says what changed since',
-    exactValues: 'a dataverse source reads no $metadata while it runs (the document holds every table of the environment): Edm.Binary arrives as base64 text; Int64 and Decimal numbers are kept exact by re-parsing, which the odata contract proves',
   },
 });
 
 runSourceConnectorContract('Business Central source (recorded API v2.0 exchanges)', async () => businessCentralSourceHarness(), {
   unsupported: {
     deletes: 'a watermark read of BC API pages cannot see a removed record (removals come only through delta links; none recorded)',
-    exactValues: 'a businesscentral source reads no $metadata while it runs: Edm.Binary arrives as base64 text; Int64 and Decimal numbers are kept exact by re-parsing, which the odata contract proves',
+    exactValues: 'the recorded API v2.0 route has no Edm.Int64 or Edm.Binary property and BC decimals cannot hold the matrix decimal; its reads are typed by the API route $metadata as odata sources are (readTypedRow, proven by the odata contract)',
     timeStamps: 'a watermark property cannot tell a timestamp-only change from a business change',
   },
 });

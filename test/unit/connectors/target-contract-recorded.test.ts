@@ -11,7 +11,6 @@ runTargetConnectorContract('DataverseTarget (recorded Web API exchanges)', async
     // Business-required columns are enforced by model-driven forms, not by the Web API.
     required: 'Dataverse does not enforce business-required columns on Web API writes',
     nullVersion: 'Dataverse sets modifiedon on every record',
-    exactValues: 'a dataverse target reads no $metadata while it runs (the document holds every table of the environment): Int64 and Decimal digit strings are sent as JSON strings, keys untyped (docs/connectors.md, Exact values)',
   },
 });
 

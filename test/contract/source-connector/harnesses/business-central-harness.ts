@@ -3,6 +3,9 @@ import { ConnectorRegistry } from '../../../../connectors/base/registry';
 import type { SourceConnector } from '../../../../connectors/base/source-connector';
 import { createBusinessCentralConnectorFactory } from '../../../../connectors/businesscentral';
 import { WatermarkValue } from '../../../../src/model/watermark-value';
+import fs from 'node:fs';
+import path from 'node:path';
+import { metadataExchange } from '../../../unit/connectors/odata/check-kit';
 import { type RecordedExchange, replayFetch } from '../../../unit/connectors/odata/replay-fetch';
 import { at, type CaseId, type PreparedSource, type SourceHarness, type SourceRecord, type SourceScenario } from '../context';
 
@@ -19,6 +22,7 @@ const TENANT = '11111111-2222-3333-4444-555555555555';
 const COMPANY = 'f03f6225-081c-ec11-86bc-000d3a4a1b2c';
 const API = `https://api.businesscentral.dynamics.com/v2.0/${TENANT}/production/api/v2.0/`;
 const ROOT = `${API}companies(${COMPANY})/`;
+const METADATA = fs.readFileSync(path.join(__dirname, '../../../unit/connectors/businesscentral/recordings/metadata.xml'), 'utf8');
 const SELECT = 'id,lastModifiedDateTime,displayName';
 
 const id = (n: number) => `9f1a2b3c-44e3-ea11-bb43-00000000000${n}`;
@@ -87,7 +91,8 @@ export function businessCentralSourceHarness(): SourceHarness {
     prepare: async (scenario) => {
       const exchanges = script(scenario);
       if (!exchanges) throw new Error(`Business Central source contract harness: no recorded exchanges for case "${scenario.id}"`);
-      const replay = replayFetch(exchanges);
+      // The API route's $metadata, read once per connection before its first run.
+      const replay = replayFetch([metadataExchange(`${API}$metadata`, METADATA, 'the API route\'s $metadata, once'), ...exchanges]);
       const registry = new ConnectorRegistry([createBusinessCentralConnectorFactory({ fetch: replay.fetch, tokens: () => ({ getToken: async () => 'test-token' }) })]);
       const ctx: ConnectorContext = {
         connection: { name: 'erp', type: 'businesscentral', settings: { tenantId: TENANT, company: COMPANY, auth: { kind: 'managedIdentity' } }, secrets: {}, maxConcurrency: 4 },

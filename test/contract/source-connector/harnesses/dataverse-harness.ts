@@ -1,8 +1,10 @@
 import type { SourceConnector } from '../../../../connectors/base/source-connector';
 import { WatermarkValue } from '../../../../src/model/watermark-value';
+import { accountDefinitions, columnDefinitions } from '../../../unit/connectors/dataverse/column-definitions';
 import { API, openDataverse } from '../../../unit/connectors/dataverse/dataverse-test-kit';
 import type { RecordedExchange } from '../../../unit/connectors/odata/replay-fetch';
-import type { CaseId, PreparedSource, SourceHarness, SourceRecord, SourceScenario } from '../context';
+import { BYTES_VALUE, INT64_VALUES } from '../../value-matrix';
+import type { CaseId, PreparedSource, PreparedValues, SourceHarness, SourceRecord, SourceScenario } from '../context';
 
 /**
  * The contract on the Dataverse source with change tracking (`watermark.field:
@@ -86,12 +88,52 @@ function script(scenario: SourceScenario): RecordedExchange[] | undefined {
   return scripts[scenario.id]?.();
 }
 
+/**
+ * The value matrix on table `new_value` (entity set `new_values`, key `new_ref`): `new_big` a
+ * BigInt, `entityimage` its image. Dataverse writes a BigInt as a bare JSON number (the answer's
+ * text keeps every digit) and an image as base64; its column definitions make that text bytes.
+ */
+function valuesSource(): PreparedValues {
+  const select = 'new_ref,new_big,entityimage';
+  const prefer = 'odata.track-changes,odata.maxpagesize=100';
+  const rows = INT64_VALUES.map((digits, i) =>
+    `{"@odata.etag":"W/\\"7301${i}\\"","new_ref":${i + 1},"new_big":${digits},"entityimage":${i === 0 ? JSON.stringify(BYTES_VALUE.toString('base64')) : 'null'}}`);
+  const body = `{"@odata.context":"${API}$metadata#new_values(${select})","value":[${rows.join(',')}],"@odata.deltaLink":"${API}new_values?$select=${select}&$deltatoken=930001%2101%2f01%2f2026%2000%3a00%3a00"}`;
+  const dv = openDataverse([
+    columnDefinitions('new_values', [['new_ref', 'Integer', 'IntegerType'], ['new_big', 'BigInt', 'BigIntType'], ['entityimage', 'Virtual', 'ImageType']]),
+    {
+      note: 'the initial tracked read of the matrix',
+      request: { method: 'GET', url: `${API}new_values?$select=${select}`, headers: { prefer } },
+      response: { status: 200, headers: { 'content-type': 'application/json; odata.metadata=minimal', 'preference-applied': prefer }, body },
+    },
+  ], {}, NOW);
+  const opened: SourceConnector[] = [];
+  return {
+    source: () => {
+      const source = dv.source();
+      opened.push(source);
+      return source;
+    },
+    entity: 'new_values',
+    key: 'new_ref',
+    tracker: '@odata.deltaLink',
+    watermarkType: 'string',
+    columns: { int64: 'new_big', bytes: 'entityimage' },
+    done: async () => {
+      await Promise.all(opened.map((s) => s.close()));
+      dv.replay.assertDone();
+    },
+  };
+}
+
 export function dataverseSourceHarness(): SourceHarness {
   return {
+    prepareValues: async () => valuesSource(),
     prepare: async (scenario) => {
       const exchanges = script(scenario);
       if (!exchanges) throw new Error(`Dataverse source contract harness: no recorded exchanges for case "${scenario.id}"`);
-      const dv = openDataverse(exchanges, {}, NOW);
+      // The table's column definitions, read once per connection before its first run.
+      const dv = openDataverse([accountDefinitions(), ...exchanges], {}, NOW);
       const opened: SourceConnector[] = [];
       const prepared: PreparedSource = {
         source: () => {

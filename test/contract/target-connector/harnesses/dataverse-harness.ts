@@ -2,10 +2,13 @@ import type { BatchPart } from '../../../../connectors/odata/batch-multipart';
 import { queryString } from '../../../../connectors/odata/odata-literals';
 import type { Mapping } from '../../../../src/model/mapping';
 import type { JsonValue } from '../../../../src/model/queue-message';
+import { parseExactJson } from '../../../../connectors/odata/exact-json';
 import { batchExchange, dataverseError, noContent, type PartAnswer } from '../../../unit/connectors/dataverse/batch-exchanges';
+import { columnDefinitions, decimalPrecisions, moneyPrecisions } from '../../../unit/connectors/dataverse/column-definitions';
+import { BYTES_VALUE, DECIMAL_VALUE, INT64_VALUES } from '../../value-matrix';
 import { API, openDataverse } from '../../../unit/connectors/dataverse/dataverse-test-kit';
 import type { RecordedExchange } from '../../../unit/connectors/odata/replay-fetch';
-import { at, type CaseId, type ContractItem, targetKeyFor, type PreparedTarget, type TargetHarness } from '../context';
+import { at, type CaseId, type ContractItem, targetKeyFor, type PreparedTarget, type PreparedValueTarget, type TargetHarness } from '../context';
 
 /**
  * The contract on the Dataverse target against recorded Web API exchanges: each case's
@@ -96,8 +99,58 @@ const SCRIPTS: Partial<Record<CaseId, RecordedExchange[]>> = {
   ],
 };
 
-export function dataverseHarness(): TargetHarness {
+/**
+ * The value matrix on table `new_value` (entity set `new_values`, alternate key `new_ref`, an
+ * Integer): `new_big` a BigInt, `new_rate` a Decimal (precision 10), `price` a Money (precision
+ * 2), `description` a Memo, `entityimage` its image. Dataverse has no type for the matrix's
+ * decimal (beyond a Decimal's range and precision), for microseconds (DateTime keeps seconds) or
+ * for JSON: those are not written. The recorded `$batch` bodies are compared as text, so the
+ * digits a double would round show; `read` gives a record as the request wrote it.
+ */
+const VALUE_ATTRIBUTES: Array<[string, string, string]> = [
+  ['new_ref', 'Integer', 'IntegerType'], ['new_big', 'BigInt', 'BigIntType'], ['new_rate', 'Decimal', 'DecimalType'],
+  ['price', 'Money', 'MoneyType'], ['description', 'Memo', 'MemoType'], ['entityimage', 'Virtual', 'ImageType'],
+];
+const valueUrl = (n: number) => `${API}new_values(new_ref=${n})`;
+const definitions = () => [columnDefinitions('new_values', VALUE_ATTRIBUTES), decimalPrecisions('new_value'), moneyPrecisions('new_value')];
+/** The bodies Dataverse gets, as JSON text: every digit of the BigInt, the image as base64. */
+const MATRIX_BODIES = INT64_VALUES.map((digits, i) => `{"new_big":${digits},"entityimage":${i === 0 ? JSON.stringify(BYTES_VALUE.toString('base64')) : 'null'}}`);
+
+const VALUE_SCRIPTS: Record<'write' | 'inexact', RecordedExchange[]> = {
+  write: [...definitions(), batchExchange('the matrix', MATRIX_BODIES.map((text, i) => ({ method: 'PATCH', url: valueUrl(i + 1), body: text })), MATRIX_BODIES.map(() => noContent()), undefined, true)],
+  // Only the value every column holds is sent; the others fail before the request.
+  inexact: [...definitions(), batchExchange('the one writable item', [{ method: 'PATCH', url: valueUrl(5), body: '{}' }], [noContent()], undefined, true)],
+};
+
+function valueTarget(script: RecordedExchange[]): PreparedValueTarget {
+  const dv = openDataverse(script);
   return {
+    target: dv.target(),
+    mapping: { name: 'values', source: { entity: 'src', key: ['id'] }, target: { entity: 'new_values', key: ['new_ref'] }, fields: [] },
+    key: 'new_ref',
+    columns: { int64: 'new_big', bytes: 'entityimage' },
+    read: async (n) => {
+      const batch = dv.replay.sent.find((r) => r.url.endsWith('$batch'))?.body ?? '';
+      const part = batch.split(/\r\n--batch/).find((p) => p.includes(`PATCH ${valueUrl(n)} `)) ?? '';
+      const text = part.trim().split('\r\n').at(-1) ?? '{}';
+      const record = (parseExactJson(text) ?? JSON.parse(text)) as Record<string, unknown>;
+      return { int64: record.new_big === null ? null : String(record.new_big), bytes: typeof record.entityimage === 'string' ? Buffer.from(record.entityimage, 'base64').toString('hex') : null };
+    },
+    inexact: [
+      { column: 'new_big', value: '9223372036854775808' },
+      { column: 'new_rate', value: DECIMAL_VALUE },
+      { column: 'price', value: '12.345' },
+      { column: 'description', value: { $binary: BYTES_VALUE.toString('base64') } },
+    ],
+    done: async () => dv.replay.assertDone(),
+  };
+}
+
+export function dataverseHarness(): TargetHarness {
+  let valueCase = 0;
+  return {
+    // The matrix cases run in order: the writes, then the values no column holds.
+    prepareValues: async () => valueTarget(VALUE_SCRIPTS[valueCase++ === 0 ? 'write' : 'inexact']),
     prepare: async (scenario) => {
       const script = SCRIPTS[scenario.id];
       if (!script) throw new Error(`Dataverse contract harness: no recorded exchanges for case "${scenario.id}"`);

@@ -10,9 +10,12 @@ import { type Job, JobActionType } from '../../../../src/model/job';
 import type { Mapping } from '../../../../src/model/mapping';
 import { createQueueMessage, type JsonValue, type QueueMessage } from '../../../../src/model/queue-message';
 import { WatermarkValue } from '../../../../src/model/watermark-value';
+import fs from 'node:fs';
+import { metadataExchange } from '../odata/check-kit';
 import { loadExchanges, type RecordedExchange, replayFetch } from '../odata/replay-fetch';
 
 const TENANT = '11111111-2222-3333-4444-555555555555';
+const METADATA = fs.readFileSync(path.join(__dirname, 'recordings', 'metadata.xml'), 'utf8');
 const recording = (name: string) => loadExchanges(path.join(__dirname, 'recordings', `${name}.json`));
 
 function openBc(exchanges: RecordedExchange[], company = 'CRONUS USA, Inc.') {
@@ -60,7 +63,10 @@ function message(targetKey: Record<string, JsonValue>, fields: Record<string, Js
 
 describe('Business Central connector (recorded API v2.0 exchanges)', () => {
   it('finds the company by name, reads customers by lastModifiedDateTime across pages, waits out a 429', async () => {
-    const bc = openBc(recording('customers-source'));
+    // The company first (the API route's $metadata is read relative to it), then the $metadata, once.
+    const exchanges = recording('customers-source');
+    exchanges.splice(1, 0, metadataExchange(`https://api.businesscentral.dynamics.com/v2.0/${TENANT}/production/api/v2.0/$metadata`, METADATA));
+    const bc = openBc(exchanges);
     const watermark = WatermarkValue.initialize('datetime', '2026-02-01T00:00:00Z');
     const pages: SourcePage[] = [];
     for await (const page of bc.source().retrieveChanges(fromBc, customersJob, watermark)) pages.push(page);

@@ -19,7 +19,14 @@ const BOUNDARY = 'batchresponse_8d1d2e8b-7c0f-4d2a-9a55-2f1b3c4d5e6f';
  * `batchStatus`: the status of the `$batch` answer itself (Dataverse answers a batch it stopped
  * at a failed request with that request's status, e.g. `400 BadRequest`).
  */
-export function batchExchange(note: string, parts: BatchPart[], answers: PartAnswer[], batchStatus: { status: number; statusText: string } = { status: 200, statusText: 'OK' }): RecordedExchange {
+export function batchExchange(
+  note: string,
+  parts: BatchPart[],
+  answers: PartAnswer[],
+  batchStatus: { status: number; statusText: string } = { status: 200, statusText: 'OK' },
+  /** Part bodies given as JSON text are written as is (digits a double would round). */
+  exactText = false,
+): RecordedExchange {
   const lines: string[] = [];
   for (const answer of answers) {
     lines.push(`--${BOUNDARY}`, 'Content-Type: application/http', 'Content-Transfer-Encoding: binary', '');
@@ -32,7 +39,7 @@ export function batchExchange(note: string, parts: BatchPart[], answers: PartAns
   lines.push(`--${BOUNDARY}--`, '');
   return {
     note,
-    request: { method: 'POST', url: `${API}$batch`, headers: { prefer: 'odata.continue-on-error', accept: 'multipart/mixed' }, body: buildBatch('{{boundary}}', parts) },
+    request: { method: 'POST', url: `${API}$batch`, headers: { prefer: 'odata.continue-on-error', accept: 'multipart/mixed' }, body: buildBatch('{{boundary}}', parts, exactText ? { text: (b) => (typeof b === 'string' ? b : JSON.stringify(b)), type: 'application/json' } : undefined) },
     response: { ...batchStatus, headers: { 'content-type': `multipart/mixed; boundary=${BOUNDARY}`, 'odata-version': '4.0' }, body: lines.join('\r\n') },
   };
 }

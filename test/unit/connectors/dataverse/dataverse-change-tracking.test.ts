@@ -3,6 +3,7 @@ import type { Job } from '../../../../src/model/job';
 import type { Mapping } from '../../../../src/model/mapping';
 import { WatermarkValue } from '../../../../src/model/watermark-value';
 import { accountsMapping as mapping, openDataverse, recording, trackingJob as job } from './dataverse-test-kit';
+import { accountDefinitions } from './column-definitions';
 
 const LINK_1 = 'https://contoso.crm4.dynamics.com/api/data/v9.2/accounts?$select=accountid,name,accountnumber&$deltatoken=919042%2108%2f22%2f2017%2008%3a10%3a44';
 const LINK_2 = 'https://contoso.crm4.dynamics.com/api/data/v9.2/accounts?$select=accountid,name,accountnumber&$deltatoken=919058%2108%2f22%2f2017%2008%3a21%3a20';
@@ -20,7 +21,7 @@ async function run(source: SourceConnector, m: Mapping, j: Job, watermark: Water
 
 describe('Dataverse change tracking (recorded Web API exchanges)', () => {
   it('reads the whole table first, across pages, and stores the delta link as the watermark', async () => {
-    const dv = openDataverse(recording('change-tracking-initial'));
+    const dv = openDataverse([accountDefinitions(), ...recording('change-tracking-initial')]);
     const watermark = WatermarkValue.initialize('string', null);
     const { pages, messages } = await run(dv.source(), mapping, job, watermark);
     dv.replay.assertDone();
@@ -34,7 +35,7 @@ describe('Dataverse change tracking (recorded Web API exchanges)', () => {
   });
 
   it('turns changes since the stored link into messages, $deletedEntity into Delete, and replaces the link each run', async () => {
-    const dv = openDataverse(recording('change-tracking-delta'));
+    const dv = openDataverse([accountDefinitions(), ...recording('change-tracking-delta')]);
     // The clock has not moved since the stored stamp: the new stamp still sorts after it.
     const watermark = WatermarkValue.initialize('string', `2026-03-01T10:00:00.000Z ${LINK_1}`);
     const source = dv.source();
@@ -53,7 +54,7 @@ describe('Dataverse change tracking (recorded Web API exchanges)', () => {
   });
 
   it('reads whole the changed records that lack a mapped column, instead of failing the run, and the link advances', async () => {
-    const dv = openDataverse(recording('change-tracking-partial'));
+    const dv = openDataverse([accountDefinitions(), ...recording('change-tracking-partial')]);
     const watermark = WatermarkValue.initialize('string', `2026-03-01T10:00:00.000Z ${LINK_1}`);
     const { messages } = await run(dv.source(), mapping, job, watermark);
     dv.replay.assertDone();
@@ -69,7 +70,7 @@ describe('Dataverse change tracking (recorded Web API exchanges)', () => {
     const exchanges = recording('change-tracking-partial');
     const whole = exchanges[1].response.body as { value: Array<Record<string, unknown>> };
     whole.value = [{ accountid: '60c4e274-0d87-e711-80e5-00155db19e6d', name: 'Monte Orton' }];
-    const dv = openDataverse(exchanges);
+    const dv = openDataverse([accountDefinitions(), ...exchanges]);
     const watermark = WatermarkValue.initialize('string', `2026-03-01T10:00:00.000Z ${LINK_1}`);
     await expect(run(dv.source(), mapping, job, watermark)).rejects.toMatchObject({
       name: 'ConfigError',
@@ -79,7 +80,7 @@ describe('Dataverse change tracking (recorded Web API exchanges)', () => {
   });
 
   it('starts a full resync, logged, when the stored link has expired', async () => {
-    const dv = openDataverse(recording('change-tracking-expired'), {}, '2026-03-09T08:00:00.000Z');
+    const dv = openDataverse([accountDefinitions(), ...recording('change-tracking-expired')], {}, '2026-03-09T08:00:00.000Z');
     const watermark = WatermarkValue.initialize('string', `2026-03-01T10:00:00.000Z ${LINK_1}`);
     const { messages } = await run(dv.source(), mapping, job, watermark);
     dv.replay.assertDone();
@@ -89,11 +90,11 @@ describe('Dataverse change tracking (recorded Web API exchanges)', () => {
   });
 
   it('applies the job filter to tracked records (Dataverse refuses $filter with change tracking)', async () => {
-    const dv = openDataverse(recording('change-tracking-delta').slice(0, 1));
+    const dv = openDataverse([accountDefinitions(), ...recording('change-tracking-delta').slice(0, 1)]);
     const filtered = { ...job, filter: [{ field: 'accountnumber', op: 'ne' as const, value: 'A-1' }] };
     const { messages } = await run(dv.source(), mapping, filtered, WatermarkValue.initialize('string', `2026-03-01T10:00:00.000Z ${LINK_1}`));
     expect(messages.map((m) => m.action)).toEqual(['Delete']);
-    expect(dv.replay.sent[0].url).not.toContain('$filter');
+    expect(dv.replay.sent[1].url).not.toContain('$filter');
   });
 
   it('refuses a change-tracking job whose watermark type is not string', async () => {
