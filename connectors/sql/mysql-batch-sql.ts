@@ -52,8 +52,8 @@ function anyKey(shape: MysqlBatchShape, records: readonly Row[], params: unknown
 
 /**
  * Locks the existing rows of the records' keys and reads their versions: per record
- * `(SELECT i, version FROM t WHERE key = ? FOR UPDATE)`. In REPEATABLE READ a key that has no row
- * has its gap locked, so no other writer inserts it before the transaction ends.
+ * `(SELECT i, version FROM t WHERE key = ? FOR UPDATE)`. Run in READ COMMITTED: a key without a
+ * row locks nothing (no gap lock), so another writer may insert it before this transaction does.
  */
 export function lockStatement(shape: MysqlBatchShape, records: readonly Row[], versionColumn: string | undefined): Statement {
   const params: unknown[] = [];
@@ -76,7 +76,7 @@ export function updateStatement(shape: MysqlBatchShape, records: readonly Row[])
   return { sql: `UPDATE ${shape.entity} SET ${set.join(', ')} WHERE ${where}`, params };
 }
 
-/** One multi-row INSERT of rows known not to exist (their gaps are locked). */
+/** One multi-row INSERT of rows that did not exist when locked (a duplicate key fails the whole statement). */
 export function insertStatement(shape: MysqlBatchShape, records: readonly Row[]): Statement {
   const params: unknown[] = [];
   const rows = records.map((r) => `(${shape.columns.map((c) => bind(shape, c, r[c], params)).join(', ')})`);

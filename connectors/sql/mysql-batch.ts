@@ -9,10 +9,14 @@ import { returnedFields, versionColumnOf } from './sql-records';
 import { deleteStatement, insertStatement, lockStatement, type MysqlBatchShape, POSITION, returningStatement, setColumns, type Statement, updateStatement, VERSION } from './mysql-batch-sql';
 import { type MysqlColumn, MysqlColumnTypes } from './mysql-columns';
 import { mysqlChecks } from './mysql-exact';
+import type { MysqlIsolation } from './mysql-dialect';
 import { exactnessError } from './postgres-exact';
 import { blockedDeleteOutcomes } from './blocked-delete';
 
-export type MysqlBatchDatabase = SqlDatabase & Required<Pick<SqlDatabase, 'transaction'>>;
+/** A database whose transactions take an isolation level ({@link MysqlDatabase.transaction}). */
+export type MysqlBatchDatabase = Omit<SqlDatabase, 'transaction'> & {
+  transaction<T>(work: (tx: SqlTransaction) => Promise<T>, operation: string, isolation?: MysqlIsolation): Promise<T>;
+};
 
 /** What the writer applies: a target batch, of which the job is not needed. */
 export type MysqlBatch = Pick<TargetBatch, 'mapping' | 'action' | 'messages' | 'responseMapping' | 'versionCheck'>;
@@ -20,6 +24,7 @@ export type MysqlBatch = Pick<TargetBatch, 'mapping' | 'action' | 'messages' | '
 /** Tries of a group that InnoDB chose as a deadlock's victim (it rolled the whole transaction back). */
 const DEADLOCK_TRIES = 3;
 const DEADLOCK = '1213';
+const DUPLICATE_KEY = '1062';
 
 interface Part {
   readonly shape: MysqlBatchShape;
@@ -28,15 +33,27 @@ interface Part {
 }
 
 /**
- * A NewUpdate or Delete group on MariaDB / MySQL: one REPEATABLE READ transaction on one pooled
- * connection, a few statements per shape (field set). For an upsert the rows of the keys are
- * locked first (`SELECT … FOR UPDATE`, which also locks the gap of a key without a row), and
- * their versions compared in JS by the job's watermark type when the batch checks versions; the
- * existing rows get one UPDATE, the missing ones one INSERT (no `ON DUPLICATE KEY UPDATE`: it
- * would fail on a NOT NULL column the mapping does not write although the row exists, and it
- * updates whichever row another unique index matches). Response fields are read back inside the
- * transaction. A data error is isolated by {@link bisectGroup}; items that failed on a missing
- * parent are tried again while that makes progress (InnoDB checks foreign keys row by row).
+ * A NewUpdate or Delete group on MariaDB / MySQL: one READ COMMITTED transaction on one pooled
+ * connection, a few statements per shape (field set). For an upsert the existing rows of the keys
+ * are locked first (`SELECT … FOR UPDATE`, which reads the newest committed row and holds it to
+ * the end), and their versions compared in JS by the job's watermark type when the batch checks
+ * versions; the existing rows get one UPDATE, the missing ones one INSERT (no `ON DUPLICATE KEY
+ * UPDATE`: it would fail on a NOT NULL column the mapping does not write although the row exists,
+ * and it updates whichever row another unique index matches). Response fields are read back
+ * inside the transaction, from rows it holds locked. A data error is isolated by
+ * {@link bisectGroup}; items that failed on a missing parent are tried again while that makes
+ * progress (InnoDB checks foreign keys row by row).
+ *
+ * Why READ COMMITTED: under REPEATABLE READ the locking read of an absent key locks its gap, gap
+ * locks of two transactions do not conflict, and then each one's INSERT waits for the other's gap:
+ * concurrent groups inserting into one table deadlocked. Without gap locks nothing keeps another
+ * writer from inserting a key this group found missing; its INSERT then fails on the duplicate
+ * key (1062, the whole statement undone), and the missing keys are locked and read again, now
+ * finding the other writer's row (a locking read waits for its commit): compared by version and
+ * updated like any existing row, or `outdated`. A duplicate on another unique index finds no new
+ * row on that re-read and fails as the permanent error it is. A read of a missing key locks
+ * nothing, so two groups writing the same new key both try to insert it; the later one takes
+ * the update path, so the newer version still wins whoever commits first.
  */
 export class MysqlBatchWriter {
   private readonly columns = new MysqlColumnTypes();
@@ -74,11 +91,15 @@ export class MysqlBatchWriter {
     const messageRow = db.dialect.messageRow?.bind(db.dialect) ?? ((row: SqlRow) => row);
     const write = (subset: readonly BatchItem[]) =>
       retryDeadlocks(() =>
-        db.transaction(async (tx) => {
-          const group = new GroupWrite(tx, subset, returning, versionType, messageRow);
-          for (const part of parts(subset, entity, keys, types, returning, deleting)) await (deleting ? group.remove(part) : group.upsert(part, versionColumn));
-          return group.outcomes;
-        }, op),
+        db.transaction(
+          async (tx) => {
+            const group = new GroupWrite(tx, subset, returning, versionType, messageRow);
+            for (const part of parts(subset, entity, keys, types, returning, deleting)) await (deleting ? group.remove(part) : group.upsert(part, versionColumn));
+            return group.outcomes;
+          },
+          op,
+          'READ COMMITTED',
+        ),
       );
     const results = await bisectGroup(items, write);
     await retryTransitive(results, (positions) => bisectGroup(positions.map((p) => items[p]), write));
@@ -92,11 +113,13 @@ async function retryDeadlocks<T>(run: () => Promise<T>): Promise<T> {
     try {
       return await run();
     } catch (err) {
-      const code = (err as { details?: { code?: unknown } } | undefined)?.details?.code;
-      if (code !== DEADLOCK || attempt >= DEADLOCK_TRIES) throw err;
+      if (codeOf(err) !== DEADLOCK || attempt >= DEADLOCK_TRIES) throw err;
     }
   }
 }
+
+/** The server's error number a classified error carries. */
+const codeOf = (err: unknown) => (err as { details?: { code?: unknown } } | undefined)?.details?.code;
 
 /** The first field that is not an identifier, or not a column: ConfigErrors (the mapping and the table disagree). */
 function fieldError(mappingName: string, entity: string, names: readonly string[], types: ReadonlyMap<string, MysqlColumn>): Error | undefined {
@@ -154,24 +177,44 @@ class GroupWrite {
     for (const p of part.positions) this.outcomes[p] = { status: 'applied' };
   }
 
+  /**
+   * Lock → update → insert, again for the keys whose INSERT met a duplicate (another writer
+   * inserted one of them after the lock): each further round finds at least one more row, or the
+   * duplicate is another unique index's and is thrown.
+   */
   async upsert(part: Part, versionColumn: string | undefined): Promise<void> {
-    const { shape, positions } = part;
+    const { shape } = part;
     const checking = versionColumn !== undefined && this.versionType !== undefined;
-    const locked = await this.run(lockStatement(shape, this.records(positions), checking ? versionColumn : undefined), `lock rows of ${shape.entity}`);
-    const found = new Set<number>();
-    const existing: number[] = [];
-    for (const row of locked) {
-      const position = positions[Number(row[POSITION])];
-      found.add(position);
-      const version = row[VERSION] === null || row[VERSION] === undefined ? null : toText(row[VERSION]);
-      if (checking && version !== null && versionRefuses(this.versionType as WatermarkType, this.items[position].message.changeTracker, version)) {
-        this.outcomes[position] = { status: 'outdated', targetVersion: version };
-      } else existing.push(position);
+    const written: number[] = [];
+    let pending = part.positions;
+    let duplicate: unknown;
+    while (pending.length > 0) {
+      const locked = await this.run(lockStatement(shape, this.records(pending), checking ? versionColumn : undefined), `lock rows of ${shape.entity}`);
+      if (duplicate !== undefined && locked.length === 0) throw duplicate;
+      const found = new Set<number>();
+      const existing: number[] = [];
+      for (const row of locked) {
+        const position = pending[Number(row[POSITION])];
+        found.add(position);
+        const version = row[VERSION] === null || row[VERSION] === undefined ? null : toText(row[VERSION]);
+        if (checking && version !== null && versionRefuses(this.versionType as WatermarkType, this.items[position].message.changeTracker, version)) {
+          this.outcomes[position] = { status: 'outdated', targetVersion: version };
+        } else existing.push(position);
+      }
+      if (existing.length > 0 && setColumns(shape).length > 0) await this.run(updateStatement(shape, this.records(existing)), `update ${shape.entity}`);
+      written.push(...existing);
+      const missing = pending.filter((p) => !found.has(p));
+      pending = [];
+      if (missing.length === 0) break;
+      try {
+        await this.run(insertStatement(shape, this.records(missing)), `insert into ${shape.entity}`);
+        written.push(...missing);
+      } catch (err) {
+        if (codeOf(err) !== DUPLICATE_KEY) throw err;
+        duplicate = err;
+        pending = missing;
+      }
     }
-    const missing = positions.filter((p) => !found.has(p));
-    if (existing.length > 0 && setColumns(shape).length > 0) await this.run(updateStatement(shape, this.records(existing)), `update ${shape.entity}`);
-    if (missing.length > 0) await this.run(insertStatement(shape, this.records(missing)), `insert into ${shape.entity}`);
-    const written = [...existing, ...missing];
     for (const p of written) this.outcomes[p] = { status: 'applied' };
     if (this.returning.length === 0 || written.length === 0) return;
     const rows = await this.run(returningStatement(shape, this.records(written)), `read the response fields of ${shape.entity}`);
