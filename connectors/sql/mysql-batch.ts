@@ -53,7 +53,9 @@ interface Part {
  * updated like any existing row, or `outdated`. A duplicate on another unique index finds no new
  * row on that re-read and fails as the permanent error it is. A read of a missing key locks
  * nothing, so two groups writing the same new key both try to insert it; the later one takes
- * the update path, so the newer version still wins whoever commits first.
+ * the update path, so the newer version still wins whoever commits first. Three groups waiting
+ * to insert one key can still deadlock (each duplicate leaves a shared lock that the re-read
+ * must upgrade): one is rolled back and tried again, as any deadlock victim.
  */
 export class MysqlBatchWriter {
   private readonly columns = new MysqlColumnTypes();
