@@ -1,6 +1,6 @@
 import { bisectGroup, type ItemOutcome, type TargetBatch, versionRefuses } from '../base/target-batch';
 import { toText } from '../base/operations';
-import { ConfigError } from '../../src/platform/errors';
+import { ConfigError, TransientError } from '../../src/platform/errors';
 import { JobActionType } from '../../src/model/job';
 import type { WatermarkType } from '../../src/model/watermark-value';
 import { quoteEntity, quoteIdentifier, type SqlDatabase, type SqlRow, type SqlTransaction } from './dialect';
@@ -21,10 +21,15 @@ export type MysqlBatchDatabase = Omit<SqlDatabase, 'transaction'> & {
 /** What the writer applies: a target batch, of which the job is not needed. */
 export type MysqlBatch = Pick<TargetBatch, 'mapping' | 'action' | 'messages' | 'responseMapping' | 'versionCheck'>;
 
-/** Tries of a group that InnoDB chose as a deadlock's victim (it rolled the whole transaction back). */
-const DEADLOCK_TRIES = 3;
+/**
+ * Tries of a group that InnoDB chose as a deadlock's victim (it rolled the whole transaction
+ * back), or that met a row another writer inserted after the group found its key missing.
+ */
+const CONFLICT_TRIES = 3;
 const DEADLOCK = '1213';
 const DUPLICATE_KEY = '1062';
+/** `details.code` of the TransientError a group throws to run again after {@link DUPLICATE_KEY} on a key another writer inserted. */
+const INSERT_RACE = 'insert-race';
 
 interface Part {
   readonly shape: MysqlBatchShape;
@@ -48,14 +53,13 @@ interface Part {
  * locks of two transactions do not conflict, and then each one's INSERT waits for the other's gap:
  * concurrent groups inserting into one table deadlocked. Without gap locks nothing keeps another
  * writer from inserting a key this group found missing; its INSERT then fails on the duplicate
- * key (1062, the whole statement undone), and the missing keys are locked and read again, now
- * finding the other writer's row (a locking read waits for its commit): compared by version and
- * updated like any existing row, or `outdated`. A duplicate on another unique index finds no new
- * row on that re-read and fails as the permanent error it is. A read of a missing key locks
- * nothing, so two groups writing the same new key both try to insert it; the later one takes
- * the update path, so the newer version still wins whoever commits first. Three groups waiting
- * to insert one key can still deadlock (each duplicate leaves a shared lock that the re-read
- * must upgrade): one is rolled back and tried again, as any deadlock victim.
+ * key (1062; the other writer has committed, else the INSERT would still wait). A plain read of
+ * the missing keys tells why: rows there now were inserted by another writer, and the whole group
+ * is rolled back and run again, where the lock finds those rows and compares their versions like
+ * any existing row (updated, or `outdated`), so the newer version wins whoever commits first. Not
+ * re-read with a lock in the same transaction: the duplicate left the group a shared lock on the
+ * row, and two groups upgrading theirs to update it deadlock. No row there: the duplicate is
+ * another unique index's, the permanent error it is.
  */
 export class MysqlBatchWriter {
   private readonly columns = new MysqlColumnTypes();
@@ -92,7 +96,7 @@ export class MysqlBatchWriter {
     const versionType = batch.versionCheck?.type;
     const messageRow = db.dialect.messageRow?.bind(db.dialect) ?? ((row: SqlRow) => row);
     const write = (subset: readonly BatchItem[]) =>
-      retryDeadlocks(() =>
+      retryConflicts(() =>
         db.transaction(
           async (tx) => {
             const group = new GroupWrite(tx, subset, returning, versionType, messageRow);
@@ -110,12 +114,13 @@ export class MysqlBatchWriter {
   }
 }
 
-async function retryDeadlocks<T>(run: () => Promise<T>): Promise<T> {
+async function retryConflicts<T>(run: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await run();
     } catch (err) {
-      if (codeOf(err) !== DEADLOCK || attempt >= DEADLOCK_TRIES) throw err;
+      const code = codeOf(err);
+      if ((code !== DEADLOCK && code !== INSERT_RACE) || attempt >= CONFLICT_TRIES) throw err;
     }
   }
 }
@@ -179,50 +184,42 @@ class GroupWrite {
     for (const p of part.positions) this.outcomes[p] = { status: 'applied' };
   }
 
-  /**
-   * Lock → update → insert, again for the keys whose INSERT met a duplicate (another writer
-   * inserted one of them after the lock): each further round finds at least one more row, or the
-   * duplicate is another unique index's and is thrown.
-   */
   async upsert(part: Part, versionColumn: string | undefined): Promise<void> {
-    const { shape } = part;
+    const { shape, positions } = part;
     const checking = versionColumn !== undefined && this.versionType !== undefined;
-    const written: number[] = [];
-    let pending = part.positions;
-    let duplicate: unknown;
-    while (pending.length > 0) {
-      const locked = await this.run(lockStatement(shape, this.records(pending), checking ? versionColumn : undefined), `lock rows of ${shape.entity}`);
-      if (duplicate !== undefined && locked.length === 0) throw duplicate;
-      const found = new Set<number>();
-      const existing: number[] = [];
-      for (const row of locked) {
-        const position = pending[Number(row[POSITION])];
-        found.add(position);
-        const version = row[VERSION] === null || row[VERSION] === undefined ? null : toText(row[VERSION]);
-        if (checking && version !== null && versionRefuses(this.versionType as WatermarkType, this.items[position].message.changeTracker, version)) {
-          this.outcomes[position] = { status: 'outdated', targetVersion: version };
-        } else existing.push(position);
-      }
-      if (existing.length > 0 && setColumns(shape).length > 0) await this.run(updateStatement(shape, this.records(existing)), `update ${shape.entity}`);
-      written.push(...existing);
-      const missing = pending.filter((p) => !found.has(p));
-      pending = [];
-      if (missing.length === 0) break;
-      try {
-        await this.run(insertStatement(shape, this.records(missing)), `insert into ${shape.entity}`);
-        written.push(...missing);
-      } catch (err) {
-        if (codeOf(err) !== DUPLICATE_KEY) throw err;
-        duplicate = err;
-        pending = missing;
-      }
+    const locked = await this.run(lockStatement(shape, this.records(positions), checking ? versionColumn : undefined), `lock rows of ${shape.entity}`);
+    const found = new Set<number>();
+    const existing: number[] = [];
+    for (const row of locked) {
+      const position = positions[Number(row[POSITION])];
+      found.add(position);
+      const version = row[VERSION] === null || row[VERSION] === undefined ? null : toText(row[VERSION]);
+      if (checking && version !== null && versionRefuses(this.versionType as WatermarkType, this.items[position].message.changeTracker, version)) {
+        this.outcomes[position] = { status: 'outdated', targetVersion: version };
+      } else existing.push(position);
     }
+    const missing = positions.filter((p) => !found.has(p));
+    if (existing.length > 0 && setColumns(shape).length > 0) await this.run(updateStatement(shape, this.records(existing)), `update ${shape.entity}`);
+    if (missing.length > 0) await this.insert(shape, missing);
+    const written = [...existing, ...missing];
     for (const p of written) this.outcomes[p] = { status: 'applied' };
     if (this.returning.length === 0 || written.length === 0) return;
     const rows = await this.run(returningStatement(shape, this.records(written)), `read the response fields of ${shape.entity}`);
     for (const row of rows) {
       const returned = returnedFields(this.messageRow(row), this.returning);
       if (returned) this.outcomes[written[Number(row[POSITION])]] = { status: 'applied', returned };
+    }
+  }
+
+  /** @throws TransientError {@link INSERT_RACE} when another writer inserted one of the keys since they were locked. */
+  private async insert(shape: MysqlBatchShape, missing: readonly number[]): Promise<void> {
+    try {
+      await this.run(insertStatement(shape, this.records(missing)), `insert into ${shape.entity}`);
+    } catch (err) {
+      if (codeOf(err) !== DUPLICATE_KEY) throw err;
+      const now = await this.run(lockStatement(shape, this.records(missing), undefined, false), `read keys of ${shape.entity}`);
+      if (now.length === 0) throw err;
+      throw new TransientError(`insert into ${shape.entity}: another writer inserted ${now.length} of the group's keys meanwhile`, { cause: err, details: { code: INSERT_RACE } });
     }
   }
 
