@@ -52,13 +52,15 @@ function anyKey(shape: MysqlBatchShape, records: readonly Row[], params: unknown
 
 /**
  * Locks the existing rows of the records' keys and reads their versions: per record
- * `(SELECT i, version FROM t WHERE key = ? FOR UPDATE)`. In REPEATABLE READ a key that has no row
- * has its gap locked, so no other writer inserts it before the transaction ends.
+ * `(SELECT i, version FROM t WHERE key = ? FOR UPDATE)`. Run in READ COMMITTED: a key without a
+ * row locks nothing (no gap lock), so another writer may insert it before this transaction does.
+ * With `lock` false a plain read of the committed rows, locking nothing.
  */
-export function lockStatement(shape: MysqlBatchShape, records: readonly Row[], versionColumn: string | undefined): Statement {
+export function lockStatement(shape: MysqlBatchShape, records: readonly Row[], versionColumn: string | undefined, lock = true): Statement {
   const params: unknown[] = [];
   const version = versionColumn ? `, t.${q(versionColumn)} AS ${q(VERSION)}` : '';
-  const parts = records.map((r, i) => `(SELECT ${i} AS ${q(POSITION)}${version} FROM ${shape.entity} t WHERE ${keyCondition(shape, r, params, 't.')} FOR UPDATE)`);
+  const forUpdate = lock ? ' FOR UPDATE' : '';
+  const parts = records.map((r, i) => `(SELECT ${i} AS ${q(POSITION)}${version} FROM ${shape.entity} t WHERE ${keyCondition(shape, r, params, 't.')}${forUpdate})`);
   return { sql: parts.join(' UNION ALL '), params };
 }
 
@@ -76,7 +78,7 @@ export function updateStatement(shape: MysqlBatchShape, records: readonly Row[])
   return { sql: `UPDATE ${shape.entity} SET ${set.join(', ')} WHERE ${where}`, params };
 }
 
-/** One multi-row INSERT of rows known not to exist (their gaps are locked). */
+/** One multi-row INSERT of rows that did not exist when locked (a duplicate key fails the whole statement). */
 export function insertStatement(shape: MysqlBatchShape, records: readonly Row[]): Statement {
   const params: unknown[] = [];
   const rows = records.map((r) => `(${shape.columns.map((c) => bind(shape, c, r[c], params)).join(', ')})`);

@@ -1,6 +1,6 @@
 import { bisectGroup, type ItemOutcome, type TargetBatch, versionRefuses } from '../base/target-batch';
 import { toText } from '../base/operations';
-import { ConfigError } from '../../src/platform/errors';
+import { ConfigError, TransientError } from '../../src/platform/errors';
 import { JobActionType } from '../../src/model/job';
 import type { WatermarkType } from '../../src/model/watermark-value';
 import { quoteEntity, quoteIdentifier, type SqlDatabase, type SqlRow, type SqlTransaction } from './dialect';
@@ -9,17 +9,27 @@ import { returnedFields, versionColumnOf } from './sql-records';
 import { deleteStatement, insertStatement, lockStatement, type MysqlBatchShape, POSITION, returningStatement, setColumns, type Statement, updateStatement, VERSION } from './mysql-batch-sql';
 import { type MysqlColumn, MysqlColumnTypes } from './mysql-columns';
 import { mysqlChecks } from './mysql-exact';
+import type { MysqlIsolation } from './mysql-dialect';
 import { exactnessError } from './postgres-exact';
 import { blockedDeleteOutcomes } from './blocked-delete';
 
-export type MysqlBatchDatabase = SqlDatabase & Required<Pick<SqlDatabase, 'transaction'>>;
+/** A database whose transactions take an isolation level ({@link MysqlDatabase.transaction}). */
+export type MysqlBatchDatabase = Omit<SqlDatabase, 'transaction'> & {
+  transaction<T>(work: (tx: SqlTransaction) => Promise<T>, operation: string, isolation?: MysqlIsolation): Promise<T>;
+};
 
 /** What the writer applies: a target batch, of which the job is not needed. */
 export type MysqlBatch = Pick<TargetBatch, 'mapping' | 'action' | 'messages' | 'responseMapping' | 'versionCheck'>;
 
-/** Tries of a group that InnoDB chose as a deadlock's victim (it rolled the whole transaction back). */
-const DEADLOCK_TRIES = 3;
+/**
+ * Tries of a group that InnoDB chose as a deadlock's victim (it rolled the whole transaction
+ * back), or that met a row another writer inserted after the group found its key missing.
+ */
+const CONFLICT_TRIES = 3;
 const DEADLOCK = '1213';
+const DUPLICATE_KEY = '1062';
+/** `details.code` of the TransientError a group throws to run again after {@link DUPLICATE_KEY} on a key another writer inserted. */
+const INSERT_RACE = 'insert-race';
 
 interface Part {
   readonly shape: MysqlBatchShape;
@@ -28,15 +38,28 @@ interface Part {
 }
 
 /**
- * A NewUpdate or Delete group on MariaDB / MySQL: one REPEATABLE READ transaction on one pooled
- * connection, a few statements per shape (field set). For an upsert the rows of the keys are
- * locked first (`SELECT … FOR UPDATE`, which also locks the gap of a key without a row), and
- * their versions compared in JS by the job's watermark type when the batch checks versions; the
- * existing rows get one UPDATE, the missing ones one INSERT (no `ON DUPLICATE KEY UPDATE`: it
- * would fail on a NOT NULL column the mapping does not write although the row exists, and it
- * updates whichever row another unique index matches). Response fields are read back inside the
- * transaction. A data error is isolated by {@link bisectGroup}; items that failed on a missing
- * parent are tried again while that makes progress (InnoDB checks foreign keys row by row).
+ * A NewUpdate or Delete group on MariaDB / MySQL: one READ COMMITTED transaction on one pooled
+ * connection, a few statements per shape (field set). For an upsert the existing rows of the keys
+ * are locked first (`SELECT … FOR UPDATE`, which reads the newest committed row and holds it to
+ * the end), and their versions compared in JS by the job's watermark type when the batch checks
+ * versions; the existing rows get one UPDATE, the missing ones one INSERT (no `ON DUPLICATE KEY
+ * UPDATE`: it would fail on a NOT NULL column the mapping does not write although the row exists,
+ * and it updates whichever row another unique index matches). Response fields are read back
+ * inside the transaction, from rows it holds locked. A data error is isolated by
+ * {@link bisectGroup}; items that failed on a missing parent are tried again while that makes
+ * progress (InnoDB checks foreign keys row by row).
+ *
+ * Why READ COMMITTED: under REPEATABLE READ the locking read of an absent key locks its gap, gap
+ * locks of two transactions do not conflict, and then each one's INSERT waits for the other's gap:
+ * concurrent groups inserting into one table deadlocked. Without gap locks nothing keeps another
+ * writer from inserting a key this group found missing; its INSERT then fails on the duplicate
+ * key (1062; the other writer has committed, else the INSERT would still wait). A plain read of
+ * the missing keys tells why: rows there now were inserted by another writer, and the whole group
+ * is rolled back and run again, where the lock finds those rows and compares their versions like
+ * any existing row (updated, or `outdated`), so the newer version wins whoever commits first. Not
+ * re-read with a lock in the same transaction: the duplicate left the group a shared lock on the
+ * row, and two groups upgrading theirs to update it deadlock. No row there: the duplicate is
+ * another unique index's, the permanent error it is.
  */
 export class MysqlBatchWriter {
   private readonly columns = new MysqlColumnTypes();
@@ -73,12 +96,16 @@ export class MysqlBatchWriter {
     const versionType = batch.versionCheck?.type;
     const messageRow = db.dialect.messageRow?.bind(db.dialect) ?? ((row: SqlRow) => row);
     const write = (subset: readonly BatchItem[]) =>
-      retryDeadlocks(() =>
-        db.transaction(async (tx) => {
-          const group = new GroupWrite(tx, subset, returning, versionType, messageRow);
-          for (const part of parts(subset, entity, keys, types, returning, deleting)) await (deleting ? group.remove(part) : group.upsert(part, versionColumn));
-          return group.outcomes;
-        }, op),
+      retryConflicts(() =>
+        db.transaction(
+          async (tx) => {
+            const group = new GroupWrite(tx, subset, returning, versionType, messageRow);
+            for (const part of parts(subset, entity, keys, types, returning, deleting)) await (deleting ? group.remove(part) : group.upsert(part, versionColumn));
+            return group.outcomes;
+          },
+          op,
+          'READ COMMITTED',
+        ),
       );
     const results = await bisectGroup(items, write);
     await retryTransitive(results, (positions) => bisectGroup(positions.map((p) => items[p]), write));
@@ -87,16 +114,19 @@ export class MysqlBatchWriter {
   }
 }
 
-async function retryDeadlocks<T>(run: () => Promise<T>): Promise<T> {
+async function retryConflicts<T>(run: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await run();
     } catch (err) {
-      const code = (err as { details?: { code?: unknown } } | undefined)?.details?.code;
-      if (code !== DEADLOCK || attempt >= DEADLOCK_TRIES) throw err;
+      const code = codeOf(err);
+      if ((code !== DEADLOCK && code !== INSERT_RACE) || attempt >= CONFLICT_TRIES) throw err;
     }
   }
 }
+
+/** The server's error number a classified error carries. */
+const codeOf = (err: unknown) => (err as { details?: { code?: unknown } } | undefined)?.details?.code;
 
 /** The first field that is not an identifier, or not a column: ConfigErrors (the mapping and the table disagree). */
 function fieldError(mappingName: string, entity: string, names: readonly string[], types: ReadonlyMap<string, MysqlColumn>): Error | undefined {
@@ -170,7 +200,7 @@ class GroupWrite {
     }
     const missing = positions.filter((p) => !found.has(p));
     if (existing.length > 0 && setColumns(shape).length > 0) await this.run(updateStatement(shape, this.records(existing)), `update ${shape.entity}`);
-    if (missing.length > 0) await this.run(insertStatement(shape, this.records(missing)), `insert into ${shape.entity}`);
+    if (missing.length > 0) await this.insert(shape, missing);
     const written = [...existing, ...missing];
     for (const p of written) this.outcomes[p] = { status: 'applied' };
     if (this.returning.length === 0 || written.length === 0) return;
@@ -178,6 +208,18 @@ class GroupWrite {
     for (const row of rows) {
       const returned = returnedFields(this.messageRow(row), this.returning);
       if (returned) this.outcomes[written[Number(row[POSITION])]] = { status: 'applied', returned };
+    }
+  }
+
+  /** @throws TransientError {@link INSERT_RACE} when another writer inserted one of the keys since they were locked. */
+  private async insert(shape: MysqlBatchShape, missing: readonly number[]): Promise<void> {
+    try {
+      await this.run(insertStatement(shape, this.records(missing)), `insert into ${shape.entity}`);
+    } catch (err) {
+      if (codeOf(err) !== DUPLICATE_KEY) throw err;
+      const now = await this.run(lockStatement(shape, this.records(missing), undefined, false), `read keys of ${shape.entity}`);
+      if (now.length === 0) throw err;
+      throw new TransientError(`insert into ${shape.entity}: another writer inserted ${now.length} of the group's keys meanwhile`, { cause: err, details: { code: INSERT_RACE } });
     }
   }
 

@@ -46,6 +46,9 @@ export function mysqlDialect(): SqlDialect {
   };
 }
 
+/** Isolation levels of {@link MysqlDatabase.transaction}. */
+export type MysqlIsolation = 'REPEATABLE READ' | 'READ COMMITTED';
+
 /** Connection settings of the pool (no SDK types leave this file). */
 export interface MysqlOptions {
   /** `mysql://user:password@host:port/database`. */
@@ -89,16 +92,18 @@ export class MysqlDatabase implements SqlDatabase {
   }
 
   /**
-   * `work` in one REPEATABLE READ transaction on one pooled connection: its locking reads also
-   * lock the gaps of keys that do not exist yet, so no other writer inserts them meanwhile. Any
-   * error rolls back and rejects, classified; a connection whose ROLLBACK failed is destroyed.
+   * `work` in one transaction on one pooled connection. Any error rolls back and rejects,
+   * classified; a connection whose ROLLBACK failed is destroyed.
+   * @param isolation REPEATABLE READ (the default) also locks the gap of a key without a row on a
+   *   locking read, so no other writer inserts it meanwhile, and such gap locks of two
+   *   transactions block each other's inserts (a deadlock); READ COMMITTED locks existing rows only.
    */
-  async transaction<T>(work: (tx: SqlTransaction) => Promise<T>, operation: string): Promise<T> {
+  async transaction<T>(work: (tx: SqlTransaction) => Promise<T>, operation: string, isolation: MysqlIsolation = 'REPEATABLE READ'): Promise<T> {
     const conn = await this.connect(operation);
     const tx: SqlTransaction = { query: (sql, params, op) => this.run(conn, sql, params, op) };
     let broken = false;
     try {
-      await conn.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
+      await conn.query(`SET TRANSACTION ISOLATION LEVEL ${isolation === 'READ COMMITTED' ? 'READ COMMITTED' : 'REPEATABLE READ'}`);
       await conn.query('START TRANSACTION');
       const result = await work(tx);
       await conn.query('COMMIT');
