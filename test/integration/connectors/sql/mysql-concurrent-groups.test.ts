@@ -130,9 +130,11 @@ describeEngine('mysql')('MySQL target: concurrent groups into one table', () => 
       );
     }
     // Two groups inserting one key meet as a duplicate key (1062): the later group runs again and updates. It is not re-read
-    // under a lock in the same transaction, where groups upgrading the shared lock the duplicate left them deadlocked.
+    // under a lock in the same transaction, where groups upgrading the shared lock the duplicate left them deadlocked
+    // every time. Groups rerun over the same shared keys can still meet as a deadlock (1213) now and then (seen once
+    // in a CI run): the writer runs such a group again, and every outcome above held; nothing else may surface.
     console.log(`statement errors met inside the writer: ${JSON.stringify(Object.fromEntries(errors))}`);
-    expect([...errors.keys()].filter((code) => code !== '1062')).toEqual([]);
+    expect([...errors.keys()].filter((code) => code !== '1062' && code !== '1213')).toEqual([]);
   }, 60_000);
 
   it.each([
