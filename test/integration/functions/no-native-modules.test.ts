@@ -51,7 +51,7 @@ describe('the Functions app without better-sqlite3', () => {
     fs.rmSync(outDir, { recursive: true, force: true });
   });
 
-  it('registers all twelve functions and the shutdown hook, and loads no local-only module', () => {
+  it('registers all fourteen functions and the shutdown hook, and loads no local-only module', () => {
     const result = probe(`require(${JSON.stringify(path.join(outDir, 'functions/index.js'))})`);
     expect(result.status).toBe(0);
     expect([...result.registered].sort()).toEqual(
@@ -65,6 +65,8 @@ describe('the Functions app without better-sqlite3', () => {
         'ProcessHighQueueItems',
         'ProcessLowQueueItems',
         'ProcessNormalQueueItems',
+        'ReceivePush',
+        'RenewSubscriptions',
         'RequeueParked',
         'SampleGauges',
         'StartGetChangesOrchestration',

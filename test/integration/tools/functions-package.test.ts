@@ -70,7 +70,7 @@ describe('the Functions deployment package', () => {
     });
     expect(run.status).toBe(0);
     const probe = JSON.parse(fs.readFileSync(probeFile, 'utf8')) as { registered: string[]; loaded: string[] };
-    expect(probe.registered).toHaveLength(12);
+    expect(probe.registered).toHaveLength(14);
     // Nothing came from outside the package (but the test's own hook).
     expect(probe.loaded.filter((file) => !file.startsWith(pkg) && file !== hook)).toEqual([]);
     expect(probe.loaded.length).toBeGreaterThan(100);
