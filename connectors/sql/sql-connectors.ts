@@ -74,11 +74,11 @@ export function openSqlite(ctx: ConnectorContext): SqliteDatabase {
   });
 }
 
-export function openPostgres(ctx: ConnectorContext): PostgresDatabase {
-  const settings = ctx.connection.settings as PostgresSettings;
+/** What a database server connection needs, shared by `postgres` and `mysql`: its secrets read once, and redacted. */
+function serverOptions(ctx: ConnectorContext, settings: PostgresSettings | MysqlSettings) {
   const password = readSecret(ctx, 'password');
   const connectionString = readSecret(ctx, 'connectionString');
-  return new (load.postgres())({
+  return {
     connectionString,
     host: settings.host,
     port: settings.port,
@@ -86,30 +86,19 @@ export function openPostgres(ctx: ConnectorContext): PostgresDatabase {
     user: settings.user,
     password,
     ssl: settings.ssl,
-    schema: settings.schema,
     maxConnections: ctx.connection.maxConcurrency,
     connectionName: ctx.connection.name,
     redact: secretRedactor([password, connectionString]),
-    warn: ctx.warn,
-  });
+  };
+}
+
+export function openPostgres(ctx: ConnectorContext): PostgresDatabase {
+  const settings = ctx.connection.settings as PostgresSettings;
+  return new (load.postgres())({ ...serverOptions(ctx, settings), schema: settings.schema, warn: ctx.warn });
 }
 
 export function openMysql(ctx: ConnectorContext): MysqlDatabase {
-  const settings = ctx.connection.settings as MysqlSettings;
-  const password = readSecret(ctx, 'password');
-  const connectionString = readSecret(ctx, 'connectionString');
-  return new (load.mysql())({
-    connectionString,
-    host: settings.host,
-    port: settings.port,
-    database: settings.database,
-    user: settings.user,
-    password,
-    ssl: settings.ssl,
-    maxConnections: ctx.connection.maxConcurrency,
-    connectionName: ctx.connection.name,
-    redact: secretRedactor([password, connectionString]),
-  });
+  return new (load.mysql())(serverOptions(ctx, ctx.connection.settings as MysqlSettings));
 }
 
 /**
