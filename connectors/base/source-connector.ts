@@ -90,5 +90,16 @@ export interface SourceConnector {
    *   watermark type — as {@link retrieveChanges} does.
    */
   currentTrackers?(mapping: Mapping, job: Job, sourceKeys: readonly string[]): Promise<CurrentTrackers | undefined>;
+  /**
+   * Reads records by key as detection would send them now (two-way sync reads both sides of a
+   * record before it writes): per `sourceKey` found, the message detection would build for it
+   * (`NewUpdate`, or `Delete` when `job.softDelete` matches), with mapped fields, target key and
+   * the record's current change tracker. Ignores the watermark, lookback and settle horizon;
+   * applies `job.filter` (a record outside it is absent, like a deleted one). Optional.
+   * @returns sourceKey → message; a key absent from the map is not in the source.
+   * @throws as {@link retrieveChanges} does (`TransientError` for an outage, `ConfigError` for a
+   *   mapping that does not fit the source, `PermanentError` for a value that cannot be mapped).
+   */
+  readByKeys?(mapping: Mapping, job: Job, sourceKeys: readonly string[]): Promise<Map<string, QueueMessage>>;
   close(): Promise<void>;
 }

@@ -1,4 +1,5 @@
 import type { Priority } from '../platform/queue-topology';
+import type { JobPairRef } from './pair';
 import type { PushSpec } from './push';
 
 /**
@@ -90,6 +91,8 @@ export interface Job {
   settleSeconds?: number;
   /** Rows matching this condition are sent as `Delete` messages (soft-delete column). */
   softDelete?: FilterCondition;
+  /** Set on the two jobs a pair expands into (never written by hand): see `Pair`. */
+  pair?: JobPairRef;
   /** Changes are also pushed to `POST /api/hooks/{job}` (see `PushSpec`). Default none: poll only. */
   push?: PushSpec;
 }
