@@ -11,6 +11,7 @@ import { settlePlan } from './batch/settle-plan';
 import { guardStale, recordApplied, watchSetAside } from './batch/stale-guard';
 import { checkAtSource } from './batch/source-check';
 import { triage } from './batch/triage';
+import { syncPairs } from '../twoway/sync-records';
 import type { Verdict } from './batch/verdict';
 import { startBatchLockRenewal } from './lock-renewal';
 import type { MessageSettler } from './message-settler';
@@ -93,7 +94,9 @@ export class ProcessQueueMessageService {
     const verdicts: Verdict[] = rejected.map((r) => ({ kind: 'failed', index: r.index, item: r.item, error: r.error, message: r.message }));
     const { winners, superseded } = coalesce(work);
     for (const w of superseded) verdicts.push({ kind: 'superseded', work: w });
-    const { kept: fresh, verdicts: stale } = await guardStale(winners, this.deps);
+    const { kept: oneWay, verdicts: paired } = await syncPairs(winners, this.deps);
+    verdicts.push(...paired);
+    const { kept: fresh, verdicts: stale } = await guardStale(oneWay, this.deps);
     verdicts.push(...stale);
     const { kept, verdicts: atSource } = await checkAtSource(fresh, this.deps);
     verdicts.push(...atSource);

@@ -2,6 +2,8 @@ import type { ApplicationProperties, OutgoingMessage } from '../bus/message-bus'
 import type { Clock } from '../platform/clock';
 import type { Job } from '../model/job';
 import type { Mapping } from '../model/mapping';
+import type { Pair } from '../model/pair';
+import type { CouplingStore } from '../twoway/coupling-store';
 import type { QueueMessage } from '../model/queue-message';
 import type { Metrics } from '../telemetry/metrics';
 import type { TargetConnector } from '../../connectors/base/target-connector';
@@ -18,6 +20,8 @@ export interface ConfigLookup {
   ensureInitialized(): Promise<unknown>;
   getJob(name: string): Job | undefined;
   getMapping(name: string): Mapping | undefined;
+  /** The two-way pair of that name (see `Pair`); optional for lookups without pairs. */
+  getPair?(name: string): Pair | undefined;
 }
 
 /** Opens (and caches) target connectors by connection name. */
@@ -60,6 +64,8 @@ export interface ProcessingDependencies {
   appliedVersions?: AppliedVersionRecorder;
   /** Sources of the jobs: a message delivered again after a lost lock is checked against its record there (see `source-check.ts`). Default: none (not checked). */
   sources?: SourceProvider;
+  /** Two-way sync's couplings and parked conflicts (jobs of a pair need it). Default: none. */
+  couplings?: CouplingStore;
   /** Lock renewal interval in ms. Default 30 000. */
   lockRenewalMs?: number;
   /** The outage mode of target connections (see `target-health.ts`). Default: none (every group goes to its target). */

@@ -33,7 +33,7 @@ export interface PairConflict {
   keyB: string;
   /** The fields both sides changed (by their `a` name). */
   fields: string[];
-  /** Side a's values of the pair fields (by `a` name, as side b's job would write them back), and its tracker. */
+  /** Side a's record as side a's job reads it (fields in side b's names), its tracker; `deleted` when gone. */
   a: { values: Record<string, JsonValue>; tracker: string | null; deleted?: boolean };
   b: { values: Record<string, JsonValue>; tracker: string | null; deleted?: boolean };
   detectedAt: string;
