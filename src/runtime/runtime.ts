@@ -34,6 +34,8 @@ import { PushService } from '../push/push-service';
 import { SubscriptionKeeper } from '../push/subscription-keeper';
 import { businessCentralPushClients, dataverseRecordReaders } from './push-clients';
 import { configLookup } from './config-lookup';
+import type { CouplingStore } from '../twoway/coupling-store';
+import { createCouplingStore } from '../twoway/table-coupling-store';
 
 export interface RuntimeOptions {
   /** Default: read from the environment. */
@@ -92,6 +94,8 @@ export interface Runtime {
   readonly appliedHashes: AppliedHashStore;
   /** The last applied change per job and record (the stale-message guard's store). */
   readonly appliedVersions: AppliedVersionStore;
+  /** Couplings and parked conflicts of two-way pairs (detection, processing, the status page). */
+  readonly couplings: CouplingStore;
   /** ExecuteJob runs that outlast the request's wait (`GET runs/{id}`). */
   readonly acceptedRuns: RunTracker;
   /** Pushed notifications → the job's queue messages (`POST hooks/{job}`, the Dataverse queue). */
@@ -145,6 +149,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       watch: options.processorInstances === 'one' ? { windowMs: 0 } : {},
       ...(options.recordAllAppliedUntil ? { recordAllUntil: options.recordAllAppliedUntil } : {}),
     });
+    const couplings = createCouplingStore(storage);
     const acceptedRuns = new RunTracker({ store: new RunStatusStore(await storage.table(RUN_STATUS_TABLE)), clock, log, waitMs: executeWaitMs });
     const busForSenders = bus;
     const detection = new ProcessJobsForRetrievalInOrderService({
@@ -160,6 +165,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       metrics,
       log,
       unchanged: appliedHashes,
+      couplings,
       runLog: {
         record: async (run) => {
           try {
@@ -188,6 +194,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       appliedHashes,
       deletions,
       appliedVersions,
+      couplings,
       lockRenewalMs: options.lockRenewalMs,
     });
     const bcClients = businessCentralPushClients(connectors);
@@ -225,6 +232,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       runLog,
       appliedHashes,
       appliedVersions,
+      couplings,
       acceptedRuns,
       push,
       subscriptions,
