@@ -14,7 +14,6 @@ import type { AppliedVersionRecorder } from '../storage/applied-version-store';
 import type { TargetHealth } from './target-health';
 import type { SharedRecoveries } from './shared-recoveries';
 import type { QueueNames } from '../platform/queue-topology';
-import type { CouplingStore } from '../twoway/coupling-store';
 
 /** The configuration as the processor sees it (InitializationService provides it). */
 export interface ConfigLookup {
@@ -75,6 +74,4 @@ export interface ProcessingDependencies {
   recoveries?: SharedRecoveries;
   /** Attempts before a failing message is dead-lettered (`MaxDeliveryCountExceeded`). Default 10, the queues' `maxDeliveryCount`. */
   maxAttempts?: number;
-  /** Couplings and parked conflicts of two-way pairs (docs/two-way.md). Default: none. */
-  couplings?: CouplingStore;
 }
