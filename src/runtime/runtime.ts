@@ -35,6 +35,8 @@ import { SubscriptionKeeper } from '../push/subscription-keeper';
 import { businessCentralPushClients, dataverseRecordReaders } from './push-clients';
 import { configLookup } from './config-lookup';
 import type { CouplingStore } from '../twoway/coupling-store';
+import { PairEchoCheck } from '../twoway/echo-check';
+import type { UnchangedCheck } from '../model/unchanged-check';
 import { createCouplingStore } from '../twoway/table-coupling-store';
 
 export interface RuntimeOptions {
@@ -96,6 +98,8 @@ export interface Runtime {
   readonly appliedVersions: AppliedVersionStore;
   /** Couplings and parked conflicts of two-way pairs (detection, processing, the status page). */
   readonly couplings: CouplingStore;
+  /** What detection asks before it sends a change: applied hashes, and couplings for pair jobs. */
+  readonly unchanged: UnchangedCheck;
   /** ExecuteJob runs that outlast the request's wait (`GET runs/{id}`). */
   readonly acceptedRuns: RunTracker;
   /** Pushed notifications → the job's queue messages (`POST hooks/{job}`, the Dataverse queue). */
@@ -150,6 +154,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       ...(options.recordAllAppliedUntil ? { recordAllUntil: options.recordAllAppliedUntil } : {}),
     });
     const couplings = createCouplingStore(storage);
+    // Pair jobs ask the coupling (echo suppression), other skipUnchanged jobs the applied hashes.
+    const unchanged = new PairEchoCheck(couplings, lookup.getMapping, appliedHashes);
     const acceptedRuns = new RunTracker({ store: new RunStatusStore(await storage.table(RUN_STATUS_TABLE)), clock, log, waitMs: executeWaitMs });
     const busForSenders = bus;
     const detection = new ProcessJobsForRetrievalInOrderService({
@@ -164,7 +170,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       clock,
       metrics,
       log,
-      unchanged: appliedHashes,
+      unchanged,
       couplings,
       runLog: {
         record: async (run) => {
@@ -233,6 +239,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       appliedHashes,
       appliedVersions,
       couplings,
+      unchanged,
       acceptedRuns,
       push,
       subscriptions,
