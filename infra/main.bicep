@@ -117,6 +117,7 @@ var tableNames = [
   'connections'
   'mappings'
   'jobs'
+  'pairs'
   'watermark'
   'runs'
   'runstatus'
