@@ -108,8 +108,14 @@ export async function checkConnections(config: HighwaterConfig, options: Connect
   } finally {
     await Promise.all([...open.values()].map((c) => c.describer.close().catch(() => undefined)));
   }
-  // What was found on a pair's generated job or mapping belongs to the pair.
-  return { issues: ordered(issues.map((issue) => moveToPair(issue, config, files)), files), notices };
+  // What was found on a pair's generated job or mapping belongs to the pair: once, although both
+  // directions name a pair field (one as its target, the other as its source).
+  const seen = new Set<string>();
+  const moved = issues.map((issue) => moveToPair(issue, config, files)).filter((issue) => {
+    const key = `${issue.file}\n${issue.path}\n${issue.message}`;
+    return seen.has(key) ? false : (seen.add(key), true);
+  });
+  return { issues: ordered(moved, files), notices };
 }
 
 /** The outbox settings of the connection named `name` and where it is, when it reads an outbox. */

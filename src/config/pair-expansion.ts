@@ -108,20 +108,64 @@ export function withoutExpansion(config: HighwaterConfig): HighwaterConfig {
   };
 }
 
+/** Indexes of the pair fields that flow out of `from`, in the order of the generated mapping's fields. */
+function flowingFields(pair: Pair, from: PairSideName): number[] {
+  return pair.fields.flatMap((field, j) => (operationsFrom(field, from).flows ? [j] : []));
+}
+
+/**
+ * Where in its pair a property of a generated job or mapping comes from (`watermark.type` of the
+ * a-to-b job → `a.watermark.type`; `fields[1].target` of its mapping → `fields[j].b`), or
+ * undefined when it comes from no one property (it is the expansion's own).
+ * @param rest the property path inside the generated item, e.g. `.watermark.type`.
+ */
+export function pairPathOf(kind: 'jobs' | 'mappings', pair: Pair, from: PairSideName, rest: string): string | undefined {
+  const to = otherSide(from);
+  if (kind === 'jobs') {
+    if (rest === '.source') return `${from}.connection`;
+    if (rest === '.target') return `${to}.connection`;
+    return /^\.(watermark|filter|softDelete)\b/.test(rest) ? `${from}${rest}` : undefined;
+  }
+  const entity = /^\.(source|target)\.(entity|key)\b(.*)$/.exec(rest);
+  if (entity) return `${entity[1] === 'source' ? from : to}.${entity[2]}${entity[3]}`;
+  const field = /^\.fields\[(\d+)\]\.(source|target|operations)\b(.*)$/.exec(rest);
+  const j = field ? flowingFields(pair, from)[Number(field[1])] : undefined;
+  if (!field || j === undefined) return undefined;
+  if (field[2] === 'operations') return `fields[${j}].${from === 'a' ? 'toB' : 'toA'}`;
+  return `fields[${j}].${field[2] === 'source' ? from : to}`;
+}
+
+/**
+ * An issue on a generated job or mapping (`jobs[7]`, an index no file holds) moved to its pair:
+ * the pair's property it comes from, else `pairs[i]` with the generated item named in the message.
+ */
+export function issueInPair(
+  issue: ConfigIssue,
+  generated: { kind: 'jobs' | 'mappings'; name: string; pair: Pair; pairIndex: number; from: PairSideName; rest: string },
+  pairsFile: string,
+): ConfigIssue {
+  const at = `pairs[${generated.pairIndex}]`;
+  const entry = generated.pair.name;
+  const mapped = pairPathOf(generated.kind, generated.pair, generated.from, generated.rest);
+  if (mapped !== undefined) return { file: pairsFile, path: `${at}.${mapped}`, message: issue.message, entry };
+  const where = generated.rest === '' ? '' : `${generated.rest.replace(/^\./, '')}: `;
+  const what = generated.kind === 'jobs' ? 'job' : 'mapping';
+  return { file: pairsFile, path: at, message: `generated ${what} ${JSON.stringify(generated.name)}: ${where}${issue.message}`, entry };
+}
+
 /**
  * An issue a check of the whole configuration (e.g. `highwater check`) found on a generated job
- * or mapping (`jobs[7]`, an index no file holds), moved to its pair: path `pairs[i]`, the
- * generated item named in the message. Other issues are returned as they are.
+ * or mapping, moved to its pair ({@link issueInPair}). Other issues are returned as they are.
  */
 export function moveToPair(issue: ConfigIssue, config: HighwaterConfig, files: { jobs: string; mappings: string; pairs: string }): ConfigIssue {
   const match = /^(jobs|mappings)\[(\d+)\](.*)$/.exec(issue.path);
   if (!match || issue.file !== files[match[1] as 'jobs' | 'mappings']) return issue;
-  const isJob = match[1] === 'jobs';
-  const item = isJob ? config.jobs[Number(match[2])] : config.mappings[Number(match[2])];
+  const kind = match[1] as 'jobs' | 'mappings';
+  const item = kind === 'jobs' ? config.jobs[Number(match[2])] : config.mappings[Number(match[2])];
   if (item === undefined) return issue;
-  const pairIndex = config.pairs.findIndex((pair) => pairJobName(pair.name, 'a') === item.name || pairJobName(pair.name, 'b') === item.name);
-  if (pairIndex < 0) return issue;
-  const where = match[3] === '' ? '' : `${match[3].replace(/^\./, '')}: `;
-  const message = `generated ${isJob ? 'job' : 'mapping'} ${JSON.stringify(item.name)}: ${where}${issue.message}`;
-  return { file: files.pairs, path: `pairs[${pairIndex}]`, message, entry: config.pairs[pairIndex].name };
+  for (const [pairIndex, pair] of config.pairs.entries()) {
+    const from = (['a', 'b'] as const).find((side) => pairJobName(pair.name, side) === item.name);
+    if (from) return issueInPair(issue, { kind, name: item.name, pair, pairIndex, from, rest: match[3] }, files.pairs);
+  }
+  return issue;
 }

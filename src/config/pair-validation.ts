@@ -1,9 +1,9 @@
 import type { Job } from '../model/job';
 import type { Mapping } from '../model/mapping';
-import { otherSide, type Pair, type PairSideName } from '../model/pair';
+import type { Pair, PairSideName } from '../model/pair';
 import type { ConfigIssue } from '../platform/config-issue';
 import type { CrossReferenceIssue, KindEntries } from './cross-references';
-import { expandPair } from './pair-expansion';
+import { expandPair, issueInPair } from './pair-expansion';
 import { pairIssues } from './pair-rules';
 
 /**
@@ -15,6 +15,7 @@ import { pairIssues } from './pair-rules';
 
 interface Origin {
   pairIndex: number;
+  pair: Pair;
   side: PairSideName;
   name: string;
 }
@@ -24,14 +25,6 @@ export interface PairValidation {
   issues: CrossReferenceIssue[];
   /** Where an issue on a generated job or mapping belongs: its pair's path and message. */
   relocate(issue: ConfigIssue, files: { jobs: string; mappings: string; pairs: string }): ConfigIssue;
-}
-
-/** The part of a pair a generated job's property comes from (`watermark.type` → `a.watermark.type`). */
-function pairPath(side: PairSideName, rest: string): string | undefined {
-  if (rest === '.source') return `${side}.connection`;
-  if (rest === '.target') return `${otherSide(side)}.connection`;
-  if (/^\.(watermark|filter|softDelete)\b/.test(rest)) return `${side}${rest}`;
-  return undefined;
 }
 
 /**
@@ -64,13 +57,13 @@ export function addPairs(
     }
     for (const job of expansion.jobs) {
       const at = jobBase + generatedJobs.length;
-      generatedJobs.push({ pairIndex: index, side: job.pair!.side, name: job.name });
+      generatedJobs.push({ pairIndex: index, pair, side: job.pair!.side, name: job.name });
       jobs.parsed.push({ index: at, value: job });
       jobs.names.set(job.name, at);
     }
     expansion.mappings.forEach((mapping, i) => {
       const at = mappingBase + generatedMappings.length;
-      generatedMappings.push({ pairIndex: index, side: i === 0 ? 'a' : 'b', name: mapping.name });
+      generatedMappings.push({ pairIndex: index, pair, side: i === 0 ? 'a' : 'b', name: mapping.name });
       mappings.parsed.push({ index: at, value: mapping });
       mappings.names.set(mapping.name, at);
     });
@@ -78,15 +71,10 @@ export function addPairs(
   const relocate: PairValidation['relocate'] = (issue, files) => {
     const match = /^(jobs|mappings)\[(\d+)\](.*)$/.exec(issue.path);
     if (!match || issue.file !== files[match[1] as 'jobs' | 'mappings']) return issue;
-    const isJob = match[1] === 'jobs';
-    const origin = isJob ? generatedJobs[Number(match[2]) - jobBase] : generatedMappings[Number(match[2]) - mappingBase];
+    const kind = match[1] as 'jobs' | 'mappings';
+    const origin = kind === 'jobs' ? generatedJobs[Number(match[2]) - jobBase] : generatedMappings[Number(match[2]) - mappingBase];
     if (!origin) return issue;
-    const at = `pairs[${origin.pairIndex}]`;
-    const rest = match[3];
-    const mapped = isJob ? pairPath(origin.side, rest) : undefined;
-    if (mapped !== undefined) return { file: files.pairs, path: `${at}.${mapped}`, message: issue.message };
-    const where = rest === '' ? '' : `${rest.replace(/^\./, '')}: `;
-    return { file: files.pairs, path: at, message: `generated ${isJob ? 'job' : 'mapping'} ${JSON.stringify(origin.name)}: ${where}${issue.message}` };
+    return issueInPair(issue, { kind, name: origin.name, pair: origin.pair, pairIndex: origin.pairIndex, from: origin.side, rest: match[3] }, files.pairs);
   };
   return { issues, relocate };
 }
