@@ -87,23 +87,19 @@ export function expandPair(pair: Pair): PairExpansion {
   return expansion;
 }
 
-/** The names of every job and mapping the pairs expand into. */
-export function expansionNames(pairs: readonly Pick<Pair, 'name'>[]): Set<string> {
-  return new Set(pairs.flatMap((pair) => [pairJobName(pair.name, 'a'), pairJobName(pair.name, 'b')]));
-}
-
 /**
- * `config` as it is written by hand and stored: without the jobs and mappings its pairs expand
- * into (validation forbids hand-written items of those names, so the names tell them apart).
+ * `config` as it is written by hand and stored: without the jobs its pairs expand into (those
+ * with `pair` set, which the job schema does not accept from a file) and their mappings.
  */
 export function withoutExpansion(config: HighwaterConfig): HighwaterConfig {
   const pairs = config.pairs ?? [];
-  if (pairs.length === 0 && !config.jobs.some((job) => job.pair)) return { ...config, pairs };
-  const generated = expansionNames(pairs);
+  const generated = config.jobs.filter((job) => job.pair !== undefined);
+  if (generated.length === 0) return { ...config, pairs };
+  const mappings = new Set(generated.map((job) => job.mapping));
   return {
     ...config,
-    mappings: config.mappings.filter((mapping) => !generated.has(mapping.name)),
-    jobs: config.jobs.filter((job) => job.pair === undefined && !generated.has(job.name)),
+    mappings: config.mappings.filter((mapping) => !mappings.has(mapping.name)),
+    jobs: config.jobs.filter((job) => job.pair === undefined),
     pairs,
   };
 }
