@@ -55,6 +55,9 @@ describe('highwater config with pairs', () => {
     const dir = folder();
     expect(await runCli(['config', 'validate', '--config', dir])).toBe(0);
     expect(out).toEqual([`${dir}: valid (2 connections, 1 mapping, 1 job, 1 pair)`]);
+    out.length = 0;
+    expect(await runCli(['config', 'validate', '--config', dir, '--json'])).toBe(0);
+    expect(JSON.parse(out.join('\n')).counts).toEqual({ connections: 2, mappings: 1, jobs: 1, pairs: 1 });
     expect(await runCli(['config', 'validate', '--config', folder(PAIRS_YAML.replace('conflicts: a', 'conflicts: newest'))])).toBe(1);
     expect(err.filter((line) => line.startsWith('error:'))).toEqual([`error: pairs.yaml: pairs[0].conflicts (pair "people"): "newest" needs both watermarks of type datetime (side a's is "number"): set conflicts to a, b or manual`]);
   });
