@@ -25,14 +25,16 @@ export interface SourceRecord {
  * express. `watermark`: the read is bounded by the stored watermark, a page cursor continues a
  * run, and a new run reads again what a stopped one gave (a source that hands out work — an
  * outbox — gives each row once and bounds nothing by the watermark). `filter`: the job filter.
+ * `readByKeys`: the optional port method reading records by key (two-way sync).
  */
-export type Capability = 'pageSize' | 'lookback' | 'deletes' | 'timeStamps' | 'exactValues' | 'watermark' | 'filter';
+export type Capability = 'pageSize' | 'lookback' | 'deletes' | 'timeStamps' | 'exactValues' | 'watermark' | 'filter' | 'readByKeys';
 
 export type CaseId =
   | 'in-order' | 'page-size' | 'serialized' | 'empty-source'
   | 'after-watermark' | 'lookback' | 'filter'
   | 'cursor' | 'early-stop'
-  | 'deletes' | 'timestamps' | 'values';
+  | 'deletes' | 'timestamps' | 'values'
+  | 'read-by-keys' | 'read-by-keys-filter' | 'read-by-keys-deletes' | 'read-by-keys-composite' | 'read-by-keys-many';
 
 /** What a case asks the harness for: a fresh entity holding `seed`. */
 export interface SourceScenario {
