@@ -42,9 +42,9 @@ export function runSourceConnectorContract(name: string, makeHarness: () => Prom
       if (!harness) throw new Error(`${name}: the contract harness is not ready (did beforeAll fail?)`);
       return harness.prepare(scenario);
     },
-    prepareValues: (): Promise<PreparedValues> => {
+    prepareValues: (id = 'values'): Promise<PreparedValues> => {
       if (!harness?.prepareValues) throw new Error(`${name}: the harness has no value matrix: implement prepareValues or declare exactValues unsupported`);
-      return harness.prepareValues();
+      return harness.prepareValues(id);
     },
   };
 

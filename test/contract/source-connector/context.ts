@@ -34,7 +34,7 @@ export type CaseId =
   | 'after-watermark' | 'lookback' | 'filter'
   | 'cursor' | 'early-stop'
   | 'deletes' | 'timestamps' | 'values'
-  | 'read-by-keys' | 'read-by-keys-filter' | 'read-by-keys-deletes' | 'read-by-keys-composite' | 'read-by-keys-many';
+  | 'read-by-keys' | 'read-by-keys-filter' | 'read-by-keys-deletes' | 'read-by-keys-composite' | 'read-by-keys-many' | 'read-by-keys-values';
 
 /** What a case asks the harness for: a fresh entity holding `seed`. */
 export interface SourceScenario {
@@ -101,8 +101,11 @@ export interface PreparedValues {
 /** What an adapter's runner hands to `runSourceConnectorContract`. */
 export interface SourceHarness {
   prepare(scenario: SourceScenario): Promise<PreparedSource>;
-  /** The value matrix; required unless the runner declares `exactValues` unsupported. */
-  prepareValues?(): Promise<PreparedValues>;
+  /**
+   * The value matrix; required unless the runner declares `exactValues` unsupported.
+   * @param id the case (recorded harnesses script its exchanges by it). Default `values`.
+   */
+  prepareValues?(id?: 'values' | 'read-by-keys-values'): Promise<PreparedValues>;
   close(): Promise<void>;
 }
 
@@ -111,7 +114,7 @@ export interface ContractContext {
   /** `it`, or `it.skip` with a printed reason when the system cannot express one of `uses`. */
   caseIt(uses: readonly Capability[]): (title: string, fn: () => Promise<void>) => void;
   prepare(scenario: SourceScenario): Promise<PreparedSource>;
-  prepareValues(): Promise<PreparedValues>;
+  prepareValues(id?: 'values' | 'read-by-keys-values'): Promise<PreparedValues>;
 }
 
 /** Second `s` of 2026-01-01 as ISO 8601. */

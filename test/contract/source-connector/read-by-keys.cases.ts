@@ -4,7 +4,7 @@ import type { Mapping } from '../../../src/model/mapping';
 import type { QueueMessage } from '../../../src/model/queue-message';
 import { joinSourceKey } from '../../../src/model/source-key';
 import type { WatermarkValue } from '../../../src/model/watermark-value';
-import { type ContractContext, contractJob, contractMapping, type PreparedSource, readRun, records, type SourceRecord } from './context';
+import { type CaseId, type ContractContext, contractJob, contractMapping, type PreparedSource, readRun, records, type SourceRecord } from './context';
 import { readAll, valuesJob, valuesMapping } from './values.cases';
 
 /** Records the many-keys case holds; it asks for them among {@link MANY_KEYS} keys. */
@@ -37,6 +37,28 @@ export function compositeMapping(p: PreparedSource): Mapping {
   return { ...base, source: { ...base.source, key: [p.fields.key, p.fields.label] } };
 }
 
+/** The keys of the value matrix's records, asked for by the value case. */
+export const VALUE_KEYS: readonly string[] = ['1', '2', '3', '4'];
+
+/**
+ * The keys each case asks `readByKeys` for, in order: recorded harnesses script the reads from it.
+ * @param seed the case's records; `keyValue` the harness's (see `PreparedSource.keyValue`).
+ */
+export function askedKeys(id: CaseId, seed: readonly SourceRecord[], keyValue: (key: number) => unknown): string[] {
+  const key = (n: number) => String(keyValue(n));
+  switch (id) {
+    case 'read-by-keys':
+      return [key(ABSENT_FROM), ...seed.map((r) => key(r.key)), ...FOREIGN_KEYS];
+    case 'read-by-keys-composite':
+      // The key's parts must all match: the label of another record, or the label unescaped, find nothing.
+      return [...seed.map((r) => joinSourceKey([keyValue(r.key), r.label])), joinSourceKey([keyValue(1), COMPOSITE_LABELS[2]]), `${key(1)}|a|b`, key(4)];
+    case 'read-by-keys-many':
+      return manyKeys(keyValue);
+    default:
+      return seed.map((r) => key(r.key));
+  }
+}
+
 /**
  * `readByKeys` (two-way sync reads the current record on both sides): per key found, exactly the
  * message detection builds for the record now (but its `correlationId` and `detectedAt`): same
@@ -47,12 +69,13 @@ export function compositeMapping(p: PreparedSource): Mapping {
  */
 export function readByKeysCases(ctx: ContractContext): void {
   ctx.caseIt(['readByKeys'])('reads each record as detection sends it; a record not there is absent', async () => {
-    const p = await ctx.prepare({ id: 'read-by-keys', seed: records([1, 2, 3, 4, 5]), uses: ['readByKeys'] });
+    const seed = records([1, 2, 3, 4, 5]);
+    const p = await ctx.prepare({ id: 'read-by-keys', seed, uses: ['readByKeys'] });
     try {
       const job = { ...contractJob(p), lookbackSeconds: 3600 };
       const detected = (await readRun(p.source(), p, job, p.watermark(null))).messages;
       expect(detected).toHaveLength(5);
-      const read = await readByKeys(p.source(), contractMapping(p), job, [String(p.keyValue(ABSENT_FROM)), ...detected.map((m) => m.sourceKey), ...FOREIGN_KEYS]);
+      const read = await readByKeys(p.source(), contractMapping(p), job, askedKeys('read-by-keys', seed, p.keyValue));
       expect(shown(read)).toEqual(shown(byKey(detected)));
     } finally {
       await p.done();
@@ -66,7 +89,7 @@ export function readByKeysCases(ctx: ContractContext): void {
       const job = contractJob(p, { filter: true });
       const detected = (await readRun(p.source(), p, job, p.watermark(null))).messages;
       expect(detected.map((m) => m.sourceKey).sort()).toEqual([1, 3].map((k) => String(p.keyValue(k))).sort());
-      const read = await readByKeys(p.source(), contractMapping(p), job, seed.map((r) => String(p.keyValue(r.key))));
+      const read = await readByKeys(p.source(), contractMapping(p), job, askedKeys('read-by-keys-filter', seed, p.keyValue));
       expect(shown(read)).toEqual(shown(byKey(detected)));
     } finally {
       await p.done();
@@ -80,7 +103,7 @@ export function readByKeysCases(ctx: ContractContext): void {
       const job = contractJob(p, { softDelete: true });
       const detected = (await readRun(p.source(), p, job, p.watermark(0))).messages;
       expect(detected.filter((m) => m.action === JobActionType.Delete).map((m) => m.sourceKey)).toEqual([String(p.keyValue(2))]);
-      const read = await readByKeys(p.source(), contractMapping(p), job, seed.map((r) => String(p.keyValue(r.key))));
+      const read = await readByKeys(p.source(), contractMapping(p), job, askedKeys('read-by-keys-deletes', seed, p.keyValue));
       // Soft-deleted: the record is there, flagged. Removed (change tracking): it is not there.
       const expected = p.softDelete ? detected : detected.filter((m) => m.action !== JobActionType.Delete);
       expect(shown(read)).toEqual(shown(byKey(expected)));
@@ -96,11 +119,8 @@ export function readByKeysCases(ctx: ContractContext): void {
       const mapping = compositeMapping(p);
       const job = contractJob(p);
       const detected = await allMessages(p.source(), mapping, job, p.watermark(null));
-      const keys = seed.map((r) => joinSourceKey([p.keyValue(r.key), r.label]));
-      expect(detected.map((m) => m.sourceKey).sort()).toEqual([...keys].sort());
-      // The key's parts must all match: the label of another record, or the label unescaped, find nothing.
-      const wrong = [joinSourceKey([p.keyValue(1), COMPOSITE_LABELS[2]]), `${String(p.keyValue(1))}|a|b`, String(p.keyValue(4))];
-      const read = await readByKeys(p.source(), mapping, job, [...keys, ...wrong]);
+      expect(detected.map((m) => m.sourceKey).sort()).toEqual(seed.map((r) => joinSourceKey([p.keyValue(r.key), r.label])).sort());
+      const read = await readByKeys(p.source(), mapping, job, askedKeys('read-by-keys-composite', seed, p.keyValue));
       expect(shown(read)).toEqual(shown(byKey(detected)));
     } finally {
       await p.done();
@@ -108,11 +128,12 @@ export function readByKeysCases(ctx: ContractContext): void {
   });
 
   ctx.caseIt(['readByKeys'])(`reads ${MANY_KEYS} keys in one call`, async () => {
-    const p = await ctx.prepare({ id: 'read-by-keys-many', seed: records(MANY_SEED), uses: ['readByKeys'] });
+    const seed = records(MANY_SEED);
+    const p = await ctx.prepare({ id: 'read-by-keys-many', seed, uses: ['readByKeys'] });
     try {
       const job = contractJob(p);
       const detected = (await readRun(p.source(), p, job, p.watermark(null))).messages;
-      const keys = manyKeys(p.keyValue);
+      const keys = askedKeys('read-by-keys-many', seed, p.keyValue);
       expect(keys).toHaveLength(MANY_KEYS);
       const read = await readByKeys(p.source(), contractMapping(p), job, keys);
       expect(shown(read)).toEqual(shown(byKey(detected)));
@@ -122,10 +143,10 @@ export function readByKeysCases(ctx: ContractContext): void {
   });
 
   ctx.caseIt(['readByKeys', 'exactValues'])('reads the value matrix by key exactly as detection sends it', async () => {
-    const p = await ctx.prepareValues();
+    const p = await ctx.prepareValues('read-by-keys-values');
     try {
       const detected = await readAll(p);
-      const read = await readByKeys(p.source(), valuesMapping(p), valuesJob(p), ['1', '2', '3', '4']);
+      const read = await readByKeys(p.source(), valuesMapping(p), valuesJob(p), VALUE_KEYS);
       expect(shown(read)).toEqual(shown(byKey(detected)));
     } finally {
       await p.done();
