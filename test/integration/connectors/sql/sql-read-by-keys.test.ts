@@ -116,3 +116,22 @@ describeEngine('postgres')('reading records by key when PostgreSQL is away', () 
     }
   });
 });
+
+describeEngine('sqlite')('reading records by key on SQLite columns as they are found', () => {
+  let db: SqlTestEngine;
+  beforeAll(async () => {
+    db = await openEngine('sqlite');
+  });
+  afterAll(() => db?.close());
+
+  it('finds integer keys in a column of no declared type, with trackers in any form SQLite reads, as detection sends them', async () => {
+    // No affinity: SQLite compares the stored integer with a text parameter as unequal.
+    await db.exec('CREATE TABLE loose (id, label, modified)');
+    await db.insert('loose', [{ id: BigInt(BIG), label: 'big', modified: '2026-01-01 02:00:00+02:00' }, { id: 5, label: 'five', modified: '2026-01-01T00:00:05Z' }, { id: '05', label: 'text', modified: '2026-01-01T00:00:06Z' }]);
+    const loose: Mapping = { name: 'loose', source: { entity: 'loose', key: ['id'] }, target: { entity: 'loose', key: ['id'] }, fields: [{ target: 'id', source: 'id' }, { target: 'label', source: 'label' }] };
+    const { messages } = await readRun(db.source(), loose, job, WatermarkValue.initialize('datetime', null));
+    expect(messages.map((m) => m.sourceKey).sort()).toEqual(['05', '5', BIG].sort());
+    const read = await db.source().readByKeys!(loose, job, [BIG, '5', '05', '5.0']);
+    expect(plain(read.values())).toEqual(plain(messages));
+  });
+});
