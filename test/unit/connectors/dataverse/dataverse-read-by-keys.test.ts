@@ -33,6 +33,21 @@ describe('Dataverse source: reading records by key', () => {
     ]);
   });
 
+  it('resolves a mapped field as detection does', async () => {
+    const resolving: Mapping = { ...mapping, fields: [...mapping.fields, { target: 'owner', source: 'accountnumber', resolver: { entity: 'contacts', matchField: 'accountnumber', returnField: 'fullname' } }] };
+    const dv = openDataverse([
+      accountDefinitions(),
+      read(`${API}accounts?$filter=accountid eq ${ID}&$select=${SELECT}`, 'odata.maxpagesize=1', [{ accountid: ID, name: 'Monte Orton Ltd', accountnumber: 'A-1' }]),
+      {
+        request: { method: 'GET', url: `${API}contacts?$filter=accountnumber eq 'A-1'&$select=fullname&$top=1` },
+        response: { status: 200, body: { value: [{ fullname: 'Rene Valdes' }] } },
+      },
+    ]);
+    const found = await dv.source().readByKeys!(resolving, trackingJob, [ID]);
+    dv.replay.assertDone();
+    expect(found.get(ID)?.fields).toEqual({ crm_id: ID, name: 'Monte Orton Ltd', number: 'A-1', owner: 'Rene Valdes' });
+  });
+
   it('quotes a text key even when it looks like a GUID', async () => {
     const byNumber: Mapping = { ...mapping, source: { entity: 'accounts', key: ['accountnumber'] } };
     const dv = openDataverse([
