@@ -41,19 +41,27 @@ function shownValue(kind: ValueKind, value: unknown, p: PreparedValues): unknown
   return value;
 }
 
-async function readAll(p: PreparedValues): Promise<QueueMessage[]> {
-  const mapping: Mapping = {
+/** The value matrix's mapping: the key as `ref`, each kind's column under the kind's name. */
+export function valuesMapping(p: PreparedValues): Mapping {
+  return {
     name: 'values',
     source: { entity: p.entity, key: [p.key] },
     target: { entity: 'values_target', key: ['ref'] },
     fields: [{ target: 'ref', source: p.key }, ...Object.entries(p.columns).map(([kind, source]) => ({ target: kind, source }))],
   };
-  const job: Job = {
+}
+
+export function valuesJob(p: PreparedValues): Job {
+  return {
     name: 'values', order: 1, schedule: '0 * * * * *', enabled: true, source: 'src', target: 'tgt', mapping: 'values',
     priority: 'normal', watermark: { type: p.watermarkType, field: p.tracker }, action: JobActionType.NewUpdate, filter: [],
     skipOutdatedMessages: false, skipUnchanged: false, pageSize: 100, lookbackSeconds: 0,
   };
+}
+
+/** Every message of a first run over the value matrix. */
+export async function readAll(p: PreparedValues): Promise<QueueMessage[]> {
   const messages: QueueMessage[] = [];
-  for await (const page of p.source().retrieveChanges(mapping, job, WatermarkValue.initialize(p.watermarkType, null))) messages.push(...page.messages);
+  for await (const page of p.source().retrieveChanges(valuesMapping(p), valuesJob(p), WatermarkValue.initialize(p.watermarkType, null))) messages.push(...page.messages);
   return messages;
 }
