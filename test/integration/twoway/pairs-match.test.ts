@@ -186,11 +186,16 @@ describe('highwater pairs match (SQLite ↔ SQLite, couplings on Azurite)', () =
     ]);
   });
 
-  it('releases the holds once the data is fixed and the command runs again', async () => {
-    // The operator finds that A-5 is a department of A-4 with its own address.
-    f.crm.prepare('UPDATE companies SET email = ? WHERE account_id = ?').run('sales@delta.test', 'A-5');
+  it('creates a held record once an operator resolves its hold, and releases the others when the command runs again', async () => {
+    // The operator finds that A-5 is a company of its own: side a's record goes to the ERP.
+    expect(await runCli(['conflicts', 'resolve', 'companies', 'A-5', '--take', 'a', '--config', f.dir])).toBe(0);
+    await f.drain();
+    expect(erpRows().map((r) => r.client_no)).toEqual(['A-5', 'A-6', 'C-77', 'C-78', 'C-80']);
+    // A-4 is now C-80's only candidate: matched, and both holds released.
+    out.length = 0;
     expect(await cli('pairs', 'match', 'companies', '--apply')).toBe(0);
-    expect(out.at(-2)).toBe('applied: 1 coupling written; 0 ambiguous records held, 3 released (see highwater conflicts list)');
+    expect(out).toContain('  A-4 ↔ C-80');
+    expect(out.at(-2)).toBe('applied: 1 coupling written; 0 ambiguous records held, 2 released (see highwater conflicts list)');
     expect(await f.runtime.couplings.listConflicts('companies')).toEqual([]);
     await sync();
     expect(erpRows().map((r) => r.client_no)).toEqual(['A-5', 'A-6', 'C-77', 'C-78', 'C-80']);
