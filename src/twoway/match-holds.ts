@@ -1,6 +1,10 @@
-import type { Pair, PairSideName } from '../model/pair';
-import type { JsonValue, QueueMessage } from '../model/queue-message';
+import type { OutgoingMessage } from '../bus/message-bus';
+import { toOutgoingMessage } from '../bus/message-properties';
+import { JobActionType } from '../model/job';
+import { pairJobName, type Pair, type PairSideName } from '../model/pair';
+import { createQueueMessage, type JsonValue, type QueueMessage } from '../model/queue-message';
 import { joinSourceKey } from '../model/source-key';
+import { sha256Hex } from '../platform/sha256';
 import type { CouplingStore, PairConflict } from './coupling-store';
 import type { InitialMatch } from './initial-match';
 
@@ -11,7 +15,8 @@ import type { InitialMatch } from './initial-match';
  * changes (see `echo-check.ts`): its first sync would create it on the other side, a duplicate
  * of one of its candidates. `highwater conflicts resolve PAIR KEY_A --take SIDE`, with the side the
  * record is on, lets it go: the sync that sends creates it on the other side. A record found again
- * by a later `pairs match --apply` (after its data was fixed) loses its hold.
+ * by a later `pairs match --apply` (after its data was fixed) loses its hold, and is sent a sync
+ * ({@link releaseNotice}): detection passed its changes while it was held.
  */
 
 /** First field of a hold. */
@@ -72,4 +77,30 @@ export function holdsOf(pair: Pair, found: InitialMatch, records: Record<PairSid
     }
   }
   return holds;
+}
+
+/** The side a hold's record is on: the one with a version (the other is empty). */
+export function heldSide(hold: PairConflict): PairSideName {
+  return hold.a.tracker !== null ? 'a' : 'b';
+}
+
+/**
+ * The notice that syncs a released record now (coupled meanwhile: merged; else created on the
+ * other side): a change of the record for its side's job, carrying no values — processing reads
+ * both sides as they are, as for every pair message. Its message id is the release's own, so that
+ * the broker's duplicate detection does not take it for the change detection passed.
+ */
+export function releaseNotice(hold: PairConflict, tracker: string, now: Date): { message: QueueMessage; outgoing: OutgoingMessage } {
+  const side = heldSide(hold);
+  const message = createQueueMessage({
+    jobName: pairJobName(hold.pair, side),
+    action: JobActionType.NewUpdate,
+    sourceKey: side === 'a' ? hold.keyA : hold.keyB,
+    targetKey: {},
+    fields: {},
+    changeTracker: tracker,
+    detectedAt: now.toISOString(),
+  });
+  const id = sha256Hex(JSON.stringify(['release', hold.pair, hold.keyA, now.toISOString()])).slice(0, 32);
+  return { message, outgoing: { ...toOutgoingMessage(message), messageId: id } };
 }

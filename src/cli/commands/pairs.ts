@@ -69,11 +69,11 @@ async function readPairSide(runtime: Runtime, pair: Pair & { match: NonNullable<
 /**
  * Writes the couplings of `report.matched` (a record coupled meanwhile, by a sync that ran, is
  * left as it is), holds each ambiguous record, and releases the holds of records that are no
- * longer ambiguous (see `match-holds.ts`). A hold an operator resolved stays as decided.
+ * longer ambiguous, sending each a sync (see `match-holds.ts`). A hold an operator resolved stays as decided.
  */
 async function applyMatches(runtime: Runtime, pair: Pair, report: PairMatchReport, records: Record<PairSideName, readonly QueueMessage[]>, now: Date): Promise<void> {
   const { initialCoupling } = await import('../../twoway/initial-match');
-  const { AMBIGUOUS, holdsOf } = await import('../../twoway/match-holds');
+  const { AMBIGUOUS, heldSide, holdsOf, releaseNotice } = await import('../../twoway/match-holds');
   const store = runtime.couplings;
   for (const matched of report.matched) {
     try {
@@ -94,9 +94,17 @@ async function applyMatches(runtime: Runtime, pair: Pair, report: PairMatchRepor
     report.held++;
   }
   const wanted = new Set(holds.map((h) => h.keyA));
-  for (const conflict of parked.values()) {
-    if (conflict.fields[0] !== AMBIGUOUS || conflict.resolution !== undefined || wanted.has(conflict.keyA)) continue;
-    if (await store.removeConflict(pair.name, conflict.keyA)) report.released++;
+  const released = [...parked.values()].filter((c) => c.fields[0] === AMBIGUOUS && c.resolution === undefined && !wanted.has(c.keyA));
+  for (const hold of released) {
+    // Detection passed its changes while it was held: a sync now, with the record's current
+    // tracker. Sent before the hold goes, so that a failed send leaves it for the next run.
+    const side = heldSide(hold);
+    const current = records[side].find((m) => m.sourceKey === (side === 'a' ? hold.keyA : hold.keyB));
+    const { outgoing } = releaseNotice(hold, current?.changeTracker ?? hold[side].tracker ?? '', now);
+    const queue = runtime.settings.queues.work[runtime.init.getJob(pairJobName(pair.name, side)).priority];
+    await runtime.bus.send(queue, [outgoing]);
+    await store.removeConflict(pair.name, hold.keyA);
+    report.released++;
   }
 }
 

@@ -197,6 +197,9 @@ describe('highwater pairs match (SQLite ↔ SQLite, couplings on Azurite)', () =
     expect(out).toContain('  A-4 ↔ C-80');
     expect(out.at(-2)).toBe('applied: 1 coupling written; 0 ambiguous records held, 2 released (see highwater conflicts list)');
     expect(await f.runtime.couplings.listConflicts('companies')).toEqual([]);
+    // Detection passed the held records: the release sent each a sync, which merges them (policy a).
+    await f.drain();
+    expect(erpRows().find((r) => r.client_no === 'C-80')).toEqual({ client_no: 'C-80', company_name: 'Delta', mail: 'dup@delta.test', telephone: '+49 4' });
     await sync();
     expect(erpRows().map((r) => r.client_no)).toEqual(['A-5', 'A-6', 'C-77', 'C-78', 'C-80']);
     expect(crmRows().map((r) => r.account_id)).toEqual(['A-1', 'A-2', 'A-4', 'A-5', 'A-6']);

@@ -1,7 +1,7 @@
 import { JobActionType } from '../../../src/model/job';
 import type { Pair } from '../../../src/model/pair';
 import { createQueueMessage, type JsonValue } from '../../../src/model/queue-message';
-import { AMBIGUOUS, holdsOf, isOpenHold } from '../../../src/twoway/match-holds';
+import { AMBIGUOUS, heldSide, holdsOf, isOpenHold, releaseNotice } from '../../../src/twoway/match-holds';
 import type { InitialMatch } from '../../../src/twoway/initial-match';
 
 const pair: Pair = {
@@ -58,5 +58,14 @@ describe('holdsOf', () => {
     expect(holds.map(isOpenHold)).toEqual([true, true]);
     expect(isOpenHold({ ...holds[0], resolution: 'a' })).toBe(false);
     expect(isOpenHold({ ...holds[0], fields: ['email'] })).toBe(false);
+  });
+
+  it("syncs a released record through its side's job, under an id of its own", () => {
+    const [hold] = holdsOf(pair, found, { a: [message('accounts.a-to-b', 'A-1', { nr: 'A-1' }, { nr: 'A-1' })], b: [message('accounts.b-to-a', 'C-1', { no: 'C-1' }, { no: 'C-1' })] }, new Date());
+    const bHold = holdsOf(pair, found, { a: [], b: [message('accounts.b-to-a', 'C-1', { no: 'C-1' }, { no: 'C-1' })] }, new Date())[0];
+    expect([heldSide(hold), heldSide(bHold)]).toEqual(['a', 'b']);
+    const { message: notice, outgoing } = releaseNotice(bHold, 't-now', new Date('2026-12-06T11:00:00Z'));
+    expect(notice).toMatchObject({ jobName: 'accounts.b-to-a', sourceKey: 'C-1', changeTracker: 't-now', fields: {}, targetKey: {} });
+    expect(outgoing.messageId).toMatch(/^[0-9a-f]{32}$/);
   });
 });
