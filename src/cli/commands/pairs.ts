@@ -112,8 +112,8 @@ async function applyMatches(runtime: Runtime, pair: Pair, report: PairMatchRepor
  * `highwater pairs match PAIR [--apply] [--json] [--config DIR]`: the initial coupling of a pair.
  * Reads every record of both sides through the pair's jobs (as a dry run reads, nothing sent or
  * saved), matches them by the pair's `match` fields (see `src/twoway/initial-match.ts`), prints
- * what it found and, with `--apply`, couples the matched records. Meant for before the pair's
- * first sync. Exit codes: 0 done, 1 a side or the storage failed, 2 an unknown pair or one without `match`.
+ * what it found and, with `--apply`, couples the matched records and holds the ambiguous ones
+ * (see `src/twoway/match-holds.ts`). Meant for before the pair's first sync. Exit codes: 0 done, 1 a side or the storage failed, 2 an unknown pair or one without `match`.
  */
 export function registerPairsCommands(program: Command, deps: PairsCommandDeps = defaultDeps): void {
   const pairs = program.command('pairs').description('two-way pairs: initial coupling of records that exist on both sides');
@@ -122,7 +122,7 @@ export function registerPairsCommands(program: Command, deps: PairsCommandDeps =
     .command('match')
     .description("couple records that exist on both sides under different keys by the pair's match fields (dry run unless --apply)")
     .argument('<pair>', 'pair name')
-    .option('--apply', 'write the couplings of the matched records (default: only show them)')
+    .option('--apply', 'couple the matched records and hold the ambiguous ones until resolved (default: only show them)')
     .option('--json', 'print JSON (every record of every group)')
     .option('--config <dir>', 'read the configuration from this folder (default: from the configuration tables)')
     .action(async (name: string, options: { apply?: boolean; json?: boolean; config?: string }) => {
