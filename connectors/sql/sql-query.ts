@@ -51,8 +51,10 @@ export function renderFilter(conditions: readonly FilterCondition[], params: Sql
 export interface ChangeQuery {
   /** Quoted table name. */
   entity: string;
-  /** Quoted watermark column. */
+  /** Quoted watermark column, or the expression of a computed tracker (PostgreSQL `xmin`: postgres-xmin.ts). */
   watermark: string;
+  /** A computed tracker is selected under this quoted name (the job's watermark field), as a column would be. */
+  watermarkAs?: string;
   /** Quoted key columns (tie-breakers of the order). */
   keys: string[];
   filter: readonly FilterCondition[];
@@ -88,7 +90,7 @@ export function buildChangeQuery(dialect: SqlDialect, q: ChangeQuery): { sql: st
   const filter = renderFilter(q.filter, params, `${q.what}: filter`);
   if (filter) where.push(filter);
   const sql =
-    `SELECT *, ${flag} AS "${DELETED_FLAG}" FROM ${q.entity} WHERE ${where.join(' AND ')} ` +
+    `SELECT *, ${flag} AS "${DELETED_FLAG}"${q.watermarkAs === undefined ? '' : `, ${q.watermark} AS ${q.watermarkAs}`} FROM ${q.entity} WHERE ${where.join(' AND ')} ` +
     `ORDER BY ${[q.watermark, ...q.keys].join(', ')} LIMIT ${Math.trunc(q.limit)}`;
   return { sql, params: params.values };
 }
