@@ -27,13 +27,14 @@ const EPOCH = 2n ** 32n;
 const HALF = 2n ** 31n;
 
 /**
- * The 64-bit transaction id of a row's 32-bit `xmin`, against `reference`: the `xmax` of the
- * snapshot the row was read in (every row it shows was written by a transaction below it). The
- * row's transaction lies `back` ids before the reference, counted modulo 2^32; PostgreSQL
- * guarantees that an unfrozen row's transaction lies less than 2^31 ids before the next one
- * (it refuses new transactions before wraparound), so a row further back is frozen, written so
- * long ago that its epoch cannot be known: it reads as {@link FROZEN_XID}, older than any
- * watermark. The special ids 0–2 (invalid, bootstrap, frozen before PostgreSQL 9.4) read so too.
+ * The 64-bit transaction id of a row's 32-bit `xmin`, against `reference`: a 64-bit id at or
+ * above every transaction whose rows the reading statement sees. The row's transaction lies
+ * `back` ids before the reference, counted modulo 2^32 (the epoch of the reference, minus one
+ * when the row's 32 bits lie at or above the reference's). PostgreSQL guarantees that an unfrozen
+ * row's transaction lies less than 2^31 ids before the next one (it refuses new transactions
+ * before wraparound), so a row 2^31 − 1 or more back is frozen, written so long ago that its
+ * epoch cannot be known: it reads as {@link FROZEN_XID}, older than any watermark. The special
+ * ids 0–2 (invalid, bootstrap, frozen before PostgreSQL 9.4) read so too, as does `back` 0.
  *
  * (The snapshot's `xmin` is no reference: rows of transactions between its `xmin` and `xmax`
  * that committed are visible, and their low 32 bits lie above its own.)
@@ -41,24 +42,25 @@ const HALF = 2n ** 31n;
 export function widenXid(xid: bigint, reference: bigint): bigint {
   if (xid < 3n) return FROZEN_XID;
   const back = (((reference - xid) % EPOCH) + EPOCH) % EPOCH;
-  if (back === 0n || back >= HALF) return FROZEN_XID;
+  if (back === 0n || back >= HALF - 1n) return FROZEN_XID;
   return reference - back;
 }
 
 /**
- * {@link widenXid} in SQL, over a 32-bit xid and a 64-bit reference (both `bigint` expressions).
- * Exported for the test that checks the two agree.
+ * The reference of {@link XMIN_TRACKER_SQL}: the transaction's stable id, the one `age()` counts
+ * back from (the next transaction id when the statement's transaction began to ask: at or above
+ * the snapshot's `xmax`, so above every row it sees), in 64 bits: the snapshot's `xmax` plus the
+ * age of its low 32 bits (a few ids at most). Read once per statement (an InitPlan).
  */
-export function widenXidSql(xid: string, reference: string): string {
-  const back = `(((${reference}) - (${xid})) % ${EPOCH} + ${EPOCH}) % ${EPOCH}`;
-  return `(CASE WHEN (${xid}) < 3 OR ${back} = 0 OR ${back} >= ${HALF} THEN ${FROZEN_XID} ELSE (${reference}) - ${back} END)`;
-}
+export const STABLE_XID_SQL = `(SELECT r + age((r % ${EPOCH})::text::xid) FROM (SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint AS r) AS snapshot)`;
 
 /**
- * A row's tracker in a query on its table: `xmin` widened against the statement's snapshot
- * (an InitPlan, read once per statement). A `bigint` expression: xid8 epochs stay far below 2^31.
+ * A row's tracker in a query on its table, {@link widenXid} in SQL: `age(xmin)` is `back`
+ * against {@link STABLE_XID_SQL} as a signed 32-bit number (no text conversion per row); 0 or
+ * less (2^31 or more back), and 2^31 − 1 (the special ids), read as {@link FROZEN_XID}. A
+ * `bigint` expression: xid8 epochs stay far below 2^31.
  */
-export const XMIN_TRACKER_SQL = widenXidSql('xmin::text::bigint', '(SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint)');
+export const XMIN_TRACKER_SQL = `(CASE WHEN age(xmin) <= 0 OR age(xmin) = ${HALF - 1n} THEN ${FROZEN_XID} ELSE ${STABLE_XID_SQL} - age(xmin) END)`;
 
 /** Whether the job tracks changes by transaction: `field: xmin`, `type: number`, on PostgreSQL. */
 export function tracksXmin(dialect: Pick<SqlDialect, 'kind'>, job: Job): boolean {

@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import { EntityChecks } from '../../../../src/config/connection-check-entities';
 import { openPostgresDescriber } from '../../../../connectors/sql/sql-describe';
-import { widenXid, widenXidSql } from '../../../../connectors/sql/postgres-xmin';
+import { STABLE_XID_SQL, widenXid, XMIN_TRACKER_SQL } from '../../../../connectors/sql/postgres-xmin';
 import { PostgresDatabase } from '../../../../connectors/sql/postgres-dialect';
 import { SqlSource } from '../../../../connectors/sql/sql-source';
 import type { ConfigIssue } from '../../../../src/platform/config-issue';
@@ -117,14 +117,20 @@ describeEngine('postgres')('change tracking by xmin on PostgreSQL', () => {
     expect(ids(await readRun(source, mapping, job, watermark))).toEqual([]);
   });
 
-  it('widens a 32-bit xid in SQL exactly as widenXid does, across epoch boundaries', async () => {
-    const E = 2n ** 32n;
-    const cases: Array<[bigint, bigint]> = [
-      [5n, E + 10n], [E - 5n, E + 10n], [10n, E + 10n], [2n, E + 3n], [E - 1n, E], [3n, 3n * E + 4n],
-      [100n + 2n ** 31n, 5n * E + 100n], [101n + 2n ** 31n, 5n * E + 100n], [12n, 20n], [30n, 20n], [1n, 20n],
-    ];
-    const [row] = await db.select(`SELECT ${cases.map(([x, r], i) => `${widenXidSql(String(x), String(r))}::text AS w${i}`).join(', ')}`);
-    expect(cases.map((_, i) => row[`w${i}`])).toEqual(cases.map(([x, r]) => String(widenXid(x, r))));
+  it('widens xmin in SQL as widenXid does against the statement\'s stable transaction id', async () => {
+    await db.exec(`INSERT INTO orders VALUES (1, 'a'); INSERT INTO orders VALUES (2, 'b')`);
+    await app.query('BEGIN');
+    await app.query(`UPDATE orders SET name = 'B' WHERE id = 2`);
+    await db.exec(`INSERT INTO orders VALUES (3, 'c')`);
+    await app.query('COMMIT');
+    const rows = await db.select(`SELECT xmin::text AS raw, ${XMIN_TRACKER_SQL}::text AS tracker, ${STABLE_XID_SQL}::text AS reference, pg_current_snapshot()::text AS snap FROM orders ORDER BY id`);
+    expect(rows).toHaveLength(3);
+    for (const row of rows) {
+      expect(row.tracker).toBe(String(widenXid(BigInt(String(row.raw)), BigInt(String(row.reference)))));
+      // Epoch 0 here: the widened id is the raw one, below the snapshot's xmax, at or below the reference.
+      expect(row.tracker).toBe(row.raw);
+      expect(BigInt(String(row.tracker))).toBeLessThan(BigInt(String(row.snap).split(':')[1]));
+    }
   });
 
   it('highwater check takes xmin as the watermark of any table (a system column, no column of the table)', async () => {

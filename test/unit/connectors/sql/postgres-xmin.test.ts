@@ -23,7 +23,7 @@ describe('widenXid', () => {
     expect(widenXid(EPOCH - 5n, full(1n, 10n))).toBe(full(0n, EPOCH - 5n));
     expect(widenXid(EPOCH - 1n, full(1n, 0n))).toBe(EPOCH - 1n);
     expect(widenXid(EPOCH - 1n, full(1n, 3n))).toBe(EPOCH - 1n);
-    expect(widenXid(3n + 2n ** 31n, full(3n, 2n))).toBe(full(2n, 3n + 2n ** 31n));
+    expect(widenXid(4n + 2n ** 31n, full(3n, 2n))).toBe(full(2n, 4n + 2n ** 31n));
   });
 
   it('places a row of a transaction that committed above the snapshot xmin: the reference is the xmax', () => {
@@ -31,9 +31,10 @@ describe('widenXid', () => {
     expect(widenXid(995n, full(4n, 1000n))).toBe(full(4n, 995n));
   });
 
-  it('reads a row 2^31 or more transactions back, and the special ids, as frozen: older than any watermark', () => {
+  it('reads a row 2^31 - 1 or more transactions back, and the special ids, as frozen: older than any watermark', () => {
     expect(widenXid(100n + 2n ** 31n, full(5n, 100n))).toBe(FROZEN_XID);
-    expect(widenXid(101n + 2n ** 31n, full(5n, 100n))).toBe(full(5n, 100n) - (2n ** 31n - 1n));
+    expect(widenXid(101n + 2n ** 31n, full(5n, 100n))).toBe(FROZEN_XID);
+    expect(widenXid(102n + 2n ** 31n, full(5n, 100n))).toBe(full(5n, 100n) - (2n ** 31n - 2n));
     expect(widenXid(100n, full(5n, 100n))).toBe(FROZEN_XID);
     expect(widenXid(2n, full(1n, 3n))).toBe(FROZEN_XID);
     expect(widenXid(1n, 20n)).toBe(FROZEN_XID);
