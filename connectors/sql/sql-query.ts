@@ -67,7 +67,8 @@ export interface ChangeQuery {
   lower?: unknown;
   /** Keyset position: continue strictly after this (watermark, keys) tuple (driver form). */
   after?: { watermark: unknown; keys: unknown[] };
-  limit: number;
+  /** Rows of the page; undefined → every row of the run (a stream). */
+  limit?: number;
   /** Names the job in configuration errors, e.g. `job "j"`. */
   what: string;
 }
@@ -91,7 +92,7 @@ export function buildChangeQuery(dialect: SqlDialect, q: ChangeQuery): { sql: st
   if (filter) where.push(filter);
   const sql =
     `SELECT *, ${flag} AS "${DELETED_FLAG}"${q.watermarkAs === undefined ? '' : `, ${q.watermark} AS ${q.watermarkAs}`} FROM ${q.entity} WHERE ${where.join(' AND ')} ` +
-    `ORDER BY ${[q.watermark, ...q.keys].join(', ')} LIMIT ${Math.trunc(q.limit)}`;
+    `ORDER BY ${[q.watermark, ...q.keys].join(', ')}${q.limit === undefined ? '' : ` LIMIT ${Math.trunc(q.limit)}`}`;
   return { sql, params: params.values };
 }
 

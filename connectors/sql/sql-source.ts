@@ -139,20 +139,30 @@ export class SqlSource extends ConnectorBase implements SourceConnector, Related
       }
       return sqlRowChange(dialect, row, changeTracker);
     };
-    for (;;) {
-      const { sql, params } = buildChangeQuery(dialect, {
-        entity, watermark: column, keys, filter: job.filter, softDelete: job.softDelete,
-        upper: position.upper, before: position.before, lower, after: position.after, limit: pageSize, what,
-        ...(computed ? { watermarkAs: quoted } : {}),
-      });
-      const rows = await this.db.query(sql, params, `read changes from ${entity}`);
-      if (rows.length === 0) return;
+    const query = (limit?: number) => buildChangeQuery(dialect, {
+      entity, watermark: column, keys, filter: job.filter, softDelete: job.softDelete,
+      upper: position.upper, before: position.before, lower, after: position.after, limit, what,
+      ...(computed ? { watermarkAs: quoted } : {}),
+    });
+    const operation = `read changes from ${entity}`;
+    // A computed tracker has no index: the run's rows in one query, streamed, not a scan per page.
+    const whole = computed && this.db.stream ? query() : undefined;
+    const batches = whole && this.db.stream ? this.db.stream(whole.sql, whole.params, pageSize, operation) : this.pages(() => query(pageSize), pageSize, operation);
+    for await (const rows of batches) {
       const changes = await serializeRows(run, rows, changeOf);
       const last = rows[rows.length - 1];
       position = { ...position, after: { watermark: last[job.watermark.field], keys: mapping.source.key.map((k) => last[k]) } };
-      const hasMore = rows.length === pageSize;
-      yield changePage(changes, { cursor: encodeCursor(position), hasMore });
-      if (!hasMore) return;
+      yield changePage(changes, { cursor: encodeCursor(position), hasMore: rows.length === pageSize });
+    }
+  }
+
+  /** Keyset pages of `pageSize` rows, the query rebuilt from the run's position before each; none empty. */
+  private async *pages(query: () => { sql: string; params: unknown[] }, pageSize: number, operation: string): AsyncIterable<SqlRow[]> {
+    for (;;) {
+      const { sql, params } = query();
+      const rows = await this.db.query(sql, params, operation);
+      if (rows.length > 0) yield rows;
+      if (rows.length < pageSize) return;
     }
   }
 

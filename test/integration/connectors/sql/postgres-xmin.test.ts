@@ -117,6 +117,29 @@ describeEngine('postgres')('change tracking by xmin on PostgreSQL', () => {
     expect(ids(await readRun(source, mapping, job, watermark))).toEqual([]);
   });
 
+  it('reads a run in one streamed query: stopping early gives the connection back, a cursor resumes, a pool of one pages by LIMIT', async () => {
+    await db.exec(`INSERT INTO orders SELECT g, 'n' || g FROM generate_series(1, 7) g`);
+    const open = async () => (await db.select(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'highwater' AND state LIKE 'idle in transaction%' AND query LIKE '%highwater_rows%'`))[0].n;
+    const two = db.source({ ...db.connection(), maxConcurrency: 2 });
+    const watermark = WatermarkValue.initialize('number', null);
+    let cursor: string | undefined;
+    for (let i = 0; i < 3; i++) {
+      for await (const page of two.retrieveChanges(mapping, job, watermark)) {
+        expect(page.messages.map((m) => m.sourceKey)).toEqual(['1', '2']);
+        cursor = page.cursor;
+        expect(await open()).toBe(1);
+        break;
+      }
+    }
+    expect(await open()).toBe(0);
+    const rest: string[] = [];
+    for await (const page of two.retrieveChanges(mapping, job, watermark, { cursor })) rest.push(...page.messages.map((m) => m.sourceKey));
+    expect(rest).toEqual(['3', '4', '5', '6', '7']);
+    const one = await readRun(db.source({ ...db.connection(), maxConcurrency: 1 }), mapping, job, WatermarkValue.initialize('number', null));
+    expect(ids(one)).toEqual(['1', '2', '3', '4', '5', '6', '7']);
+    expect(one.pages.map((p) => p.messages.length)).toEqual([2, 2, 2, 1]);
+  });
+
   it('widens xmin in SQL as widenXid does against the statement\'s stable transaction id', async () => {
     await db.exec(`INSERT INTO orders VALUES (1, 'a'); INSERT INTO orders VALUES (2, 'b')`);
     await app.query('BEGIN');
