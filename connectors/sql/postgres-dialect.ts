@@ -68,12 +68,22 @@ export class PostgresDatabase implements SqlDatabase {
   readonly dialect: SqlDialect;
   private pool: Pool | undefined;
 
-  /** See {@link SqlDatabase.stream}: a pool of one would wait for itself (a resolver lookup while the stream holds the connection). */
-  readonly stream?: (sql: string, params: readonly unknown[], batchSize: number, operation: string) => AsyncIterable<SqlRow[]>;
+  /** Streams open now (see {@link stream}). */
+  private streams = 0;
 
   constructor(private readonly options: PostgresOptions) {
     this.dialect = postgresDialect(options.schema);
-    if ((options.maxConnections ?? 8) > 1) this.stream = (sql, params, batchSize, operation) => this.cursor(sql, params, batchSize, operation);
+  }
+
+  /**
+   * See {@link SqlDatabase.stream}. At most half the pool streams at once: a stream's caller may
+   * wait, between batches, for statements on other connections (resolver lookups, the
+   * processing of what it sent), which must find one free. A pool of one never streams.
+   */
+  stream(sql: string, params: readonly unknown[], batchSize: number, operation: string): AsyncIterable<SqlRow[]> | undefined {
+    if (this.streams >= Math.floor((this.options.maxConnections ?? 8) / 2)) return undefined;
+    this.streams++;
+    return this.cursor(sql, params, batchSize, operation);
   }
 
   async query(sql: string, params: readonly unknown[], operation: string): Promise<SqlRow[]> {
@@ -130,6 +140,7 @@ export class PostgresDatabase implements SqlDatabase {
     try {
       client = await this.open().connect();
     } catch (err) {
+      this.streams--;
       throw this.classify(err, operation);
     }
     const size = Math.max(1, Math.trunc(batchSize));
@@ -151,6 +162,7 @@ export class PostgresDatabase implements SqlDatabase {
     } finally {
       if (open) await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
       client.release(broken);
+      this.streams--;
     }
   }
 

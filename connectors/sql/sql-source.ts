@@ -146,8 +146,9 @@ export class SqlSource extends ConnectorBase implements SourceConnector, Related
     });
     const operation = `read changes from ${entity}`;
     // A computed tracker has no index: the run's rows in one query, streamed, not a scan per page.
-    const whole = computed && this.db.stream ? query() : undefined;
-    const batches = whole && this.db.stream ? this.db.stream(whole.sql, whole.params, pageSize, operation) : this.pages(() => query(pageSize), pageSize, operation);
+    const whole = computed ? query() : undefined;
+    const stream = whole ? this.db.stream?.(whole.sql, whole.params, pageSize, operation) : undefined;
+    const batches = stream ?? this.pages(() => query(pageSize), pageSize, operation);
     for await (const rows of batches) {
       const changes = await serializeRows(run, rows, changeOf);
       const last = rows[rows.length - 1];

@@ -138,6 +138,21 @@ describeEngine('postgres')('change tracking by xmin on PostgreSQL', () => {
     const one = await readRun(db.source({ ...db.connection(), maxConcurrency: 1 }), mapping, job, WatermarkValue.initialize('number', null));
     expect(ids(one)).toEqual(['1', '2', '3', '4', '5', '6', '7']);
     expect(one.pages.map((p) => p.messages.length)).toEqual([2, 2, 2, 1]);
+    // Half the pool streams at most: while one run holds a connection of two, another pages by LIMIT.
+    const held = two.retrieveChanges(mapping, job, WatermarkValue.initialize('number', null))[Symbol.asyncIterator]();
+    expect((await held.next()).value?.messages.map((m: { sourceKey: string }) => m.sourceKey)).toEqual(['1', '2']);
+    expect(ids(await readRun(two, mapping, job, WatermarkValue.initialize('number', null)))).toEqual(['1', '2', '3', '4', '5', '6', '7']);
+    await held.return?.(undefined);
+    expect(await open()).toBe(0);
+    const pool = new PostgresDatabase({ connectionString: PG_URL, schema, connectionName: 'pg', redact: (t) => t, maxConnections: 4 });
+    try {
+      const streams = [0, 1, 2].map(() => pool.stream('SELECT 1 AS x', [], 10, 'probe'));
+      expect(streams.map((st) => st !== undefined)).toEqual([true, true, false]);
+      for (const st of streams) for await (const batch of st ?? []) expect(batch).toEqual([{ x: 1 }]);
+      expect(pool.stream('SELECT 1 AS x', [], 10, 'probe')).toBeDefined();
+    } finally {
+      await pool.close();
+    }
   });
 
   it('widens xmin in SQL as widenXid does against the statement\'s stable transaction id', async () => {
