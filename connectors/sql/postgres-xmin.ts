@@ -58,7 +58,10 @@ export const STABLE_XID_SQL = `(SELECT r + age((r % ${EPOCH})::text::xid) FROM (
  * A row's tracker in a query on its table, {@link widenXid} in SQL: `age(xmin)` is `back`
  * against {@link STABLE_XID_SQL} as a signed 32-bit number (no text conversion per row); 0 or
  * less (2^31 or more back), and 2^31 − 1 (the special ids), read as {@link FROZEN_XID}. A
- * `bigint` expression: xid8 epochs stay far below 2^31.
+ * `bigint` expression: xid8 epochs stay far below 2^31. The transaction's stable id is fixed by
+ * its first `age()`: a statement must be the first of its transaction to ask, or rows committed
+ * since would read as frozen. Every read here is a statement of its own, or the one query of a
+ * stream (`SqlDatabase.stream`).
  */
 export const XMIN_TRACKER_SQL = `(CASE WHEN age(xmin) <= 0 OR age(xmin) = ${HALF - 1n} THEN ${FROZEN_XID} ELSE ${STABLE_XID_SQL} - age(xmin) END)`;
 
