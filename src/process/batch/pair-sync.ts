@@ -8,6 +8,7 @@ import type { ProcessingDependencies } from '../processing-dependencies';
 import type { Work } from './triage';
 import { failed, type Verdict } from './verdict';
 import type { Coupling, CouplingStore, PairConflict } from '../../twoway/coupling-store';
+import { lastChangedByUs, readMappingWithEditor } from '../../twoway/modified-by';
 import { mergeRecord, type MergeResult, type RecordView, type SideWrite } from '../../twoway/merge-record';
 import { pairContext, type PairContext } from './pair-context';
 
@@ -52,10 +53,10 @@ async function syncGroup(group: readonly Work[], deps: ProcessingDependencies): 
     ctx = await pairContext(job, mapping, deps.config, deps.sources);
     const side = ctx.job.pair!.side;
     const keys = [...new Set(group.map((w) => w.message.sourceKey))];
-    [couplings, sRead] = await Promise.all([store.getMany(ctx.pair.name, side, keys), ctx.source.readByKeys(mapping, job, keys)]);
+    [couplings, sRead] = await Promise.all([store.getMany(ctx.pair.name, side, keys), ctx.source.readByKeys(readMappingWithEditor(mapping, ctx.pair[side]), job, keys)]);
     tKeys = new Map(group.map((w) => [w, otherKey(ctx, w, couplings.get(w.message.sourceKey), sRead.get(w.message.sourceKey))]));
     const wanted = [...new Set([...tKeys.values()].filter((k): k is string => k !== undefined))];
-    tRead = wanted.length > 0 ? await ctx.partnerSource.readByKeys(ctx.partnerMapping, ctx.partner, wanted) : new Map();
+    tRead = wanted.length > 0 ? await ctx.partnerSource.readByKeys(readMappingWithEditor(ctx.partnerMapping, ctx.pair[otherSide(side)]), ctx.partner, wanted) : new Map();
   } catch (err) {
     return group.map((w) => failed(w, err, true));
   }
@@ -96,6 +97,14 @@ async function syncOne(
     resolution: conflict?.resolution,
     newer: ctx.newer,
   });
+  if (result.writeT?.kind === 'upsert' && !result.writeT.create && lastChangedByUs(ctx.pair[side], sMessage) === true) {
+    // Both signals disagree: the record's last editor is Highwater, yet its values differ from
+    // what Highwater wrote. The hashes decide (it is synced as an edit); the operator learns that
+    // this side stores these fields differently from how they were written — a bounce to check.
+    deps.log.warn(
+      `pair "${ctx.pair.name}", record ${side} ${sKey}: last changed by Highwater's own user (${ctx.pair[side].modifiedBy!.field}), yet field(s) ${Object.keys(result.writeT.fields).join(', ')} differ from what it wrote: synced as an edit; check how side ${side} stores these fields`,
+    );
+  }
   for (const line of result.decisions) deps.log.info(`pair "${ctx.pair.name}", record ${side} ${sKey}: ${line}`);
   const wrote = await write(ctx, result, sKey, tKey, sMessage, tMessage, deps);
   if (tKey !== undefined && keyA !== undefined) {
