@@ -1,6 +1,7 @@
 import { JobActionType } from '../../model/job';
 import type { Mapping } from '../../model/mapping';
-import { otherSide, type PairSideName } from '../../model/pair';
+import { otherSide, type PairSide, type PairSideName } from '../../model/pair';
+import { softDeleteWrite } from '../../twoway/soft-delete-writes';
 import { createQueueMessage, type JsonValue, type QueueMessage } from '../../model/queue-message';
 import { joinSourceKey, splitSourceKey } from '../../model/source-key';
 import { errorMessage } from '../../platform/errors';
@@ -132,12 +133,12 @@ async function write(ctx: PairContext, result: MergeResult, sKey: string, tKey: 
   let wrote = false;
   if (result.writeT && tKey !== undefined) {
     const targetKey = result.writeT.kind === 'upsert' && result.writeT.create && sMessage ? sMessage.targetKey : keyObject(ctx.mapping, tKey);
-    await applyWrite(deps, ctx.job.name, ctx.job.target, ctx.mapping, result.writeT, sKey, targetKey, sMessage?.changeTracker ?? '');
+    await applyWrite(deps, ctx.job.name, ctx.job.target, ctx.mapping, withSoftDelete(result.writeT, ctx.pair[otherSide(ctx.job.pair!.side)], deps), sKey, targetKey, sMessage?.changeTracker ?? '');
     wrote = true;
   }
   if (result.writeS) {
     const targetKey = result.writeS.kind === 'upsert' && result.writeS.create && tMessage ? tMessage.targetKey : keyObject(ctx.partnerMapping, sKey);
-    await applyWrite(deps, ctx.partner.name, ctx.partner.target, ctx.partnerMapping, result.writeS, tKey ?? '', targetKey, tMessage?.changeTracker ?? '');
+    await applyWrite(deps, ctx.partner.name, ctx.partner.target, ctx.partnerMapping, withSoftDelete(result.writeS, ctx.pair[ctx.job.pair!.side], deps), tKey ?? '', targetKey, tMessage?.changeTracker ?? '');
     wrote = true;
   }
   return wrote;
@@ -147,6 +148,17 @@ async function write(ctx: PairContext, result: MergeResult, sKey: string, tKey: 
 function keyObject(mapping: Mapping, key: string): Record<string, JsonValue> {
   const values = splitSourceKey(key);
   return Object.fromEntries(mapping.target.key.map((field, i) => [field, values[i] ?? null]));
+}
+
+/** A side with a soft-delete flag: a delete sets it, a create (a restore or a new record) clears it (see `soft-delete-writes.ts`). */
+function withSoftDelete(change: SideWrite, side: PairSide, deps: ProcessingDependencies): SideWrite {
+  if (change.kind === 'delete') {
+    const flag = softDeleteWrite(side.softDelete, 'delete', deps.clock.now());
+    return flag ? { kind: 'upsert', fields: flag, create: false } : change;
+  }
+  if (!change.create) return change;
+  const cleared = softDeleteWrite(side.softDelete, 'restore', deps.clock.now());
+  return cleared ? { ...change, fields: { ...change.fields, ...cleared } } : change;
 }
 
 async function applyWrite(deps: ProcessingDependencies, jobName: string, connection: string, mapping: Mapping, change: SideWrite, sourceKey: string, targetKey: Record<string, JsonValue>, tracker: string): Promise<void> {
