@@ -93,7 +93,7 @@ export class DeltaReader {
     const types = columnTypes ?? (this.options.typedValues ? propertyTypes((await optionalServiceModel(http, this.options.warn, this.options.metadataUrl)).get(set)) : undefined);
     const completion = { http, set, keys: mapping.source.key, select: [...select], operation: `read changes from ${set}` };
     for (;;) {
-      const rows = await completeRows(rowsOf(response, `read changes from ${set}`), completion);
+      const rows = await completeRows(rowsOf(response, `read changes from ${set}`, types), completion);
       // Every change of a run carries its stamp, so the page's tracker is the stamp when any row was a change.
       const changes = await serializeRows(run, rows, (row) => deltaChange(row, mapping, job, stamp, types));
       const nextLink = response.body?.['@odata.nextLink'];

@@ -66,7 +66,7 @@ export async function readRows(
       operation,
       retryThrottled: true,
     });
-    rows.push(...rowsOf(response, `read ${set} by key`).map((row) => readTypedRow(withoutAnnotations(row), read.types)));
+    rows.push(...rowsOf(response, `read ${set} by key`, read.types).map((row) => readTypedRow(withoutAnnotations(row), read.types)));
     const link = response.body?.['@odata.nextLink'];
     url = typeof link === 'string' ? read.http.resolveLink(link, response) : undefined;
   }

@@ -125,7 +125,7 @@ export class OdataSource extends ConnectorBase implements SourceConnector, Relat
     const types = columnTypes ?? (this.options.typedValues ? propertyTypes((await optionalServiceModel(http, this.options.delta?.warn, this.options.metadataUrl)).get(set)) : undefined);
     for (;;) {
       const response = await http.request({ method: 'GET', url: next, headers, operation: `read changes from ${set}`, retryThrottled: true });
-      const rows = rowsOf(response, `read ${set}`).map((row) => readTypedRow(withoutAnnotations(row), types));
+      const rows = rowsOf(response, `read ${set}`, types).map((row) => readTypedRow(withoutAnnotations(row), types));
       const link = response.body?.['@odata.nextLink'];
       const following = typeof link === 'string' ? http.resolveLink(link, response) : undefined;
       if (rows.length > 0) {

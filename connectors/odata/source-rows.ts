@@ -6,7 +6,7 @@ import type { OdataResponse } from './odata-http';
 import { DELTA_LINK_FIELD } from './delta-watermark';
 import { matchesCondition } from './odata-filter';
 import { identifier } from './odata-literals';
-import { parseExactJson } from './exact-json';
+import { parseExactRows } from './exact-json';
 
 /** A record as read, without `@odata.*` annotations. */
 export type OdataRow = Record<string, unknown>;
@@ -37,20 +37,23 @@ export function recordChange(row: OdataRow, job: Job, changeTracker: string): Ro
 
 /**
  * The `value` array of a collection answer; numbers a double cannot hold exactly as strings of
- * their digits (see {@link parseExactJson}).
+ * their digits, or inside a complex, collection or untyped value as a JSON document's exact text
+ * (see {@link parseExactRows}).
+ * @param types the entity set's property types (`propertyTypes`), when described: they tell an
+ *   untyped property, whose long number is a document, from a typed one, whose is digits.
  * @throws PermanentError when the answer has none.
  */
-export function rowsOf(response: OdataResponse, what: string): Array<Record<string, unknown>> {
-  const value = (exactBody(response) ?? response.body)?.value;
+export function rowsOf(response: OdataResponse, what: string, types?: ReadonlyMap<string, string>): Array<Record<string, unknown>> {
+  const value = exactRows(response, types) ?? response.body?.value;
   if (!Array.isArray(value)) throw new PermanentError(`${what}: the answer has no "value" array (HTTP ${response.status})`);
   return value.filter((row): row is Record<string, unknown> => typeof row === 'object' && row !== null);
 }
 
-/** The answer parsed again with exact numbers, when it has numbers beyond a double (rare); else undefined. */
-function exactBody(response: OdataResponse): Record<string, unknown> | undefined {
+/** The answer's rows parsed again with exact numbers, when it has numbers beyond a double (rare); else undefined. */
+function exactRows(response: OdataResponse, types: ReadonlyMap<string, string> | undefined): unknown[] | undefined {
   if (response.body === undefined || typeof response.text !== 'string') return undefined;
   try {
-    return parseExactJson(response.text) as Record<string, unknown> | undefined;
+    return parseExactRows(response.text, types);
   } catch {
     return undefined; // parsed before: cannot happen; the first parse stands
   }
