@@ -9,6 +9,7 @@ import { returnedFields, versionColumnOf } from './sql-records';
 import { deleteStatement, insertStatement, lockStatement, type PgBatchShape, POSITION, rowsParams, updateStatement, VERSION } from './postgres-batch-sql';
 import { PostgresColumnTypes } from './postgres-columns';
 import { exactChecks, exactnessError } from './postgres-exact';
+import { withJsonArrayLiterals } from './postgres-json-array';
 import { blockedDeleteOutcomes } from './blocked-delete';
 
 export type PostgresBatchDatabase = SqlDatabase & Required<Pick<SqlDatabase, 'transaction'>>;
@@ -62,6 +63,13 @@ export class PostgresBatchWriter {
       if (error) outcomes[item.index] = { status: 'failed', error };
       return !error;
     });
+    if (!deleting) {
+      // json[]/jsonb[] values as exact array literals (most tables have none: no copy).
+      items = items.map((item) => {
+        const record = withJsonArrayLiterals(item.record, types);
+        return record === item.record ? item : { ...item, record };
+      });
+    }
 
     const op = `apply ${batch.action} to ${entity}`;
     const write = (subset: readonly BatchItem[]) =>

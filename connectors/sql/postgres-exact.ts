@@ -1,6 +1,7 @@
 import { PermanentError } from '../../src/platform/errors';
 import { decimalParts, integerOf, JSON_TEXT_TAG, sameDecimal, taggedOf } from '../../src/model/exact-values';
 import type { JsonValue } from '../../src/model/queue-message';
+import { JSON_ARRAY_TYPES, jsonArrayProblem } from './postgres-json-array';
 
 /** Why a value does not fit a column exactly; undefined when it does. */
 export type Check = (value: JsonValue) => string | undefined;
@@ -108,7 +109,8 @@ const CHECKS = new WeakMap<ReadonlyMap<string, string>, ReadonlyMap<string, Chec
 
 /**
  * The checks of the columns in `types` that need one (built once per map): {@link exactCheckOf}'s,
- * and for every column but json, jsonb and text ones, a JSON document's exact text is refused.
+ * and for every column but json, jsonb and text ones, a JSON document's exact text is refused —
+ * but for `json[]`/`jsonb[]`, which take it when it is a JSON array (`postgres-json-array.ts`).
  */
 export function exactChecks(types: ReadonlyMap<string, string>): ReadonlyMap<string, Check> {
   let checks = CHECKS.get(types);
@@ -116,7 +118,8 @@ export function exactChecks(types: ReadonlyMap<string, string>): ReadonlyMap<str
     const built = new Map<string, Check>();
     for (const [column, type] of types) {
       const check = exactCheckOf(type);
-      if (!JSON_TEXT_TYPES.test(type)) built.set(column, refusingJsonText(check, type, 'json, jsonb or text columns'));
+      if (JSON_ARRAY_TYPES.test(type)) built.set(column, jsonArrayProblem);
+      else if (!JSON_TEXT_TYPES.test(type)) built.set(column, refusingJsonText(check, type, 'json, jsonb or text columns'));
       else if (check) built.set(column, check);
     }
     CHECKS.set(types, (checks = built));

@@ -14,6 +14,7 @@ import { applySqliteBatch, type SqliteBatchDatabase } from './sqlite-batch';
 import { bindExactFields, columnsQuery, SqliteColumnAffinities } from './sqlite-columns';
 import { PostgresColumnTypes } from './postgres-columns';
 import { exactChecks, exactnessError } from './postgres-exact';
+import { withJsonArrayLiterals } from './postgres-json-array';
 import { PostgresBatchWriter, type PostgresBatchDatabase } from './postgres-batch';
 import { type MysqlBatch, type MysqlBatchDatabase, MysqlBatchWriter } from './mysql-batch';
 
@@ -80,9 +81,10 @@ export class SqlTarget implements TargetConnector {
   ): Promise<(fields: readonly string[], record: Record<string, JsonValue>) => unknown[]> {
     const { dialect } = this.db;
     if (dialect.kind !== 'sqlite') {
-      const error = exactnessError(record, exactChecks(await this.postgresColumns.of(this.db, entity, names)), entity);
+      const types = await this.postgresColumns.of(this.db, entity, names);
+      const error = exactnessError(record, exactChecks(types), entity);
       if (error) throw error;
-      return (fields, values) => bindFields(dialect, fields, values);
+      return (fields, values) => bindFields(dialect, fields, withJsonArrayLiterals(values, types));
     }
     let types = this.sqliteColumns.cached(mapping.target.entity, names);
     if (!types) {

@@ -8,8 +8,9 @@ import { describeEngine, openEngine, readRun, type SqlTestEngine } from './sql-t
 /**
  * PostgreSQL `json[]` and `jsonb[]` columns: read by the pool's own array parser, each element as
  * a `json`/`jsonb` value is; an array with an element beyond a double travels as one exact JSON
- * array text (`$jsonText`), an ordinary one as a JSON array; a target refuses such a text into an
- * array column naming it; pg's global array parsers untouched.
+ * array text (`$jsonText`), an ordinary one as a JSON array; a target writes either back element
+ * by element, and refuses an exact text that is no array naming the column; pg's global array
+ * parsers untouched.
  */
 const job: Job = {
   name: 'arrs', order: 1, schedule: '0 * * * * *', enabled: true, source: 's', target: 't', mapping: 'arrs',
@@ -42,16 +43,27 @@ describeEngine('postgres')('PostgreSQL json[] and jsonb[] arrays beyond a double
     expect(types.getTypeParser(3807 as Parameters<typeof types.getTypeParser>[0], 'text')('{"{\\"a\\": 12345678901234567890}"}')).toEqual([{ a: Number('12345678901234567890') }]); // the default, as before
   });
 
-  it('refuses such a text into a jsonb[] column naming it', async () => {
+  // A null element goes back as JSON null (JSON has no SQL NULL to tell it from).
+  it('writes a JSON array, exact text or value, back into json[] and jsonb[] element by element; refuses an exact text that is no array naming the column', async () => {
     await db.exec('CREATE TABLE arrs_t (id int8 PRIMARY KEY, doc json[], docb jsonb[])');
-    const message = (fields: Record<string, unknown>) =>
-      deserializeQueueMessage(serializeQueueMessage(createQueueMessage({ jobName: 'arrs', action: JobActionType.NewUpdate, sourceKey: '1', targetKey: { id: 1 }, changeTracker: '1', fields: { id: 1, ...fields } as Record<string, JsonValue> })));
+    const message = (id: number, fields: Record<string, unknown>) =>
+      deserializeQueueMessage(serializeQueueMessage(createQueueMessage({ jobName: 'arrs', action: JobActionType.NewUpdate, sourceKey: String(id), targetKey: { id }, changeTracker: '1', fields: { id, ...fields } as Record<string, JsonValue> })));
     const target = db.target();
-    await expect(target.upsert(message({ docb: { $jsonText: '[12345678901234567890]' } }), mapping)).rejects.toMatchObject({
-      name: 'PermanentError',
-      message: expect.stringMatching(/^column "docb" of .*"arrs_t": \[12345678901234567890\] cannot be stored exactly \(a JSON document with numbers beyond a double is written exactly only into json, jsonb or text columns, not jsonb\[\]\)$/),
+    const exact = { $jsonText: '[{"a": 12345678901234567890,  "s": "x\\"y,]"}, null, [1, 2]]' };
+    await target.upsert(message(1, { doc: exact, docb: exact }), mapping);
+    const outcomes = await target.applyBatch?.({
+      job, mapping, action: JobActionType.NewUpdate,
+      messages: [message(2, { doc: exact, docb: { $jsonText: '[0.1000000000000000055511151231257827]' } }), message(3, { doc: [{ a: 1 }, 'x'], docb: [] }), message(4, { docb: { $jsonText: '12345678901234567890' } })],
     });
-    const outcomes = await target.applyBatch?.({ job, mapping, action: JobActionType.NewUpdate, messages: [message({ doc: { $jsonText: '[12345678901234567890]' } })] });
-    expect((outcomes?.[0] as { error: Error }).error).toMatchObject({ name: 'PermanentError', message: expect.stringContaining('column "doc" of') });
+    expect(outcomes?.map((o) => o.status)).toEqual(['applied', 'applied', 'failed']);
+    expect((outcomes?.[2] as { error: Error }).error).toMatchObject({
+      name: 'PermanentError',
+      message: expect.stringMatching(/^column "docb" of .*"arrs_t": 12345678901234567890 cannot be stored exactly \(a JSON document with numbers beyond a double goes into a json\[\] or jsonb\[\] column only as a JSON array\)$/),
+    });
+    expect(await db.select('SELECT id, doc::text AS doc, docb::text AS docb FROM arrs_t ORDER BY id')).toEqual([
+      { id: '1', doc: '{"{\\"a\\": 12345678901234567890,  \\"s\\": \\"x\\\\\\"y,]\\"}","null","[1, 2]"}', docb: '{"{\\"a\\": 12345678901234567890, \\"s\\": \\"x\\\\\\"y,]\\"}","null","[1, 2]"}' },
+      { id: '2', doc: '{"{\\"a\\": 12345678901234567890,  \\"s\\": \\"x\\\\\\"y,]\\"}","null","[1, 2]"}', docb: '{0.1000000000000000055511151231257827}' },
+      { id: '3', doc: '{"{\\"a\\":1}","\\"x\\""}', docb: '{}' },
+    ]);
   });
 });
