@@ -91,7 +91,7 @@ export class DeltaReader {
 
     const run = { mapping, job, clock: this.options.clock, lookup: new ResolverCache(this.options.lookup) };
     const types = columnTypes ?? (this.options.typedValues ? propertyTypes((await optionalServiceModel(http, this.options.warn, this.options.metadataUrl)).get(set)) : undefined);
-    const completion = { http, set, keys: mapping.source.key, select: [...select], operation: `read changes from ${set}` };
+    const completion = { http, set, keys: mapping.source.key, select: [...select], operation: `read changes from ${set}`, types };
     for (;;) {
       const rows = await completeRows(rowsOf(response, `read changes from ${set}`, types), completion);
       // Every change of a run carries its stamp, so the page's tracker is the stamp when any row was a change.

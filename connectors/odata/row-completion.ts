@@ -15,6 +15,8 @@ export interface RowCompletion {
   select: readonly string[];
   /** What is done, for error messages, e.g. `read changes from accounts`. */
   operation: string;
+  /** The set's property types, when described: an `Edm.Untyped` long number read again stays a document (`rowsOf`). */
+  types?: ReadonlyMap<string, string>;
 }
 
 /**
@@ -58,7 +60,7 @@ async function readRecords(rows: ReadonlyArray<Record<string, unknown>>, options
     operation: `${options.operation}: read ${rows.length} changed records whole`,
     retryThrottled: true,
   });
-  return rowsOf(response, `${options.operation}: read changed records whole`);
+  return rowsOf(response, `${options.operation}: read changed records whole`, options.types);
 }
 
 function hasKey(row: Readonly<Record<string, unknown>>, keys: readonly string[]): boolean {
