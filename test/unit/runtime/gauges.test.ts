@@ -111,6 +111,22 @@ describe('sampleGauges', () => {
     expect(log.lines).toEqual(['warn depth of queue sbqlow not sampled: bus is down']);
   });
 
+  it('counts the open conflicts of every configured pair, 0 included, resolved ones not; a failed read is logged', async () => {
+    const metrics = new InMemoryMetrics();
+    const log = recordingLog();
+    const conflict = (pair: string, keyA: string, resolution?: 'a' | 'b') => ({ pair, keyA, keyB: keyA, fields: ['x'], a: { values: {}, tracker: null }, b: { values: {}, tracker: null }, detectedAt: NOW.toISOString(), ...(resolution ? { resolution } : {}) });
+    const base = { jobs: () => [], watermarks: { getAllWatermarks: async () => new Map() }, bus, queues: DEFAULT_QUEUES, metrics, clock: { now: () => NOW }, log };
+    const sample = await sampleGauges({
+      ...base,
+      pairs: { names: () => ['accounts', 'profiles'], conflicts: { listConflicts: async () => [conflict('accounts', 'A-1'), conflict('accounts', 'A-2'), conflict('accounts', 'A-3', 'b')] } },
+    });
+    expect(sample.openConflicts).toEqual({ accounts: 2, profiles: 0 });
+    expect(metrics.points.filter((p) => p.name === 'PairConflictsOpen').map((p) => [p.value, p.dimensions])).toEqual([[2, { pair: 'accounts' }], [0, { pair: 'profiles' }]]);
+    const failed = await sampleGauges({ ...base, pairs: { names: () => ['accounts'], conflicts: { listConflicts: async () => { throw new Error('table unavailable'); } } } });
+    expect(failed.openConflicts).toBeUndefined();
+    expect(log.lines).toContain('warn open conflicts not sampled: table unavailable');
+  });
+
   it('tracks how late each enabled job is against its schedule, whatever its watermark type, and 0 over a quiet source', async () => {
     const metrics = new InMemoryMetrics();
     const sample = await sampleGauges({
