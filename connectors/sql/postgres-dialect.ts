@@ -3,7 +3,7 @@ import { classifyError } from '../base/error-classification';
 import { bindCommon, type SqlDatabase, type SqlDialect, type SqlRow, type SqlTransaction } from './dialect';
 import { POSTGRES_ERROR_RULES, postgresErrorCode } from './postgres-errors';
 import { jsonDocumentOf } from '../../src/model/json-text';
-import { jsonArrayOf } from './postgres-json-array';
+import { jsonArrayOf, TEXT_ARRAY_OID, type TextArrayParser } from './postgres-json-array';
 import type { WatermarkType } from '../../src/model/watermark-value';
 
 const TIMESTAMPTZ = 1184;
@@ -205,7 +205,7 @@ export class PostgresDatabase implements SqlDatabase {
             if (oid === TIMESTAMPTZ || oid === TIMESTAMP) return normalizePostgresTimestamp;
             if (oid === DATE) return (text: string) => text;
             if (oid === JSON_OID || oid === JSONB) return jsonDocumentOf;
-            if (oid === JSON_ARRAY || oid === JSONB_ARRAY) return jsonArrayOf;
+            if (oid === JSON_ARRAY || oid === JSONB_ARRAY) return (text: string) => jsonArrayOf(text, types.getTypeParser(TEXT_ARRAY_OID as never, 'text') as TextArrayParser);
             return types.getTypeParser(oid, format);
           },
         },

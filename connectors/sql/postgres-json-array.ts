@@ -1,11 +1,16 @@
-import { types } from 'pg';
 import { JsonText, jsonDocumentOf } from '../../src/model/json-text';
 import { JSON_TEXT_TAG, taggedOf } from '../../src/model/exact-values';
 import type { JsonValue } from '../../src/model/queue-message';
 
-/** pg's parser of a `text[]` literal: elements unquoted, `NULL` as null, a multi-dimensional array nested. */
-const TEXT_ARRAY = 1009 as Parameters<typeof types.getTypeParser>[0]; // pg's type list names no array types
-const textArray = types.getTypeParser(TEXT_ARRAY, 'text') as (text: string) => unknown[];
+/** pg's type id of `text[]`, whose parser reads a `json[]` literal's element texts. */
+export const TEXT_ARRAY_OID = 1009;
+
+/**
+ * pg's parser of a `text[]` literal (elements unquoted, `NULL` as null, a multi-dimensional array
+ * nested), passed in by the PostgreSQL dialect: this module loads with every SQL target, and pg
+ * only with a PostgreSQL connection.
+ */
+export type TextArrayParser = (text: string) => unknown[];
 
 type Elements = Array<unknown>;
 
@@ -17,7 +22,7 @@ type Elements = Array<unknown>;
  * document per column, never a mix of values and texts in one array.
  * @throws SyntaxError for an element that is no JSON, as pg's own parser does.
  */
-export function jsonArrayOf(text: string): unknown {
+export function jsonArrayOf(text: string, textArray: TextArrayParser): unknown {
   const texts = textArray(text);
   const elements = documentsOf(texts);
   return holdsJsonText(elements) ? new JsonText(jsonArrayText(texts)) : elements;
