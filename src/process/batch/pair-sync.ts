@@ -198,6 +198,11 @@ async function recordConflict(ctx: PairContext, store: CouplingStore, result: Me
     if (existing) await store.removeConflict(ctx.pair.name, keyA);
     return;
   }
+  // Read again right before writing: an operator may have resolved it while this sync ran (its
+  // notice is on the way). Parking it anew would drop the resolution, and the notice would find
+  // the conflict unresolved.
+  const current = await store.getConflict(ctx.pair.name, keyA);
+  if (current?.resolution !== undefined) return;
   const side = ctx.job.pair!.side;
   const version = (m: QueueMessage | undefined) => ({ values: m && m.action !== JobActionType.Delete ? m.fields : {}, tracker: m?.changeTracker ?? null, ...(!m || m.action === JobActionType.Delete ? { deleted: true } : {}) });
   const s = version(sMessage);
@@ -209,7 +214,7 @@ async function recordConflict(ctx: PairContext, store: CouplingStore, result: Me
     fields: result.parked,
     a: side === 'a' ? s : t,
     b: side === 'a' ? t : s,
-    detectedAt: existing?.detectedAt ?? deps.clock.now().toISOString(),
+    detectedAt: current?.detectedAt ?? existing?.detectedAt ?? deps.clock.now().toISOString(),
   };
   try {
     await store.putConflict(conflict);
