@@ -109,7 +109,8 @@ var names = {
 
 // The tables of src/config/config-store.ts (CONFIG_TABLES), src/detect/watermark-service.ts,
 // src/detect/run-log-store.ts, src/http/run-status-store.ts, src/process/applied-hash-store.ts and
-// src/process/deletion-store.ts; 'highwaterlocal' (src/storage/table-client-factory.ts) is written
+// src/process/deletion-store.ts, src/twoway/table-coupling-store.ts (couplings and parked conflicts
+// of two-way pairs); 'highwaterlocal' (src/storage/table-client-factory.ts) is written
 // only by a local Azurite's host and stays empty in Azure.
 // The code creates missing tables too; declaring them keeps the account's contents visible and
 // reviewable.
@@ -124,6 +125,8 @@ var tableNames = [
   'appliedversions'
   'targetrecoveries'
   'deletions'
+  'couplings'
+  'pairconflicts'
   'highwaterlocal'
 ]
 

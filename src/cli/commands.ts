@@ -9,6 +9,7 @@ import { registerStartCommands } from './commands/start';
 import { registerDemoCommands } from './commands/demo';
 import { registerTablesCommands } from './commands/tables';
 import { registerPushCommands } from './commands/push';
+import { registerConflictsCommands } from './commands/conflicts';
 
 /**
  * Every subcommand group registers itself here (one file per group under `commands/`).
@@ -25,4 +26,5 @@ export function registerCommands(program: Command): void {
   registerDemoCommands(program);
   registerTablesCommands(program);
   registerPushCommands(program);
+  registerConflictsCommands(program);
 }

@@ -12,6 +12,7 @@ import type { RunSettings } from './run-settings';
 import type { RunStateStore } from './run-state';
 import type { QueueDepth } from './queue-room';
 import type { QueueNames, Priority } from '../platform/queue-topology';
+import type { CouplingStore } from '../twoway/coupling-store';
 
 /** Sends detected messages in batches per priority queue (ServiceBusService). */
 export interface BatchingSender {
@@ -56,4 +57,6 @@ export interface DetectionDependencies {
   queueDepth?: QueueDepth;
   /** Default: {@link readRunSettings} of `process.env`. */
   runSettings?: RunSettings;
+  /** Couplings of two-way pairs, for echo suppression (docs/two-way.md). Default: none. */
+  couplings?: CouplingStore;
 }

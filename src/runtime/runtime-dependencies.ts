@@ -16,7 +16,7 @@ export function activityDependencies(runtime: Runtime): GetChangesActivityDepend
     queues: runtime.settings.queues,
     metrics: runtime.metrics,
     log: runtime.log,
-    unchanged: runtime.appliedHashes,
+    unchanged: runtime.unchanged,
   };
 }
 

@@ -34,6 +34,10 @@ import { PushService } from '../push/push-service';
 import { SubscriptionKeeper } from '../push/subscription-keeper';
 import { businessCentralPushClients, dataverseRecordReaders } from './push-clients';
 import { configLookup } from './config-lookup';
+import type { CouplingStore } from '../twoway/coupling-store';
+import { PairEchoCheck } from '../twoway/echo-check';
+import type { UnchangedCheck } from '../model/unchanged-check';
+import { createCouplingStore } from '../twoway/table-coupling-store';
 
 export interface RuntimeOptions {
   /** Default: read from the environment. */
@@ -92,6 +96,10 @@ export interface Runtime {
   readonly appliedHashes: AppliedHashStore;
   /** The last applied change per job and record (the stale-message guard's store). */
   readonly appliedVersions: AppliedVersionStore;
+  /** Couplings and parked conflicts of two-way pairs (detection, processing, the status page). */
+  readonly couplings: CouplingStore;
+  /** What detection asks before it sends a change: applied hashes, and couplings for pair jobs. */
+  readonly unchanged: UnchangedCheck;
   /** ExecuteJob runs that outlast the request's wait (`GET runs/{id}`). */
   readonly acceptedRuns: RunTracker;
   /** Pushed notifications → the job's queue messages (`POST hooks/{job}`, the Dataverse queue). */
@@ -145,6 +153,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       watch: options.processorInstances === 'one' ? { windowMs: 0 } : {},
       ...(options.recordAllAppliedUntil ? { recordAllUntil: options.recordAllAppliedUntil } : {}),
     });
+    const couplings = createCouplingStore(storage);
+    // Pair jobs ask the coupling (echo suppression), other skipUnchanged jobs the applied hashes.
+    const unchanged = new PairEchoCheck(couplings, lookup.getMapping, appliedHashes);
     const acceptedRuns = new RunTracker({ store: new RunStatusStore(await storage.table(RUN_STATUS_TABLE)), clock, log, waitMs: executeWaitMs });
     const busForSenders = bus;
     const detection = new ProcessJobsForRetrievalInOrderService({
@@ -159,7 +170,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       clock,
       metrics,
       log,
-      unchanged: appliedHashes,
+      unchanged,
+      couplings,
       runLog: {
         record: async (run) => {
           try {
@@ -188,6 +200,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       appliedHashes,
       deletions,
       appliedVersions,
+      couplings,
       lockRenewalMs: options.lockRenewalMs,
     });
     const bcClients = businessCentralPushClients(connectors);
@@ -225,6 +238,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       runLog,
       appliedHashes,
       appliedVersions,
+      couplings,
+      unchanged,
       acceptedRuns,
       push,
       subscriptions,

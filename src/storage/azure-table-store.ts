@@ -1,7 +1,7 @@
 import type { TableClient, TransactionAction } from '@azure/data-tables';
 import { assertTableKey } from './table-key';
 import { actionsByPartition, assertKeys, SYSTEM_PROPERTIES } from './row-checks';
-import { isNotFound, toStorageError } from './table-errors';
+import { isConditionFailed, isNotFound, toStorageError } from './table-errors';
 import { planTransactions, type TransactionLimits } from './transaction-plan';
 import { ConcurrencyLimit } from '../platform/concurrency-limit';
 import { mapLimited } from '../platform/map-limited';
@@ -11,6 +11,7 @@ import {
   type TableBatchAction,
   type TableRow,
   type TableStore,
+  type VersionedRow,
 } from './table-store';
 
 function odataString(value: unknown): string | undefined {
@@ -37,6 +38,10 @@ function toRow(entity: Record<string, unknown>): TableRow {
     if (value !== undefined) properties[name] = value;
   }
   return { partitionKey: String(entity.partitionKey), rowKey: String(entity.rowKey), properties };
+}
+
+function toVersionedRow(entity: Record<string, unknown>): VersionedRow {
+  return { ...toRow(entity), version: String(entity.etag) };
 }
 
 function toEntity(row: TableRow): Record<string, unknown> & { partitionKey: string; rowKey: string } {
@@ -113,27 +118,45 @@ export class AzureTableStore implements TableStore {
   }
 
   async get(partitionKey: string, rowKey: string): Promise<TableRow | undefined> {
+    const entity = await this.getEntity(partitionKey, rowKey);
+    return entity && toRow(entity);
+  }
+
+  async getVersioned(partitionKey: string, rowKey: string): Promise<VersionedRow | undefined> {
+    const entity = await this.getEntity(partitionKey, rowKey);
+    return entity && toVersionedRow(entity);
+  }
+
+  async getMany(partitionKey: string, rowKeys: readonly string[]): Promise<Map<string, TableRow>> {
+    return this.many(partitionKey, rowKeys, toRow);
+  }
+
+  async getManyVersioned(partitionKey: string, rowKeys: readonly string[]): Promise<Map<string, VersionedRow>> {
+    return this.many(partitionKey, rowKeys, toVersionedRow);
+  }
+
+  private async getEntity(partitionKey: string, rowKey: string): Promise<Record<string, unknown> | undefined> {
     assertKeys(partitionKey, rowKey);
     try {
-      return toRow(await this.client.getEntity<Record<string, unknown>>(partitionKey, rowKey));
+      return await this.client.getEntity<Record<string, unknown>>(partitionKey, rowKey);
     } catch (err) {
       if (isNotFound(err)) return undefined;
       throw toStorageError(err, 'get', this.tableName);
     }
   }
 
-  async getMany(partitionKey: string, rowKeys: readonly string[]): Promise<Map<string, TableRow>> {
+  private async many<R extends TableRow>(partitionKey: string, rowKeys: readonly string[], convert: (entity: Record<string, unknown>) => R): Promise<Map<string, R>> {
     assertTableKey('partition key', partitionKey);
     const unique = [...new Set(rowKeys)];
     for (const rowKey of unique) assertKeys(partitionKey, rowKey);
-    if (this.lookups === 'point') return this.pointReads(partitionKey, unique);
+    if (this.lookups === 'point') return this.pointReads(partitionKey, unique, convert);
     const chunks: string[][] = [];
     for (let i = 0; i < unique.length; i += ROW_KEYS_PER_QUERY) chunks.push(unique.slice(i, i + ROW_KEYS_PER_QUERY));
-    const found = new Map<string, TableRow>();
+    const found = new Map<string, R>();
     for (let i = 0; i < chunks.length; i += QUERIES_AT_ONCE) {
       const results = await Promise.all(
         chunks.slice(i, i + QUERIES_AT_ONCE).map((chunk) =>
-          this.collect(`PartitionKey eq '${escapeOData(partitionKey)}' and (${chunk.map((k) => `RowKey eq '${escapeOData(k)}'`).join(' or ')})`),
+          this.collect(`PartitionKey eq '${escapeOData(partitionKey)}' and (${chunk.map((k) => `RowKey eq '${escapeOData(k)}'`).join(' or ')})`, convert),
         ),
       );
       for (const rows of results) for (const row of rows) found.set(row.rowKey, row);
@@ -141,12 +164,12 @@ export class AzureTableStore implements TableStore {
     return found;
   }
 
-  private async pointReads(partitionKey: string, rowKeys: readonly string[]): Promise<Map<string, TableRow>> {
-    const found = new Map<string, TableRow>();
+  private async pointReads<R extends TableRow>(partitionKey: string, rowKeys: readonly string[], convert: (entity: Record<string, unknown>) => R): Promise<Map<string, R>> {
+    const found = new Map<string, R>();
     await Promise.all(
       rowKeys.map(async (rowKey) => {
-        const row = await this.pointReadLimit.run(() => this.get(partitionKey, rowKey));
-        if (row) found.set(rowKey, row);
+        const entity = await this.pointReadLimit.run(() => this.getEntity(partitionKey, rowKey));
+        if (entity) found.set(rowKey, convert(entity));
       }),
     );
     return found;
@@ -159,7 +182,37 @@ export class AzureTableStore implements TableStore {
 
   async queryPartition(partitionKey: string): Promise<TableRow[]> {
     assertTableKey('partition key', partitionKey);
-    return this.collect(`PartitionKey eq '${escapeOData(partitionKey)}'`);
+    return this.collect(`PartitionKey eq '${escapeOData(partitionKey)}'`, toRow);
+  }
+
+  async queryPartitionVersioned(partitionKey: string): Promise<VersionedRow[]> {
+    assertTableKey('partition key', partitionKey);
+    return this.collect(`PartitionKey eq '${escapeOData(partitionKey)}'`, toVersionedRow);
+  }
+
+  async putIf(row: TableRow, version: string | null): Promise<boolean> {
+    assertKeys(row.partitionKey, row.rowKey);
+    const entity = toEntity(row);
+    // Insert: 409 EntityAlreadyExists. Replace with If-Match: 412 when the ETag moved on, 404 when deleted.
+    return this.conditional('conditional put', () =>
+      version === null ? this.client.createEntity(entity) : this.client.updateEntity(entity, 'Replace', { etag: version }),
+    );
+  }
+
+  async deleteIf(partitionKey: string, rowKey: string, version: string): Promise<boolean> {
+    assertKeys(partitionKey, rowKey);
+    return this.conditional('conditional delete', () => this.client.deleteEntity(partitionKey, rowKey, { etag: version }));
+  }
+
+  /** Runs a conditional request: true when done, false when its condition failed (or the entity is missing). */
+  private async conditional(operation: string, fn: () => Promise<unknown>): Promise<boolean> {
+    try {
+      await fn();
+      return true;
+    } catch (err) {
+      if (isConditionFailed(err) || isNotFound(err)) return false;
+      throw toStorageError(err, operation, this.tableName);
+    }
   }
 
   async delete(partitionKey: string, rowKey: string): Promise<boolean> {
@@ -187,14 +240,14 @@ export class AzureTableStore implements TableStore {
   }
 
   async list(): Promise<TableRow[]> {
-    return this.collect(undefined);
+    return this.collect(undefined, toRow);
   }
 
-  private async collect(filter: string | undefined): Promise<TableRow[]> {
+  private async collect<R extends TableRow>(filter: string | undefined, convert: (entity: Record<string, unknown>) => R): Promise<R[]> {
     return this.call('query', async () => {
-      const rows: TableRow[] = [];
+      const rows: R[] = [];
       const options = filter === undefined ? undefined : { queryOptions: { filter } };
-      for await (const entity of this.client.listEntities<Record<string, unknown>>(options)) rows.push(toRow(entity));
+      for await (const entity of this.client.listEntities<Record<string, unknown>>(options)) rows.push(convert(entity));
       return rows;
     });
   }

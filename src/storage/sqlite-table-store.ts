@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { createError } from '../platform/error-table';
 import type { HighwaterError } from '../platform/errors';
@@ -5,7 +6,7 @@ import { entitySizeBytes, MAX_ENTITY_BYTES, MAX_PROPERTY_CHARS } from './entity-
 import { actionsByPartition, assertKeys, assertPropertyNames } from './row-checks';
 import { assertTableKey } from './table-key';
 import { planTransactions } from './transaction-plan';
-import type { EntityProperties, TableBatchAction, TableRow, TableStore } from './table-store';
+import type { EntityProperties, TableBatchAction, TableRow, TableStore, VersionedRow } from './table-store';
 
 /** Most properties of an entity apart from its keys and timestamp (Table Storage: 255 in all). */
 const MAX_PROPERTIES = 252;
@@ -36,6 +37,18 @@ interface StoredRow {
   pk: string;
   rk: string;
   props: string;
+  etag: string | null;
+}
+
+/**
+ * The version of a row last written before versions were kept (`etag` NULL, the column added to
+ * an existing file): any write gives the row a fresh random token, so this one never comes back.
+ */
+const UNVERSIONED = '0';
+
+/** A fresh version for a write: random, so that a row deleted and written again never repeats one. */
+function newVersion(): string {
+  return randomUUID();
 }
 
 /**
@@ -50,10 +63,13 @@ interface StoredRow {
 export class SqliteTableStore implements TableStore {
   private readonly statements: {
     get: Database.Statement<[string, string], StoredRow>;
-    upsert: Database.Statement<[string, string, string]>;
+    upsert: Database.Statement<[string, string, string, string]>;
     delete: Database.Statement<[string, string]>;
     partition: Database.Statement<[string], StoredRow>;
     all: Database.Statement<[], StoredRow>;
+    insertIfAbsent: Database.Statement<[string, string, string, string]>;
+    replaceIf: Database.Statement<[string, string, string, string, string]>;
+    deleteIf: Database.Statement<[string, string, string]>;
   };
 
   constructor(
@@ -63,13 +79,21 @@ export class SqliteTableStore implements TableStore {
     if (!TABLE_NAME.test(tableName)) throw new RangeError(`table name "${tableName}" is not valid: 3-63 letters and digits, starting with a letter`);
     // Table names are case-insensitive in Table Storage.
     const sql = `"t_${tableName.toLowerCase()}"`;
-    this.run('create table', () => db.exec(`CREATE TABLE IF NOT EXISTS ${sql} (pk TEXT NOT NULL, rk TEXT NOT NULL, props TEXT NOT NULL, PRIMARY KEY (pk, rk)) WITHOUT ROWID`));
+    this.run('create table', () => {
+      db.exec(`CREATE TABLE IF NOT EXISTS ${sql} (pk TEXT NOT NULL, rk TEXT NOT NULL, props TEXT NOT NULL, etag TEXT, PRIMARY KEY (pk, rk)) WITHOUT ROWID`);
+      addVersionColumn(db, sql);
+    });
+    const columns = 'pk, rk, props, etag';
+    // A row of an older file, never written since, has no etag: it reads, and is checked, as UNVERSIONED.
     this.statements = this.run('prepare', () => ({
-      get: db.prepare(`SELECT pk, rk, props FROM ${sql} WHERE pk = ? AND rk = ?`),
-      upsert: db.prepare(`INSERT INTO ${sql} (pk, rk, props) VALUES (?, ?, ?) ON CONFLICT (pk, rk) DO UPDATE SET props = excluded.props`),
+      get: db.prepare(`SELECT ${columns} FROM ${sql} WHERE pk = ? AND rk = ?`),
+      upsert: db.prepare(`INSERT INTO ${sql} (pk, rk, props, etag) VALUES (?, ?, ?, ?) ON CONFLICT (pk, rk) DO UPDATE SET props = excluded.props, etag = excluded.etag`),
       delete: db.prepare(`DELETE FROM ${sql} WHERE pk = ? AND rk = ?`),
-      partition: db.prepare(`SELECT pk, rk, props FROM ${sql} WHERE pk = ? ORDER BY rk`),
-      all: db.prepare(`SELECT pk, rk, props FROM ${sql} ORDER BY pk, rk`),
+      partition: db.prepare(`SELECT ${columns} FROM ${sql} WHERE pk = ? ORDER BY rk`),
+      all: db.prepare(`SELECT ${columns} FROM ${sql} ORDER BY pk, rk`),
+      insertIfAbsent: db.prepare(`INSERT INTO ${sql} (pk, rk, props, etag) VALUES (?, ?, ?, ?) ON CONFLICT (pk, rk) DO NOTHING`),
+      replaceIf: db.prepare(`UPDATE ${sql} SET props = ?, etag = ? WHERE pk = ? AND rk = ? AND coalesce(etag, '${UNVERSIONED}') = ?`),
+      deleteIf: db.prepare(`DELETE FROM ${sql} WHERE pk = ? AND rk = ? AND coalesce(etag, '${UNVERSIONED}') = ?`),
     }));
   }
 
@@ -79,14 +103,28 @@ export class SqliteTableStore implements TableStore {
     return row && toRow(row);
   }
 
+  async getVersioned(partitionKey: string, rowKey: string): Promise<VersionedRow | undefined> {
+    assertKeys(partitionKey, rowKey);
+    const row = this.run('get', () => this.statements.get.get(partitionKey, rowKey));
+    return row && toVersionedRow(row);
+  }
+
   async getMany(partitionKey: string, rowKeys: readonly string[]): Promise<Map<string, TableRow>> {
+    return this.many(partitionKey, rowKeys, toRow);
+  }
+
+  async getManyVersioned(partitionKey: string, rowKeys: readonly string[]): Promise<Map<string, VersionedRow>> {
+    return this.many(partitionKey, rowKeys, toVersionedRow);
+  }
+
+  private many<R extends TableRow>(partitionKey: string, rowKeys: readonly string[], convert: (row: StoredRow) => R): Map<string, R> {
     assertTableKey('partition key', partitionKey);
-    const found = new Map<string, TableRow>();
+    const found = new Map<string, R>();
     for (const rowKey of rowKeys) assertKeys(partitionKey, rowKey);
     this.run('query', () => {
       for (const rowKey of rowKeys) {
         const row = found.has(rowKey) ? undefined : this.statements.get.get(partitionKey, rowKey);
-        if (row) found.set(rowKey, toRow(row));
+        if (row) found.set(rowKey, convert(row));
       }
     });
     return found;
@@ -94,7 +132,7 @@ export class SqliteTableStore implements TableStore {
 
   async upsert(row: TableRow): Promise<void> {
     const props = this.checked('upsert', row);
-    this.run('upsert', () => this.statements.upsert.run(row.partitionKey, row.rowKey, props));
+    this.run('upsert', () => this.statements.upsert.run(row.partitionKey, row.rowKey, props, newVersion()));
   }
 
   async queryPartition(partitionKey: string): Promise<TableRow[]> {
@@ -102,9 +140,29 @@ export class SqliteTableStore implements TableStore {
     return this.run('query', () => this.statements.partition.all(partitionKey).map(toRow));
   }
 
+  async queryPartitionVersioned(partitionKey: string): Promise<VersionedRow[]> {
+    assertTableKey('partition key', partitionKey);
+    return this.run('query', () => this.statements.partition.all(partitionKey).map(toVersionedRow));
+  }
+
   async delete(partitionKey: string, rowKey: string): Promise<boolean> {
     assertKeys(partitionKey, rowKey);
     return this.run('delete', () => this.statements.delete.run(partitionKey, rowKey).changes > 0);
+  }
+
+  async putIf(row: TableRow, version: string | null): Promise<boolean> {
+    const props = this.checked('conditional put', row);
+    // One statement each: the check and the write are one step for every process on the file.
+    return this.run('conditional put', () =>
+      version === null
+        ? this.statements.insertIfAbsent.run(row.partitionKey, row.rowKey, props, newVersion()).changes > 0
+        : this.statements.replaceIf.run(props, newVersion(), row.partitionKey, row.rowKey, version).changes > 0,
+    );
+  }
+
+  async deleteIf(partitionKey: string, rowKey: string, version: string): Promise<boolean> {
+    assertKeys(partitionKey, rowKey);
+    return this.run('conditional delete', () => this.statements.deleteIf.run(partitionKey, rowKey, version).changes > 0);
   }
 
   async submitBatch(actions: TableBatchAction[]): Promise<void> {
@@ -133,7 +191,7 @@ export class SqliteTableStore implements TableStore {
     this.run('transaction', () =>
       this.db.transaction(() => {
         for (const { action, props } of prepared) {
-          if (action.kind === 'upsert') this.statements.upsert.run(action.row.partitionKey, action.row.rowKey, props!);
+          if (action.kind === 'upsert') this.statements.upsert.run(action.row.partitionKey, action.row.rowKey, props!, newVersion());
           else if (this.statements.delete.run(action.partitionKey, action.rowKey).changes === 0) {
             throw this.refused('transaction', `the entity "${action.rowKey}" to delete does not exist (404 ResourceNotFound)`);
           }
@@ -175,6 +233,24 @@ export class SqliteTableStore implements TableStore {
 
 function toRow(row: StoredRow): TableRow {
   return { partitionKey: row.pk, rowKey: row.rk, properties: decode(row.props) };
+}
+
+function toVersionedRow(row: StoredRow): VersionedRow {
+  return { ...toRow(row), version: row.etag ?? UNVERSIONED };
+}
+
+/**
+ * Adds the `etag` column to a table of a file written before versions were kept; its rows read
+ * as {@link UNVERSIONED}. Another process may add it at the same moment: "duplicate column" is fine.
+ */
+function addVersionColumn(db: Database.Database, sql: string): void {
+  const columns = db.prepare(`PRAGMA table_info(${sql})`).all() as Array<{ name: string }>;
+  if (columns.some((c) => c.name === 'etag')) return;
+  try {
+    db.exec(`ALTER TABLE ${sql} ADD COLUMN etag TEXT`);
+  } catch (err) {
+    if (!/duplicate column/i.test((err as Error).message)) throw err;
+  }
 }
 
 /** The taxonomy's error for a failure of SQLite (errors of this adapter pass through). */

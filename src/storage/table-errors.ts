@@ -59,3 +59,12 @@ export function toStorageError(err: unknown, operation: string, table: string): 
 export function isNotFound(err: unknown): boolean {
   return typeof err === 'object' && err !== null && (err as SdkErrorShape).statusCode === 404;
 }
+
+/**
+ * True when the SDK error says a conditional write's condition failed: 412 (the ETag of If-Match
+ * moved on) or 409 (an insert found the entity already there).
+ */
+export function isConditionFailed(err: unknown): boolean {
+  const status = typeof err === 'object' && err !== null ? (err as SdkErrorShape).statusCode : undefined;
+  return status === 412 || status === 409;
+}

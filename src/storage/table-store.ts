@@ -19,6 +19,15 @@ export interface TableRow {
   properties: EntityProperties;
 }
 
+/**
+ * A row as read with its version: an opaque token that changes with every write of the entity
+ * (Table Storage's ETag), for the conditional writes {@link TableStore.putIf} and
+ * {@link TableStore.deleteIf}.
+ */
+export interface VersionedRow extends TableRow {
+  version: string;
+}
+
 /** One action of {@link TableStore.submitBatch}. */
 export type TableBatchAction =
   | { kind: 'upsert'; row: TableRow }
@@ -45,6 +54,22 @@ export interface TableStore {
   queryPartition(partitionKey: string): Promise<TableRow[]>;
   /** Deletes the entity; false when it did not exist. */
   delete(partitionKey: string, rowKey: string): Promise<boolean>;
+
+  /** {@link get} with the entity's version. */
+  getVersioned(partitionKey: string, rowKey: string): Promise<VersionedRow | undefined>;
+  /** {@link getMany} with each entity's version. */
+  getManyVersioned(partitionKey: string, rowKeys: readonly string[]): Promise<Map<string, VersionedRow>>;
+  /** {@link queryPartition} with each entity's version. */
+  queryPartitionVersioned(partitionKey: string): Promise<VersionedRow[]>;
+  /**
+   * Optimistic concurrency: replaces the whole entity only when it still has `version` (as read),
+   * or with `version` null inserts it only when it does not exist.
+   * @returns false, writing nothing, when the check failed (the entity changed, was deleted, or
+   *   exists); callers name that for their data (e.g. a `TransientError` "coupling changed").
+   */
+  putIf(row: TableRow, version: string | null): Promise<boolean>;
+  /** Deletes the entity only when it still has `version`; false when it changed or does not exist. */
+  deleteIf(partitionKey: string, rowKey: string, version: string): Promise<boolean>;
   /**
    * Submits actions as transactions of at most {@link MAX_TRANSACTION_ACTIONS} and at most
    * 4 MiB of request payload (`transaction-plan.ts`) per partition, in the given order within

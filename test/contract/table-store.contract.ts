@@ -17,7 +17,8 @@ export interface TableStoreContractOptions {
 /**
  * The table-store port's contract (`src/storage/table-store.ts`), run against every adapter: rows
  * round-trip with their value types, an upsert replaces the whole entity, reads are ordered by
- * keys, `submitBatch` applies transactions all or nothing per partition, and rows Table Storage
+ * keys, `submitBatch` applies transactions all or nothing per partition, conditional writes
+ * (`putIf`, `deleteIf`) act only on the version read, and rows Table Storage
  * refuses are refused with the error kinds the processing relies on. `open` runs once per suite;
  * each case uses a table of its own.
  */
@@ -125,6 +126,70 @@ export function runTableStoreContract(name: string, open: () => Promise<{ storag
       expect(errorKind(await rejection(t.upsert({ partitionKey: 'big', rowKey: 'one', properties: { Text: 'x'.repeat(32 * 1024 + 1) } })))).toBe('permanent');
       await t.upsert({ partitionKey: 'big', rowKey: 'fits', properties: { Text: 'x'.repeat(32 * 1024) } });
       expect((await t.queryPartition('big')).map((r) => r.rowKey)).toEqual(['fits']);
+    });
+
+    caseIt([])('reads versions: the same by every read, a new one after every write', async () => {
+      const t = await table();
+      expect(await t.getVersioned('v', 'r')).toBeUndefined();
+      await t.upsert({ partitionKey: 'v', rowKey: 'r', properties: { V: 1 } });
+      const first = await t.getVersioned('v', 'r');
+      expect(first).toEqual({ partitionKey: 'v', rowKey: 'r', properties: { V: 1 }, version: expect.any(String) });
+      expect((await t.getManyVersioned('v', ['r', 'missing'])).get('r')?.version).toBe(first?.version);
+      expect((await t.queryPartitionVersioned('v')).map((r) => r.version)).toEqual([first?.version]);
+      await t.upsert({ partitionKey: 'v', rowKey: 'r', properties: { V: 1 } });
+      const second = (await t.getVersioned('v', 'r'))?.version;
+      expect(second).not.toBe(first?.version);
+      await t.submitBatch([{ kind: 'upsert', row: { partitionKey: 'v', rowKey: 'r', properties: { V: 2 } } }]);
+      expect((await t.getVersioned('v', 'r'))?.version).not.toBe(second);
+      expect(await t.get('v', 'r')).toEqual({ partitionKey: 'v', rowKey: 'r', properties: { V: 2 } });
+    });
+
+    caseIt([])('putIf with no version inserts only a missing row', async () => {
+      const t = await table();
+      expect(await t.putIf({ partitionKey: 'c', rowKey: 'r', properties: { V: 'first' } }, null)).toBe(true);
+      expect(await t.putIf({ partitionKey: 'c', rowKey: 'r', properties: { V: 'second' } }, null)).toBe(false);
+      expect((await t.get('c', 'r'))?.properties).toEqual({ V: 'first' });
+    });
+
+    caseIt([])('putIf with a version replaces only the row as read; a stale or deleted one is left alone', async () => {
+      const t = await table();
+      await t.upsert({ partitionKey: 'c', rowKey: 'r', properties: { V: 0, Old: true } });
+      const read = (await t.getVersioned('c', 'r'))!;
+      expect(await t.putIf({ partitionKey: 'c', rowKey: 'r', properties: { V: 1 } }, read.version)).toBe(true);
+      expect((await t.get('c', 'r'))?.properties).toEqual({ V: 1 });
+      expect(await t.putIf({ partitionKey: 'c', rowKey: 'r', properties: { V: 2 } }, read.version)).toBe(false);
+      expect((await t.get('c', 'r'))?.properties).toEqual({ V: 1 });
+      const current = (await t.getVersioned('c', 'r'))!;
+      await t.delete('c', 'r');
+      expect(await t.putIf({ partitionKey: 'c', rowKey: 'r', properties: { V: 3 } }, current.version)).toBe(false);
+      expect(await t.get('c', 'r')).toBeUndefined();
+      // A row written again after its delete has a new version too.
+      await t.upsert({ partitionKey: 'c', rowKey: 'r', properties: { V: 1 } });
+      expect(await t.putIf({ partitionKey: 'c', rowKey: 'r', properties: { V: 4 } }, current.version)).toBe(false);
+    });
+
+    caseIt([])('of concurrent conditional writes from the same read exactly one wins', async () => {
+      const t = await table();
+      const inserts = await Promise.all(Array.from({ length: 8 }, (_, i) => t.putIf({ partitionKey: 'race', rowKey: 'new', properties: { W: i } }, null)));
+      expect(inserts.filter(Boolean)).toHaveLength(1);
+      expect((await t.get('race', 'new'))?.properties).toEqual({ W: inserts.indexOf(true) });
+      const read = (await t.getVersioned('race', 'new'))!;
+      const updates = await Promise.all(Array.from({ length: 8 }, (_, i) => t.putIf({ partitionKey: 'race', rowKey: 'new', properties: { U: i } }, read.version)));
+      expect(updates.filter(Boolean)).toHaveLength(1);
+      expect((await t.get('race', 'new'))?.properties).toEqual({ U: updates.indexOf(true) });
+    });
+
+    caseIt([])('deleteIf deletes only the row as read; false for a changed or missing one', async () => {
+      const t = await table();
+      await t.upsert({ partitionKey: 'di', rowKey: 'r', properties: { V: 0 } });
+      const stale = (await t.getVersioned('di', 'r'))!;
+      await t.upsert({ partitionKey: 'di', rowKey: 'r', properties: { V: 1 } });
+      expect(await t.deleteIf('di', 'r', stale.version)).toBe(false);
+      expect(await t.get('di', 'r')).toBeDefined();
+      const current = (await t.getVersioned('di', 'r'))!;
+      expect(await t.deleteIf('di', 'r', current.version)).toBe(true);
+      expect(await t.get('di', 'r')).toBeUndefined();
+      expect(await t.deleteIf('di', 'r', current.version)).toBe(false);
     });
 
     caseIt(['entitySizeLimit'])('refuses an entity over 1 MiB (permanent)', async () => {

@@ -13,7 +13,7 @@ type Place = (typeof PLACES)[number];
  * local Azurite serves (`highwaterlocal`): it belongs to that Azurite. The modules load on use.
  */
 export async function highwaterTables(): Promise<string[]> {
-  const [config, watermark, runs, runStatus, hashes, versions, deletions, recoveries] = await Promise.all([
+  const [config, watermark, runs, runStatus, hashes, versions, deletions, recoveries, couplings] = await Promise.all([
     import('../../config/config-store'),
     import('../../model/watermark-record'),
     import('../../detect/run-log-store'),
@@ -22,6 +22,7 @@ export async function highwaterTables(): Promise<string[]> {
     import('../../storage/applied-version-store'),
     import('../../process/deletion-store'),
     import('../../process/shared-recoveries'),
+    import('../../twoway/table-coupling-store'),
   ]);
   return [
     ...Object.values(config.CONFIG_TABLES),
@@ -32,6 +33,8 @@ export async function highwaterTables(): Promise<string[]> {
     versions.APPLIED_VERSIONS_TABLE,
     deletions.DELETIONS_TABLE,
     recoveries.TARGET_RECOVERIES_TABLE,
+    couplings.COUPLINGS_TABLE,
+    couplings.PAIR_CONFLICTS_TABLE,
   ];
 }
 
@@ -62,7 +65,7 @@ function place(value: string): Place {
 
 /**
  * `highwater tables copy --to sqlite|azurite`: moves the local tables (configuration, watermarks,
- * runs, applied hashes, deletions) between a local Azurite and `<dataDir>/tables.db`, so that
+ * runs, applied hashes, deletions, couplings) between a local Azurite and `<dataDir>/tables.db`, so that
  * switching `HIGHWATER_LOCAL_TABLES` does not start every job over. Stop the host first.
  */
 export function registerTablesCommands(program: Command, deps: StorageCommandDeps = defaultStorageCommandDeps): void {

@@ -38,6 +38,11 @@ function recording(inner: TableStorage, log: string[]): TableStorage {
       return table.queryPartition(p);
     },
     delete: (p, r) => table.delete(p, r),
+    getVersioned: (p, r) => table.getVersioned(p, r),
+    getManyVersioned: (p, r) => table.getManyVersioned(p, r),
+    queryPartitionVersioned: (p) => table.queryPartitionVersioned(p),
+    putIf: (row, version) => table.putIf(row, version),
+    deleteIf: (p, r, version) => table.deleteIf(p, r, version),
     submitBatch: (a) => table.submitBatch(a),
     list: () => table.list(),
   });
