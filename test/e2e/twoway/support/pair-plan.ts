@@ -113,7 +113,8 @@ export class PairOracle {
     const deletedOn: SideName = random.chance(0.5) ? 'a' : 'b';
     const editedOn: SideName = deletedOn === 'a' ? 'b' : 'a';
     const field = random.pick(CONFLICT_FIELDS);
-    const value = this.value(random, field);
+    // Never null: clearing a field that is already empty would be no edit at all.
+    const value = this.value(random, field, true);
     const steps: Step[] = [{ kind: 'delete', side: deletedOn, key }, { kind: 'update', side: editedOn, key, field, value }];
     plan.groups.push(random.chance(0.5) ? steps : steps.reverse());
     plan.deleteConflicts++;
