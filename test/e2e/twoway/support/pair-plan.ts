@@ -145,7 +145,8 @@ export class PairOracle {
         continue;
       }
       const side: SideName = field === 'credit_limit' ? 'b' : random.chance(0.5) ? 'a' : 'b';
-      const value = field === 'status' ? (record.values.status === 'A' ? 'I' : 'A') : this.value(random, field);
+      // A value that differs from the current one (an empty field is never cleared again).
+      const value = field === 'status' ? (record.values.status === 'A' ? 'I' : 'A') : this.value(random, field, record.values[field] === null);
       plan.groups.push([{ kind: 'update', side, key, field, value }]);
       record.values = { ...record.values, [field]: value };
     }
