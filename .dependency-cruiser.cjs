@@ -17,6 +17,7 @@ const LAYERS = [
   { name: 'sql and odata connectors', rooms: ['^connectors/sql/', '^connectors/odata/'] },
   { name: 'dataverse and business central connectors', rooms: ['^connectors/dataverse/', '^connectors/businesscentral/'] },
   { name: 'connector registry', rooms: ['^connectors/[^/]+[.]ts$'] },
+  { name: 'two-way sync', rooms: ['^src/twoway/'] },
   { name: 'config', rooms: ['^src/config/'] },
   { name: 'application', rooms: ['^src/detect/', '^src/process/', '^src/mover/', '^src/push/'], separate: true },
   { name: 'http', rooms: ['^src/http/'] },

@@ -118,6 +118,7 @@ var tableNames = [
   'connections'
   'mappings'
   'jobs'
+  'pairs'
   'watermark'
   'runs'
   'runstatus'

@@ -2,7 +2,8 @@ import type { Clock } from '../../src/platform/clock';
 import { ConfigError, PermanentError } from '../../src/platform/errors';
 import { type Job, JobActionType } from '../../src/model/job';
 import type { Mapping } from '../../src/model/mapping';
-import { bytesToJson, objectToJson } from '../../src/model/exact-values';
+import { bytesToJson, jsonTextToJson, objectToJson } from '../../src/model/exact-values';
+import { JsonText } from '../../src/model/json-text';
 import { createQueueMessage, type JsonValue, type QueueMessage } from '../../src/model/queue-message';
 import { joinSourceKey } from '../../src/model/source-key';
 import { parseWatermarkType, WatermarkValue } from '../../src/model/watermark-value';
@@ -34,7 +35,8 @@ export abstract class ConnectorBase {
    *   (`\` and `|` escaped, see `joinSourceKey`).
    * - `fields`: each field mapping's source value (or `constant`), its operations, its resolver,
    *   as JSON (Date → ISO 8601 UTC, bigint → number when safe else its digits, bytes →
-   *   `{"$binary": base64}`; see `src/model/exact-values.ts`).
+   *   `{"$binary": base64}`, a JSON document a JS number would round as `{"$jsonText": text}`;
+   *   see `src/model/exact-values.ts`).
    * - `targetKey`: the mapped fields named by `mapping.target.key`.
    * - `changeTracker`: the canonical watermark value of the row.
    * - `actionParameters`: for `InvokeAction`, the mapped fields.
@@ -131,6 +133,7 @@ export function toJsonValue(value: unknown, where: string): JsonValue {
     return value.toISOString();
   }
   if (value instanceof Uint8Array) return bytesToJson(value);
+  if (value instanceof JsonText) return jsonTextToJson(value.text);
   if (Array.isArray(value)) return value.map((item) => toJsonValue(item, where));
   if (typeof value === 'object') {
     const out: Record<string, JsonValue> = {};

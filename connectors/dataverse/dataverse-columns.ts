@@ -88,11 +88,13 @@ export function moneyScale(precision: unknown, source: unknown): number {
   return source === 0 && typeof precision === 'number' ? precision : MONEY_MAX_SCALE;
 }
 
-const READ_TYPES: Record<string, string> = { BigInt: 'Edm.Int64', Integer: 'Edm.Int32' };
+const READ_TYPES: Record<string, string> = { BigInt: 'Edm.Int64', Integer: 'Edm.Int32', Uniqueidentifier: 'Edm.Guid', String: 'Edm.String', Memo: 'Edm.String' };
 
 /**
  * The columns as OData types for reading (`readTypedRow`): `BigInt` → `Edm.Int64`, `Integer` →
  * `Edm.Int32`, an image column → `Edm.Binary` (its base64 text read as bytes); others untyped.
+ * Ids and text are typed too (`Edm.Guid`, `Edm.String`), for the literals of reads by key: text
+ * shaped like a GUID stays quoted, and a key that is no GUID is known absent without asking.
  */
 export function readTypes(columns: DataverseColumns): ReadonlyMap<string, string> {
   const types = new Map<string, string>();

@@ -11,7 +11,7 @@ import { decodeCursor, encodeCursor } from './odata-cursor';
 import { matchesCondition } from './odata-filter';
 import type { OdataHttpClient, OdataResponse } from './odata-http';
 import { identifier, queryString } from './odata-literals';
-import { isRemovedEntry, removedEntryKey, rowsOf, selectedFields, withoutAnnotations } from './source-rows';
+import { isRemovedEntry, recordChange, removedEntryKey, rowsOf, selectedFields, withoutAnnotations } from './source-rows';
 import { completeRows } from './row-completion';
 import { optionalServiceModel } from './service-model';
 import { propertyTypes, readTypedRow } from './typed-values';
@@ -95,7 +95,7 @@ export class DeltaReader {
     for (;;) {
       const rows = await completeRows(rowsOf(response, `read changes from ${set}`), completion);
       // Every change of a run carries its stamp, so the page's tracker is the stamp when any row was a change.
-      const changes = await serializeRows(run, rows, (row) => changeOf(row, mapping, job, stamp, types));
+      const changes = await serializeRows(run, rows, (row) => deltaChange(row, mapping, job, stamp, types));
       const nextLink = response.body?.['@odata.nextLink'];
       if (typeof nextLink === 'string') {
         const next = http.resolveLink(nextLink, response);
@@ -131,14 +131,14 @@ export class DeltaReader {
 
 /**
  * An entry of a delta answer as a change: a removed record becomes a `Delete` of its key, a
- * record not matching `job.filter` is none (the service does not filter tracked reads).
+ * record not matching `job.filter` is none (the service does not filter tracked reads). Reads by
+ * key of a change-tracking job make their records changes by it too.
  */
-function changeOf(raw: Record<string, unknown>, mapping: Mapping, job: Job, stamp: string, types: ReadonlyMap<string, string> | undefined): RowChange | undefined {
+export function deltaChange(raw: Record<string, unknown>, mapping: Mapping, job: Job, stamp: string, types: ReadonlyMap<string, string> | undefined): RowChange | undefined {
   if (isRemovedEntry(raw)) {
     return { row: removedEntryKey(raw, mapping), changeTracker: stamp, action: JobActionType.Delete, missingFieldsAreNull: true };
   }
   const row = readTypedRow(withoutAnnotations(raw), types);
   if (!job.filter.every((condition) => matchesCondition(row, condition))) return undefined;
-  const deleted = job.softDelete !== undefined && matchesCondition(row, job.softDelete);
-  return { row, changeTracker: stamp, ...(deleted ? { action: JobActionType.Delete } : {}) };
+  return recordChange(row, job, stamp);
 }

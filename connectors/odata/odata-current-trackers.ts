@@ -3,13 +3,14 @@ import { toText } from '../base/operations';
 import type { CurrentTrackers } from '../base/source-connector';
 import type { Job } from '../../src/model/job';
 import type { Mapping } from '../../src/model/mapping';
-import { joinSourceKey, splitSourceKey } from '../../src/model/source-key';
+import { joinSourceKey } from '../../src/model/source-key';
 import { renderFilter } from './odata-filter';
 import type { OdataHttpClient } from './odata-http';
-import { identifier, literal, queryString } from './odata-literals';
+import { keyCondition } from './odata-key-filter';
+import { identifier, queryString } from './odata-literals';
 import { COMPLETION_READ_SIZE } from './row-completion';
 import { rowsOf, withoutAnnotations } from './source-rows';
-import { readTypedRow, typedValue } from './typed-values';
+import { readTypedRow } from './typed-values';
 
 export interface CurrentTrackersRead {
   http: OdataHttpClient;
@@ -20,10 +21,7 @@ export interface CurrentTrackersRead {
 /**
  * The current change tracker of the records named by `sourceKeys`, read from the mapping's entity
  * set: `$filter` on their keys ({@link COMPLETION_READ_SIZE} records a request, the URL stays
- * short), `$select` of keys and watermark. A key part becomes the literal of its property's type
- * when the service's `$metadata` is read (typedValues); otherwise as a value of that text would be
- * written (a GUID or an instant bare, other text quoted) — a numeric key of an untyped service is
- * then refused by the service (an error, never a record wrongly taken for gone). With a job
+ * short; each key's literals typed, see {@link keyCondition}), `$select` of keys and watermark. With a job
  * filter, a second read with the filter added tells the records outside it (answered null).
  * Rows are matched back by the text detection builds a `sourceKey` from.
  * @throws the client's classified errors; ConfigError for a name that is no OData identifier.
@@ -54,22 +52,10 @@ export async function readOdataCurrentTrackers(read: CurrentTrackersRead, mappin
   return found;
 }
 
-/** `k1 eq <literal> and k2 eq <literal>` for one source key. */
-function keyCondition(sourceKey: string, keys: readonly string[], types: ReadonlyMap<string, string> | undefined, mapping: Mapping): string {
-  const parts = splitSourceKey(sourceKey);
-  return keys.map((key, i) => `${key} eq ${literal(typedKey(parts[i] ?? '', types?.get(key), `mapping "${mapping.name}": source key "${key}"`), `mapping "${mapping.name}": source key "${key}"`)}`).join(' and ');
-}
-
-/** A key part typed by its property's declared type; text (quoted, or bare for a GUID or an instant) otherwise. */
-function typedKey(text: string, type: string | undefined, what: string): unknown {
-  if (type === 'Edm.Boolean' && (text === 'true' || text === 'false')) return text === 'true';
-  if ((type === 'Edm.Double' || type === 'Edm.Single') && text.trim() !== '' && Number.isFinite(Number(text))) return Number(text);
-  // Integers and decimals: checked, every digit kept; anything else is refused with a PermanentError.
-  return typedValue(text, type, what);
-}
-
-/** Every record of the filter, following the service's pages (a service may cap a page below the records asked for). */
-async function readRows(read: CurrentTrackersRead, set: string, select: readonly string[], filter: string, count: number): Promise<Array<Record<string, unknown>>> {
+/** Every record of the filter, typed, following the service's pages (a service may cap a page below the records asked for). */
+export async function readRows(
+  read: CurrentTrackersRead, set: string, select: readonly string[], filter: string, count: number, operation = `read the current change tracker of ${count} record(s) in ${set}`,
+): Promise<Array<Record<string, unknown>>> {
   const rows: Array<Record<string, unknown>> = [];
   let url: string | undefined = `${set}${queryString([['$filter', filter], ['$select', select.join(',')]])}`;
   while (url !== undefined) {
@@ -77,7 +63,7 @@ async function readRows(read: CurrentTrackersRead, set: string, select: readonly
       method: 'GET',
       url,
       headers: { Prefer: `odata.maxpagesize=${count}` },
-      operation: `read the current change tracker of ${count} record(s) in ${set}`,
+      operation,
       retryThrottled: true,
     });
     rows.push(...rowsOf(response, `read ${set} by key`).map((row) => readTypedRow(withoutAnnotations(row), read.types)));

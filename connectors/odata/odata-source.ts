@@ -6,17 +6,19 @@ import type { CurrentTrackers, RetrieveOptions, SourceConnector, SourcePage } fr
 import { lookbackLowerBound } from '../sql/change-window';
 import type { Clock } from '../../src/platform/clock';
 import { PermanentError } from '../../src/platform/errors';
-import { type Job, JobActionType } from '../../src/model/job';
+import type { Job } from '../../src/model/job';
 import type { Mapping } from '../../src/model/mapping';
+import type { QueueMessage } from '../../src/model/queue-message';
 import { parseWatermarkType, WatermarkValue } from '../../src/model/watermark-value';
 import { readOdataCurrentTrackers } from './odata-current-trackers';
 import { DeltaReader, type DeltaReaderOptions } from './delta-reader';
 import { isDeltaJob } from './delta-watermark';
 import { decodeCursor, encodeCursor } from './odata-cursor';
-import { matchesCondition, renderFilter } from './odata-filter';
+import { renderFilter } from './odata-filter';
 import type { OdataHttpClient } from './odata-http';
 import { identifier, literal, queryString, watermarkLiteral } from './odata-literals';
-import { rowsOf, selectedFields, withoutAnnotations } from './source-rows';
+import { recordChange, rowsOf, selectedFields, withoutAnnotations } from './source-rows';
+import { readOdataByKeys } from './odata-read-by-keys';
 import { optionalServiceModel } from './service-model';
 import { propertyTypes, readTypedRow } from './typed-values';
 
@@ -127,10 +129,7 @@ export class OdataSource extends ConnectorBase implements SourceConnector, Relat
       const link = response.body?.['@odata.nextLink'];
       const following = typeof link === 'string' ? http.resolveLink(link, response) : undefined;
       if (rows.length > 0) {
-        const changes = await serializeRows(run, rows, (row) => {
-          const deleted = job.softDelete !== undefined && matchesCondition(row, job.softDelete);
-          return { row, changeTracker: canonicalChangeTracker(row, job), ...(deleted ? { action: JobActionType.Delete } : {}) };
-        });
+        const changes = await serializeRows(run, rows, (row) => recordChange(row, job, canonicalChangeTracker(row, job)));
         yield changePage(changes, { cursor: encodeCursor({ mode: 'watermark', upper, next: following ?? '' }), hasMore: following !== undefined });
       }
       if (following === undefined) return;
@@ -141,11 +140,26 @@ export class OdataSource extends ConnectorBase implements SourceConnector, Relat
   async currentTrackers(mapping: Mapping, job: Job, sourceKeys: readonly string[]): Promise<CurrentTrackers | undefined> {
     // Change tracking: a change's tracker is the run's stamp, not the record's; nothing to compare.
     if (isDeltaJob(job)) return undefined;
+    return readOdataCurrentTrackers({ http: this.options.http, types: await this.typesOf(mapping) }, mapping, job, sourceKeys);
+  }
+
+  /**
+   * Reads records by key as detection would send them now (see `readOdataByKeys`): the same
+   * messages, built by the same code, whatever the watermark, lookback and settle horizon; for a
+   * change-tracking job too (by `$filter` on the key, outside change tracking).
+   */
+  async readByKeys(mapping: Mapping, job: Job, sourceKeys: readonly string[]): Promise<Map<string, QueueMessage>> {
+    const types = await this.typesOf(mapping);
+    const run = { mapping, job, clock: this.options.clock, lookup: new ResolverCache(this) };
+    return readOdataByKeys({ http: this.options.http, types }, run, sourceKeys);
+  }
+
+  /** The source entity set's property types, as detection types its records; undefined when read untyped. */
+  private async typesOf(mapping: Mapping): Promise<ReadonlyMap<string, string> | undefined> {
     const { http } = this.options;
-    const types = this.options.columnTypes
-      ? await this.options.columnTypes(mapping.source.entity)
-      : this.options.typedValues ? propertyTypes((await optionalServiceModel(http, this.options.delta?.warn, this.options.metadataUrl)).get(mapping.source.entity)) : undefined;
-    return readOdataCurrentTrackers({ http, types }, mapping, job, sourceKeys);
+    const set = identifier(mapping.source.entity, `mapping "${mapping.name}": source.entity`);
+    if (this.options.columnTypes) return this.options.columnTypes(set);
+    return this.options.typedValues ? propertyTypes((await optionalServiceModel(http, this.options.delta?.warn, this.options.metadataUrl)).get(set)) : undefined;
   }
 
   async lookupRelated(entity: string, matchField: string, returnField: string, value: unknown): Promise<unknown> {

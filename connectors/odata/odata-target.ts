@@ -1,5 +1,5 @@
 import { toJsonValue } from '../base/connector-base';
-import { plainRecord } from '../../src/model/exact-values';
+import { JSON_TEXT_TAG, plainRecord, taggedOf } from '../../src/model/exact-values';
 import { toText } from '../base/operations';
 import type { TargetConnector, UpsertContext, UpsertResult } from '../base/target-connector';
 import { applyOneByOne } from '../base/apply-one-by-one';
@@ -33,9 +33,9 @@ export interface OdataTargetOptions extends Omit<LocatorOptions, 'http'> {
   /**
    * Read the service's `$metadata` (once per connection) and write keys, filters and bodies by
    * the property types (typed-values.ts). Without a usable document: untyped, with a warning.
-   * `when-needed`: read it only once a message carries a string of digits (the only value whose
-   * form depends on the type: Int64/Decimal digits or text), for services whose document is
-   * large. Default false.
+   * `when-needed`: read it only once a message carries a string of digits or a JSON document's
+   * exact text (the only values whose form depends on the type: Int64/Decimal digits or text, a
+   * document or its text), for services whose document is large. Default false.
    */
   typedValues?: boolean | 'when-needed';
   /** Where `$metadata` is, relative to the service root. Default `$metadata`. */
@@ -173,7 +173,7 @@ export class OdataTarget implements TargetConnector {
     const { typedValues } = this.options;
     if (!typedValues) return undefined;
     if (typedValues === 'when-needed' && !this.typesRead) {
-      if (!messages?.some(hasDigitString)) return undefined;
+      if (!messages?.some(needsTypes)) return undefined;
       this.typesRead = true;
     }
     return propertyTypes((await optionalServiceModel(this.options.http, this.options.warn, this.options.metadataUrl)).get(mapping.target.entity));
@@ -206,12 +206,15 @@ function entityPathOf(response: OdataResponse): string | undefined {
 
 const DIGITS = /^\s*[+-]?(\d|\.\d)/;
 
-/** Whether a message carries a string starting like a number (in its key or fields): only then does typing change what is sent. */
-function hasDigitString(message: QueueMessage): boolean {
+/**
+ * Whether a message carries a string starting like a number or a JSON document's exact text (in
+ * its key or fields): only then does typing change what is sent.
+ */
+function needsTypes(message: QueueMessage): boolean {
   for (const values of [message.targetKey, message.fields]) {
     for (const key in values) {
       const value = values[key];
-      if (typeof value === 'string' && DIGITS.test(value)) return true;
+      if (typeof value === 'string' ? DIGITS.test(value) : typeof value === 'object' && value !== null && taggedOf(value)?.tag === JSON_TEXT_TAG) return true;
     }
   }
   return false;

@@ -1,8 +1,10 @@
+import type { RowChange } from '../base/change-page';
 import { PermanentError } from '../../src/platform/errors';
-import type { Job } from '../../src/model/job';
+import { type Job, JobActionType } from '../../src/model/job';
 import type { Mapping } from '../../src/model/mapping';
 import type { OdataResponse } from './odata-http';
 import { DELTA_LINK_FIELD } from './delta-watermark';
+import { matchesCondition } from './odata-filter';
 import { identifier } from './odata-literals';
 import { parseExactJson } from './exact-json';
 
@@ -22,6 +24,15 @@ export function selectedFields(mapping: Mapping, job: Job): string[] {
   }
   if (job.softDelete) fields.add(job.softDelete.field);
   return [...fields].map((f) => identifier(f, `mapping "${mapping.name}": source field`));
+}
+
+/**
+ * A record read as the change detection sends: `Delete` when `job.softDelete` matches it, else
+ * the job's action. Shared by detection (watermark runs and change tracking) and reads by key.
+ */
+export function recordChange(row: OdataRow, job: Job, changeTracker: string): RowChange {
+  const deleted = job.softDelete !== undefined && matchesCondition(row, job.softDelete);
+  return { row, changeTracker, ...(deleted ? { action: JobActionType.Delete } : {}) };
 }
 
 /**

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { EntityDescription } from '../base/entity-describer';
 import { PermanentError } from '../../src/platform/errors';
 import { decimalParts, INT64_MAX, INT64_MIN, integerOf } from '../../src/model/exact-values';
+import { JsonText, spliceJsonTexts } from '../../src/model/json-text';
 
 /**
  * Values typed by the properties of an entity set's `$metadata` (service-model.ts): what JSON alone
@@ -9,7 +10,11 @@ import { decimalParts, INT64_MAX, INT64_MIN, integerOf } from '../../src/model/e
  * `{"$binary": …}`; an `Edm.Int64` a service writes as a string (`IEEE754Compatible`) becomes a
  * number when a double holds it. Written (bodies, keys, filters): an `Edm.Int64` or `Edm.Decimal`
  * given as a string of digits becomes an {@link ExactNumber}: a bare literal in a URL, and in a
- * body a JSON number with every digit (or a string where the service reads strings exactly).
+ * body a JSON number with every digit (or a string where the service reads strings exactly). A
+ * JSON document kept as its exact text ({@link JsonText}, numbers beyond a double) goes into the
+ * body as the document itself where the property takes any JSON (`Edm.Untyped`, a complex or
+ * collection type, a property `$metadata` does not describe), as text into an `Edm.String`, and
+ * fails naming the property for any other type.
  */
 
 /** A number written with exactly these digits: a bare literal in a URL; in a body, see {@link exactJsonText}. */
@@ -33,10 +38,11 @@ const MARKED = new RegExp(`"\\\\u0000${NONCE}:(-?[0-9][0-9.eE+-]*)"`, 'g');
 
 /**
  * JSON text of a request body: {@link ExactNumber}s as JSON numbers with their digits, or as strings
- * when `asStrings` (a service that reads `IEEE754Compatible=true` bodies). One `includes` when none.
+ * when `asStrings` (a service that reads `IEEE754Compatible=true` bodies); {@link JsonText}s as
+ * their documents. One `includes` each when there are none.
  */
 export function exactJsonText(body: unknown, asStrings = false): string {
-  const text = JSON.stringify(body);
+  const text = spliceJsonTexts(JSON.stringify(body));
   if (!text.includes(MARKED_TEXT)) return text;
   return text.replace(MARKED, asStrings ? '"$1"' : '$1');
 }
@@ -49,6 +55,7 @@ const INTEGER_TYPES = new Set(['Edm.Int64', 'Edm.Int32', 'Edm.Int16', 'Edm.Byte'
  * @throws PermanentError for text that is not a number of the property's type (or beyond 64 bits).
  */
 export function typedValue(value: unknown, type: string | undefined, what: string): unknown {
+  if (value instanceof JsonText) return typedJsonText(value, type, what);
   if (typeof value !== 'string' || type === undefined) return value;
   if (INTEGER_TYPES.has(type)) {
     const n = integerOf(value);
@@ -62,6 +69,18 @@ export function typedValue(value: unknown, type: string | undefined, what: strin
     return new ExactNumber(text);
   }
   return value;
+}
+
+/**
+ * A JSON document's exact text for a property of `type`: the document where the property takes
+ * any JSON (no type known, `Edm.Untyped`, a complex or collection type), its text for an
+ * `Edm.String`.
+ * @throws PermanentError naming the property for any other type.
+ */
+function typedJsonText(value: JsonText, type: string | undefined, what: string): unknown {
+  if (type === undefined || type === 'Edm.Untyped' || !type.startsWith('Edm.')) return value;
+  if (type === 'Edm.String') return value.text;
+  throw new PermanentError(`${what} (${type}): a JSON document with numbers beyond a double can be written only to an Edm.String, Edm.Untyped, complex or collection property`);
 }
 
 const DECIMAL_TEXT = /^\s*([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?\s*$/;
@@ -98,7 +117,7 @@ export function typedRecord<T>(record: Record<string, T>, types: ReadonlyMap<str
   let out: Record<string, unknown> | undefined;
   for (const key in record) {
     const value = record[key];
-    if (typeof value !== 'string') continue;
+    if (typeof value !== 'string' && !(value instanceof JsonText)) continue;
     const typed = typedValue(value, types.get(key), `property "${key}" of ${set}`);
     if (typed !== value) (out ??= { ...record })[key] = typed;
   }

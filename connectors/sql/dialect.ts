@@ -1,5 +1,6 @@
 import { ConfigError } from '../../src/platform/errors';
 import { fromMessageValue } from '../../src/model/exact-values';
+import { JsonText } from '../../src/model/json-text';
 import type { WatermarkType } from '../../src/model/watermark-value';
 
 /** A row as the driver returns it: column name → value. */
@@ -129,13 +130,17 @@ export class SqlParams {
 }
 
 /**
- * Message values as both drivers bind them: bytes (`{"$binary": …}`, see
- * `src/model/exact-values.ts`) → Buffer, Date → ISO 8601, other objects and arrays → JSON text.
+ * Message values as every driver binds them: bytes (`{"$binary": …}`, see
+ * `src/model/exact-values.ts`) → Buffer, a JSON document's exact text (`{"$jsonText": …}`) → that
+ * text as it is, Date → ISO 8601, other objects and arrays → JSON text. Which columns may take a
+ * JSON document's text is checked per engine before (postgres-exact.ts, mysql-exact.ts,
+ * sqlite-columns.ts).
  */
 export function bindCommon(value: unknown): unknown {
   if (value === undefined) return null;
   if (typeof value !== 'object' || value === null || value instanceof Uint8Array) return value;
   if (value instanceof Date) return value.toISOString();
   const plain = fromMessageValue(value);
+  if (plain instanceof JsonText) return plain.text;
   return plain instanceof Uint8Array ? plain : JSON.stringify(plain);
 }

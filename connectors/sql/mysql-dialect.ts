@@ -4,6 +4,7 @@ import { ConfigError } from '../../src/platform/errors';
 import { bindCommon, type SqlDatabase, type SqlDialect, type SqlRow, type SqlTransaction } from './dialect';
 import { MYSQL_ERROR_RULES, mysqlErrorCode } from './mysql-errors';
 import { mysqlDateTimeText, mysqlTextToIso } from './mysql-values';
+import { jsonDocumentOf } from '../../src/model/json-text';
 import type { WatermarkType } from '../../src/model/watermark-value';
 
 /**
@@ -18,6 +19,9 @@ export const MYSQL_SESSION_SQL =
 
 /** MySQL's column types of date-time values on the wire (text protocol): DATETIME, TIMESTAMP. */
 const DATETIME_TYPES = new Set([7, 12, 17, 18]);
+
+/** MySQL's JSON column type on the wire; MariaDB's JSON is LONGTEXT, marked `json` in its extended metadata. */
+const JSON_TYPE = 245;
 
 /** Per row read: its date-time columns, whose text {@link SqlDialect.messageRow} turns into ISO 8601 UTC. */
 const DATETIME_COLUMNS = new WeakMap<SqlRow, readonly string[]>();
@@ -69,7 +73,9 @@ export interface MysqlOptions {
 
 /**
  * A mysql2 pool, created on first use. Values are read exactly: BIGINT and DECIMAL as digit text,
- * date-times as the server writes them (in a UTC session), JSON as its text, BLOB as bytes.
+ * date-times as the server writes them (in a UTC session), BLOB as bytes, JSON read as its text
+ * and then parsed only when every number in it is exact as a JS number, else kept as that text
+ * (`jsonDocumentOf`), as PostgreSQL's `json`/`jsonb` are.
  * Statements go as text with the driver's escaping of bound values (`?`): a batch's statements
  * differ in their number of values, and server-side prepared statements would fill the server's
  * statement cache with them.
@@ -130,6 +136,10 @@ export class MysqlDatabase implements SqlDatabase {
       const rows = result as SqlRow[];
       const datetimes = datetimeColumns(fields);
       if (datetimes.length > 0) for (const row of rows) DATETIME_COLUMNS.set(row, datetimes);
+      const documents = jsonColumns(fields);
+      if (documents.length > 0) {
+        for (const row of rows) for (const column of documents) if (typeof row[column] === 'string') row[column] = jsonDocumentOf(row[column]);
+      }
       return rows;
     } catch (err) {
       throw this.classify(err, operation);
@@ -213,6 +223,12 @@ function checkConnectionString(text: string, connectionName: string): void {
   if (protocol !== 'mysql:' && protocol !== 'mariadb:') {
     throw new ConfigError(`mysql connection "${connectionName}": secrets.connectionString is not a mysql://user:password@host:port/database URL`);
   }
+}
+
+/** The JSON columns of a result: MySQL's JSON type, MariaDB's LONGTEXT whose extended metadata says `json`. */
+function jsonColumns(fields: FieldPacket[] | undefined): string[] {
+  if (!Array.isArray(fields)) return [];
+  return fields.filter((f) => f.columnType === JSON_TYPE || f.extendedFormat === 'json').map((f) => f.name);
 }
 
 function datetimeColumns(fields: FieldPacket[] | undefined): string[] {

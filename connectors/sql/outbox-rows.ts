@@ -3,6 +3,7 @@ import type { Mapping } from '../../src/model/mapping';
 import { WatermarkValue } from '../../src/model/watermark-value';
 import { toText, type SourceRow } from '../base/operations';
 import { parseExactJson } from '../odata/exact-json';
+import { JsonText } from '../../src/model/json-text';
 import type { SqlRow } from './dialect';
 import type { OutboxTable } from './outbox-dialect';
 
@@ -25,7 +26,8 @@ const DELETE_ACTION = 'delete';
 
 /**
  * Reads one claimed row. The id is the change tracker (canonical number). The payload is a JSON
- * object (text, or what the driver parsed from json/jsonb); a delete may have none. A single-field
+ * object (text, what the driver parsed from json/jsonb, or the exact text it kept of a document
+ * with numbers beyond a double); a delete may have none. A single-field
  * source key missing from the payload is taken from the aggregate key column; one that differs
  * from it makes the row dead (the aggregate key orders the record's changes, the payload's would
  * write another record). An insert or update must carry every mapped source field (a missing one
@@ -79,10 +81,11 @@ function dead(changeTracker: string, sourceKey: string | null, reason: string): 
 function parsePayload(value: unknown): Record<string, unknown> | null | string {
   if (value === null || value === undefined) return null;
   let parsed: unknown = value;
-  if (typeof value === 'string') {
+  if (typeof value === 'string' || value instanceof JsonText) {
+    const text = String(value);
     try {
       // Numbers a double cannot hold (big integers, long decimals) stay exact, as strings.
-      parsed = parseExactJson(value) ?? JSON.parse(value);
+      parsed = parseExactJson(text) ?? JSON.parse(text);
     } catch (err) {
       return `is not JSON: ${(err as Error).message}`;
     }

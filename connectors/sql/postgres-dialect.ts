@@ -2,11 +2,14 @@ import { Pool, type PoolClient, types } from 'pg';
 import { classifyError } from '../base/error-classification';
 import { bindCommon, type SqlDatabase, type SqlDialect, type SqlRow, type SqlTransaction } from './dialect';
 import { POSTGRES_ERROR_RULES, postgresErrorCode } from './postgres-errors';
+import { jsonDocumentOf } from '../../src/model/json-text';
 import type { WatermarkType } from '../../src/model/watermark-value';
 
 const TIMESTAMPTZ = 1184;
 const TIMESTAMP = 1114;
 const DATE = 1082;
+const JSON_OID = 114;
+const JSONB = 3802;
 const TIMESTAMP_TEXT = /^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2}(?:\.\d+)?)(?:\+00(?::?00)?)?$/;
 
 /**
@@ -56,7 +59,10 @@ export interface PostgresOptions {
 
 /**
  * A pg pool, created on first use. Sessions run in UTC and timestamps/dates are read as text
- * (see {@link normalizePostgresTimestamp}), so microseconds survive into change trackers.
+ * (see {@link normalizePostgresTimestamp}), so microseconds survive into change trackers;
+ * `json`/`jsonb` values are parsed only when every number in them is exact as a JS number, else
+ * kept as their exact text (`jsonDocumentOf`). The parsers are this pool's own: the global pg
+ * types, which other pools share, stay as they are.
  */
 export class PostgresDatabase implements SqlDatabase {
   readonly dialect: SqlDialect;
@@ -143,6 +149,7 @@ export class PostgresDatabase implements SqlDatabase {
           getTypeParser: (oid: number, format?: 'text' | 'binary') => {
             if (oid === TIMESTAMPTZ || oid === TIMESTAMP) return normalizePostgresTimestamp;
             if (oid === DATE) return (text: string) => text;
+            if (oid === JSON_OID || oid === JSONB) return jsonDocumentOf;
             return types.getTypeParser(oid, format);
           },
         },

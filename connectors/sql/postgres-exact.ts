@@ -1,5 +1,5 @@
 import { PermanentError } from '../../src/platform/errors';
-import { decimalParts, integerOf, sameDecimal } from '../../src/model/exact-values';
+import { decimalParts, integerOf, JSON_TEXT_TAG, sameDecimal, taggedOf } from '../../src/model/exact-values';
 import type { JsonValue } from '../../src/model/queue-message';
 
 /** Why a value does not fit a column exactly; undefined when it does. */
@@ -47,6 +47,24 @@ export function exactCheckOf(type: string): Check | undefined {
   return undefined;
 }
 
+/** Column types that take a JSON document's exact text as it is: JSON types (which keep its numbers exactly) and text. */
+const JSON_TEXT_TYPES = /^(?:json|jsonb|text|character varying(?:\(\d+\))?)$/;
+
+/**
+ * `check`, extended for a column that cannot take a JSON document's exact text (`{"$jsonText":
+ * …}`, numbers beyond a double): such a value fails naming the column instead of being cast or
+ * changed. Only objects are looked at, so the cost for other values is one `typeof`.
+ * @param accepts what the column would take, for the error.
+ */
+export function refusingJsonText(check: Check | undefined, type: string, accepts: string): Check {
+  return (value) => {
+    if (typeof value === 'object' && value !== null && !Array.isArray(value) && taggedOf(value)?.tag === JSON_TEXT_TAG) {
+      return `a JSON document with numbers beyond a double is written exactly only into ${accepts}, not ${type}`;
+    }
+    return check?.(value);
+  };
+}
+
 /** Why `value` is not a whole number in `[min, max]` (`type` names the column type); undefined when it is, or is no number at all (the database says so). */
 export function integerProblem(value: JsonValue, [min, max]: readonly [bigint, bigint], type: string): string | undefined {
   if (typeof value !== 'number' && typeof value !== 'string') return undefined;
@@ -71,12 +89,14 @@ export function numericProblem(value: JsonValue, precision: number, scale: numbe
  * @param checks by column, from {@link exactCheckOf} (columns without a check are left out).
  */
 export function exactnessError(record: Record<string, JsonValue>, checks: ReadonlyMap<string, Check>, entity: string): PermanentError | undefined {
-  for (const [column, check] of checks) {
+  // By the record's fields (usually fewer than a table's columns, every one of which may have a check).
+  for (const column in record) {
     const value = record[column];
     if (value === undefined || value === null) continue;
-    const problem = check(value);
+    const problem = checks.get(column)?.(value);
     if (problem) {
-      const text = String(value);
+      const tagged = typeof value === 'object' ? taggedOf(value) : undefined;
+      const text = tagged?.tag === JSON_TEXT_TAG ? tagged.text : typeof value === 'object' ? JSON.stringify(value) : String(value);
       return new PermanentError(`column "${column}" of ${entity}: ${text.length > 60 ? `${text.slice(0, 60)}…` : text} cannot be stored exactly (${problem})`);
     }
   }
@@ -86,14 +106,18 @@ export function exactnessError(record: Record<string, JsonValue>, checks: Readon
 /** Checks per column-types map (a table's, cached by `PostgresColumnTypes` until it is read again). */
 const CHECKS = new WeakMap<ReadonlyMap<string, string>, ReadonlyMap<string, Check>>();
 
-/** The checks of the columns in `types` that need one (built once per map). */
+/**
+ * The checks of the columns in `types` that need one (built once per map): {@link exactCheckOf}'s,
+ * and for every column but json, jsonb and text ones, a JSON document's exact text is refused.
+ */
 export function exactChecks(types: ReadonlyMap<string, string>): ReadonlyMap<string, Check> {
   let checks = CHECKS.get(types);
   if (!checks) {
     const built = new Map<string, Check>();
     for (const [column, type] of types) {
       const check = exactCheckOf(type);
-      if (check) built.set(column, check);
+      if (!JSON_TEXT_TYPES.test(type)) built.set(column, refusingJsonText(check, type, 'json, jsonb or text columns'));
+      else if (check) built.set(column, check);
     }
     CHECKS.set(types, (checks = built));
   }

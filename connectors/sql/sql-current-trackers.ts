@@ -1,13 +1,12 @@
-import { canonicalChangeTracker } from '../base/connector-base';
 import { toText } from '../base/operations';
 import type { CurrentTrackers } from '../base/source-connector';
 import type { Job } from '../../src/model/job';
 import type { Mapping } from '../../src/model/mapping';
-import { joinSourceKey, splitSourceKey } from '../../src/model/source-key';
-import { parseWatermarkType } from '../../src/model/watermark-value';
+import { joinSourceKey } from '../../src/model/source-key';
 import { quoteEntity, quoteIdentifier, type SqlDatabase, SqlParams, type SqlRow } from './dialect';
+import { keyCondition } from './sql-key-match';
 import { renderFilter } from './sql-query';
-import { numericTimeKind, sqliteNumberToCanonical, sqliteTextToCanonical } from './sqlite-timestamps';
+import { currentChangeTracker } from './sql-row-change';
 
 /** Records asked for in one statement: a few hundred bound values at most, under every engine's limit. */
 export const CURRENT_TRACKERS_READ_SIZE = 100;
@@ -37,11 +36,7 @@ export async function readCurrentTrackers(db: SqlDatabase, mapping: Mapping, job
   return found;
 }
 
-/**
- * `SELECT keys, watermark, in-scope flag FROM entity WHERE (k1 IN (…) AND k2 IN (…)) OR …`.
- * SQLite compares a text value with a column of no declared type without converting it: an
- * integer-looking key is bound as a number too, so such a column's integer keys are found.
- */
+/** `SELECT keys, watermark, in-scope flag FROM entity WHERE <the keys>` (see {@link keyCondition}). */
 function currentTrackersQuery(db: SqlDatabase, mapping: Mapping, job: Job, keys: readonly string[]): { sql: string; params: unknown[]; operation: string } {
   const { dialect } = db;
   const entity = quoteEntity(mapping.source.entity, dialect, `mapping "${mapping.name}": source.entity`);
@@ -50,39 +45,17 @@ function currentTrackersQuery(db: SqlDatabase, mapping: Mapping, job: Job, keys:
   const params = new SqlParams(dialect);
   const filter = renderFilter(job.filter, params, `job "${job.name}": filter`);
   const scope = filter ? `CASE WHEN ${filter} THEN 1 ELSE 0 END` : '1';
-  const conditions = keys.map((key) => {
-    const parts = splitSourceKey(key);
-    return `(${columns.map((column, i) => `${column} IN (${candidates(dialect.kind, parts[i] ?? '').map((v) => params.addRaw(v)).join(', ')})`).join(' AND ')})`;
-  });
   const selected = [...new Set([...columns, watermark])].join(', ');
   return {
-    sql: `SELECT ${selected}, ${scope} AS "${IN_SCOPE}" FROM ${entity} WHERE ${conditions.join(' OR ')}`,
+    sql: `SELECT ${selected}, ${scope} AS "${IN_SCOPE}" FROM ${entity} WHERE ${keyCondition(dialect.kind, columns, keys, params)}`,
     params: params.values,
     operation: `read the current ${watermark} of ${keys.length} record(s) in ${entity}`,
   };
-}
-
-/** A key part as bound: text; under SQLite also the number it spells exactly. */
-function candidates(kind: SqlDatabase['dialect']['kind'], text: string): unknown[] {
-  if (kind !== 'sqlite') return [text];
-  if (/^-?\d{1,19}$/.test(text)) {
-    const value = BigInt(text);
-    if (value >= -(2n ** 63n) && value < 2n ** 63n) return [text, value];
-  }
-  const number = Number(text);
-  return text !== '' && Number.isFinite(number) && String(number) === text ? [text, number] : [text];
 }
 
 /** The row's canonical change tracker; null when detection would not send it (outside the filter, a NULL tracker). */
 function trackerOf(db: SqlDatabase, row: SqlRow, job: Job): string | null {
   const raw = row[job.watermark.field];
   if (Number(row[IN_SCOPE]) !== 1 || raw === null || raw === undefined) return null;
-  const what = `job "${job.name}": watermark field "${job.watermark.field}"`;
-  if (db.dialect.kind === 'sqlite' && parseWatermarkType(job.watermark.type) === 'datetime') {
-    // As detection reads such a column: text in any form SQLite reads, or julian days / unix seconds.
-    if (typeof raw === 'string') return sqliteTextToCanonical(raw, what);
-    const number = typeof raw === 'bigint' ? Number(raw) : raw;
-    if (typeof number === 'number') return sqliteNumberToCanonical(number, numericTimeKind(number, what), what);
-  }
-  return canonicalChangeTracker(row, job);
+  return currentChangeTracker(db.dialect, row, job);
 }

@@ -76,9 +76,7 @@ export interface ChangeQuery {
  */
 export function buildChangeQuery(dialect: SqlDialect, q: ChangeQuery): { sql: string; params: unknown[] } {
   const params = new SqlParams(dialect);
-  const flag = q.softDelete
-    ? `CASE WHEN ${renderCondition(q.softDelete, params, `${q.what}: softDelete`)} THEN 1 ELSE 0 END`
-    : '0';
+  const flag = softDeleteFlag(q.softDelete, params, q.what);
   const where = [`${q.watermark} <= ${params.addRaw(q.upper)}`];
   if (q.before !== undefined) where.push(`${q.watermark} < ${params.addRaw(q.before)}`);
   if (q.after) {
@@ -93,6 +91,11 @@ export function buildChangeQuery(dialect: SqlDialect, q: ChangeQuery): { sql: st
     `SELECT *, ${flag} AS "${DELETED_FLAG}" FROM ${q.entity} WHERE ${where.join(' AND ')} ` +
     `ORDER BY ${[q.watermark, ...q.keys].join(', ')} LIMIT ${Math.trunc(q.limit)}`;
   return { sql, params: params.values };
+}
+
+/** The soft-delete flag's expression: 1 for a row `softDelete` matches, else 0 (always 0 without a condition). */
+export function softDeleteFlag(softDelete: FilterCondition | undefined, params: SqlParams, what: string): string {
+  return softDelete ? `CASE WHEN ${renderCondition(softDelete, params, `${what}: softDelete`)} THEN 1 ELSE 0 END` : '0';
 }
 
 /** The watermark column's current maximum, as `upper`. */

@@ -3,13 +3,16 @@ import { ConnectorBase, canonicalChangeTracker } from '../base/connector-base';
 import { type RelatedValueLookup, ResolverCache } from '../base/resolvers';
 import type { CurrentTrackers, RetrieveOptions, SourceConnector, SourcePage } from '../base/source-connector';
 import type { Clock } from '../../src/platform/clock';
-import { type Job, JobActionType } from '../../src/model/job';
+import type { Job } from '../../src/model/job';
 import type { Mapping } from '../../src/model/mapping';
+import type { QueueMessage } from '../../src/model/queue-message';
 import { parseWatermarkType, WatermarkValue } from '../../src/model/watermark-value';
 import { decodeCursor, encodeCursor, lookbackLowerBound, type RunPosition } from './change-window';
 import { quoteEntity, quoteIdentifier, type SqlDatabase, SqlParams, type SqlRow } from './dialect';
 import { readCurrentTrackers } from './sql-current-trackers';
-import { buildChangeQuery, buildUpperBoundQuery, DELETED_FLAG } from './sql-query';
+import { readSqlByKeys } from './sql-read-by-keys';
+import { buildChangeQuery, buildUpperBoundQuery } from './sql-query';
+import { sqlRowChange } from './sql-row-change';
 import { inSqliteWindow, openSqliteDatetimeWindow } from './sqlite-datetime-window';
 import { futureStampWarning } from '../base/time-horizon';
 import { DEFAULT_SETTLE_SECONDS, numberSnapshot, type SettledHorizon, settledHorizon } from './settled-horizon';
@@ -103,10 +106,7 @@ export class SqlSource extends ConnectorBase implements SourceConnector, Related
     // Rows of one bulk update share their watermark value: its canonical form is computed once.
     let lastRaw: unknown;
     let lastCanonical: string | null = null;
-    const messageRow = dialect.messageRow?.bind(dialect);
     const changeOf = (row: SqlRow): RowChange | undefined => {
-      const deleted = Number(row[DELETED_FLAG]) === 1;
-      delete row[DELETED_FLAG];
       const raw = row[job.watermark.field];
       let changeTracker: string;
       if (exact) {
@@ -123,7 +123,7 @@ export class SqlSource extends ConnectorBase implements SourceConnector, Related
         }
         changeTracker = lastCanonical;
       }
-      return { row: messageRow ? messageRow(row) : row, changeTracker, ...(deleted ? { action: JobActionType.Delete } : {}) };
+      return sqlRowChange(dialect, row, changeTracker);
     };
     for (;;) {
       const { sql, params } = buildChangeQuery(dialect, {
@@ -169,6 +169,14 @@ export class SqlSource extends ConnectorBase implements SourceConnector, Related
 
   currentTrackers(mapping: Mapping, job: Job, sourceKeys: readonly string[]): Promise<CurrentTrackers> {
     return readCurrentTrackers(this.db, mapping, job, sourceKeys);
+  }
+
+  /**
+   * Reads records by key as detection would send them now (see `readSqlByKeys`): the same
+   * messages, built by the same code, whatever the watermark, lookback and settle horizon.
+   */
+  readByKeys(mapping: Mapping, job: Job, sourceKeys: readonly string[]): Promise<Map<string, QueueMessage>> {
+    return readSqlByKeys(this.db, { mapping, job, clock: this.clock, lookup: new ResolverCache(this) }, sourceKeys);
   }
 
   async lookupRelated(entity: string, matchField: string, returnField: string, value: unknown): Promise<unknown> {

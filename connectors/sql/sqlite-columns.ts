@@ -1,5 +1,5 @@
 import { PermanentError } from '../../src/platform/errors';
-import { decimalParts, INT64_MAX, INT64_MIN, integerOf, sameDecimal } from '../../src/model/exact-values';
+import { decimalParts, INT64_MAX, INT64_MIN, integerOf, JSON_TEXT_TAG, sameDecimal, taggedOf } from '../../src/model/exact-values';
 import type { JsonValue } from '../../src/model/queue-message';
 import type { SqlDialect, SqlRow } from './dialect';
 
@@ -55,7 +55,11 @@ export class SqliteColumnAffinities {
  * keep it. Text into an INTEGER, REAL or NUMERIC column is converted by SQLite itself: an integer
  * beyond 64 bits or a decimal with more digits than a double holds would be rounded there, so such a
  * value fails instead, naming the column. A fraction into a TEXT column goes as its shortest exact
- * text (SQLite's own conversion keeps 15 digits). Other values bind as the dialect binds them.
+ * text (SQLite's own conversion keeps 15 digits). A JSON document kept as its exact text
+ * (`{"$jsonText": …}`; SQLite has no JSON type) goes as that text into a TEXT column, a column
+ * without a type, or a NUMERIC one (`doc JSON` has NUMERIC affinity) unless the document is a bare
+ * number SQLite would convert; an INTEGER or REAL column refuses it. Other values bind as the
+ * dialect binds them.
  * @param affinities by column; a column not in it (not in the table) binds as the dialect binds it.
  * @throws PermanentError naming the column when SQLite could not store a value exactly.
  */
@@ -79,6 +83,9 @@ export function bindExactFields(
       // SQLite writes a REAL into a TEXT column with 15 digits (0.30000000000000004 → '0.3'): JS keeps them all.
       values[i] = String(value);
       continue;
+    } else if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+      const tagged = taggedOf(value);
+      if (tagged?.tag === JSON_TEXT_TAG) checkJsonText(tagged.text, affinities.get(fields[i]), fields[i], entity);
     }
     values[i] = dialect.bindValue(value);
   }
@@ -97,6 +104,17 @@ function numericText(text: string, affinity: SqliteAffinity, column: string, ent
   const n = Number(text);
   if (!sameDecimal(text, n)) throw notExact(text, affinity, column, entity, 'more digits than an 8-byte float holds');
   return n;
+}
+
+/** Refuses a JSON document's text for a column that would convert it (see {@link bindExactFields}). */
+function checkJsonText(text: string, affinity: SqliteAffinity | undefined, column: string, entity: string): void {
+  if (affinity === undefined || affinity === 'text' || affinity === 'blob') return;
+  if (affinity === 'numeric' && decimalParts(text) === undefined) return;
+  const shown = text.length > 60 ? `${text.slice(0, 60)}…` : text;
+  throw new PermanentError(
+    `column "${column}" of ${entity}: ${shown} cannot be stored exactly in a column of ${affinity.toUpperCase()} affinity ` +
+      '(a JSON document with numbers beyond a double is written exactly only as text): declare the column TEXT',
+  );
 }
 
 function notExact(text: string, affinity: SqliteAffinity, column: string, entity: string, why: string): PermanentError {

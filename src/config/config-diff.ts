@@ -1,5 +1,6 @@
 import type { HighwaterConfig } from '../model/config';
 import { formatPath, type PathSegment } from '../platform/config-issue';
+import { withoutExpansion } from './pair-expansion';
 import { CONFIG_KINDS, type ConfigKind } from './schema';
 
 /** One item present on both sides with a different definition. */
@@ -15,8 +16,11 @@ export interface TableDiff {
   removed: string[];
 }
 
-/** What `push` would change in the tables `connections`, `mappings`, `jobs`. */
-export type ConfigDiff = Record<ConfigKind, TableDiff>;
+/**
+ * What `push` would change in the tables `connections`, `mappings`, `jobs` and `pairs`; `pairs`
+ * only when either side has a pair (a configuration without pairs diffs as it always did).
+ */
+export type ConfigDiff = Record<Exclude<ConfigKind, 'pairs'>, TableDiff> & { pairs?: TableDiff };
 
 /** A stored item: its row key and its decoded definition. */
 export interface StoredItem {
@@ -87,17 +91,28 @@ export function diffItems(stored: readonly StoredItem[], desired: ReadonlyArray<
   return diff;
 }
 
-/** The diff per table between what is stored and `desired`. */
+/**
+ * The diff per table between what is stored and `desired`. The jobs and mappings of pairs are
+ * not compared: the tables hold the pair, never its expansion.
+ */
 export function diffConfig(stored: Record<ConfigKind, readonly StoredItem[]>, desired: HighwaterConfig): ConfigDiff {
-  return {
-    connections: diffItems(stored.connections, desired.connections),
-    mappings: diffItems(stored.mappings, desired.mappings),
-    jobs: diffItems(stored.jobs, desired.jobs),
+  const own = withoutExpansion(desired);
+  const diff: ConfigDiff = {
+    connections: diffItems(stored.connections, own.connections),
+    mappings: diffItems(stored.mappings, own.mappings),
+    jobs: diffItems(stored.jobs, own.jobs),
   };
+  if (stored.pairs.length + own.pairs.length > 0) diff.pairs = diffItems(stored.pairs, own.pairs);
+  return diff;
 }
 
+const NO_CHANGES: TableDiff = { added: [], changed: [], removed: [] };
+
 export function isEmptyDiff(diff: ConfigDiff): boolean {
-  return CONFIG_KINDS.every((kind) => diff[kind].added.length + diff[kind].changed.length + diff[kind].removed.length === 0);
+  return CONFIG_KINDS.every((kind) => {
+    const table = diff[kind] ?? NO_CHANGES;
+    return table.added.length + table.changed.length + table.removed.length === 0;
+  });
 }
 
 /** Human-readable lines: per table its added (+), changed (~, with details) and removed (-) items. */
@@ -105,7 +120,7 @@ export function formatDiff(diff: ConfigDiff): string[] {
   if (isEmptyDiff(diff)) return ['no changes'];
   const lines: string[] = [];
   for (const kind of CONFIG_KINDS) {
-    const { added, changed, removed } = diff[kind];
+    const { added, changed, removed } = diff[kind] ?? NO_CHANGES;
     if (added.length + changed.length + removed.length === 0) continue;
     lines.push(`${kind}: ${added.length} added, ${changed.length} changed, ${removed.length} removed`);
     for (const name of added) lines.push(`  + ${name}`);

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { parseDocument } from 'yaml';
 import { readTextFile, TextFileError } from '../platform/read-text-file';
 import type { ConfigIssue } from '../platform/config-issue';
-import type { ConfigKind } from './schema';
+import { OPTIONAL_CONFIG_KINDS, type ConfigKind } from './schema';
 
 /**
  * Finding and parsing the files of a config folder. Syntax errors name the file and line; their
@@ -15,7 +15,10 @@ export const CONFIG_EXTENSIONS = ['.json', '.yaml', '.yml'] as const;
 
 export type ParsedFile = { ok: true; data: unknown } | { ok: false; issue: ConfigIssue };
 
-/** The file of each kind in `dir`; issues for a missing folder, missing files or duplicates. */
+/**
+ * The file of each kind in `dir`; issues for a missing folder, missing files or duplicates. A
+ * kind in `OPTIONAL_CONFIG_KINDS` (pairs) may have no file.
+ */
 export async function findConfigFiles(
   dir: string,
   kinds: readonly ConfigKind[],
@@ -31,6 +34,7 @@ export async function findConfigFiles(
     const candidates = CONFIG_EXTENSIONS.map((ext) => `${kind}${ext}`);
     const present = candidates.filter((name) => names.has(name));
     if (present.length === 0) {
+      if (OPTIONAL_CONFIG_KINDS.has(kind)) continue;
       issues.push({ file: where, path: '', message: `no ${kind} file (expected one of ${candidates.join(', ')})` });
     } else if (present.length > 1) {
       issues.push({ file: where, path: '', message: `more than one ${kind} file (${present.join(', ')}); keep exactly one` });

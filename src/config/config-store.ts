@@ -8,11 +8,12 @@ import { assertTableKey } from '../storage/table-key';
 import type { TableBatchAction, TableStorage } from '../storage/table-store';
 import { diffConfig, type ConfigDiff, type StoredItem } from './config-diff';
 import { ConfigValidationError } from '../platform/config-issue';
-import { CONFIG_KINDS, type ConfigKind } from './schema';
+import { withoutExpansion } from './pair-expansion';
+import { CONFIG_KINDS, OPTIONAL_CONFIG_KINDS, type ConfigKind } from './schema';
 import { validateConfig, type ValidateOptions } from './validate-config';
 
 /** Table per kind (the spec's names); one entity per item, row key = item name. */
-export const CONFIG_TABLES: Record<ConfigKind, string> = { connections: 'connections', mappings: 'mappings', jobs: 'jobs' };
+export const CONFIG_TABLES: Record<ConfigKind, string> = { connections: 'connections', mappings: 'mappings', jobs: 'jobs', pairs: 'pairs' };
 /** The one partition of the config tables. */
 export const CONFIG_PARTITION = 'config';
 
@@ -21,13 +22,17 @@ export interface RawConfig {
   connections: unknown[];
   mappings: unknown[];
   jobs: unknown[];
+  /** Absent: none. */
+  pairs?: unknown[];
 }
 
-const ITEM_LABEL: Record<ConfigKind, string> = { connections: 'connection', mappings: 'mapping', jobs: 'job' };
+const ITEM_LABEL: Record<ConfigKind, string> = { connections: 'connection', mappings: 'mapping', jobs: 'job', pairs: 'pair' };
 
 /**
- * The configuration tables `connections`, `mappings`, `jobs`. Each item's validated definition
- * (defaults filled) is stored as JSON in `Definition_0..N` (see `entity-codec.ts`).
+ * The configuration tables `connections`, `mappings`, `jobs`, `pairs`. Each item's validated
+ * definition (defaults filled) is stored as JSON in `Definition_0..N` (see `entity-codec.ts`).
+ * A pair is stored as the pair: the jobs and mappings it expands into are made again by each
+ * validation, never stored.
  */
 export class ConfigStore {
   constructor(
@@ -35,7 +40,7 @@ export class ConfigStore {
     private readonly validateOptions: ValidateOptions = {},
   ) {}
 
-  /** Creates the three tables if missing. */
+  /** Creates the tables if missing. */
   async ensureTables(): Promise<void> {
     for (const kind of CONFIG_KINDS) await this.storage.table(CONFIG_TABLES[kind]);
   }
@@ -55,14 +60,14 @@ export class ConfigStore {
    * rather than `jobs[3].schedule`): in a table, the name is what a reader can find.
    * @param names per kind, the row key of each entry of `raw`.
    */
-  static validateStored(raw: RawConfig, names: Record<ConfigKind, string[]>, options: ValidateOptions = {}): HighwaterConfig {
+  static validateStored(raw: RawConfig, names: Partial<Record<ConfigKind, string[]>>, options: ValidateOptions = {}): HighwaterConfig {
     try {
       return validateConfig(raw, options);
     } catch (err) {
       if (!(err instanceof ConfigValidationError)) throw err;
       const named = err.issues.map((issue) => ({
         ...issue,
-        path: issue.path.replace(/^(connections|mappings|jobs)\[(\d+)\]/, (whole, kind: ConfigKind, index: string) => {
+        path: issue.path.replace(/^(connections|mappings|jobs|pairs)\[(\d+)\]/, (whole, kind: ConfigKind, index: string) => {
           const name = names[kind]?.[Number(index)];
           return name === undefined ? whole : `${kind}[${JSON.stringify(name)}]`;
         }),
@@ -76,9 +81,9 @@ export class ConfigStore {
     return (await this.readItems(kind)).map((item) => item.definition);
   }
 
-  /** Everything stored, unvalidated (read in the order connections, mappings, jobs). */
+  /** Everything stored, unvalidated (read in the order connections, mappings, jobs, pairs). */
   async read(): Promise<RawConfig> {
-    return { connections: await this.readKind('connections'), mappings: await this.readKind('mappings'), jobs: await this.readKind('jobs') };
+    return { connections: await this.readKind('connections'), mappings: await this.readKind('mappings'), jobs: await this.readKind('jobs'), pairs: await this.readKind('pairs') };
   }
 
   /** What {@link push} would change. */
@@ -94,11 +99,13 @@ export class ConfigStore {
    * @throws ConfigValidationError when `config` does not validate; ConfigError when an item is too large.
    */
   async push(config: HighwaterConfig): Promise<ConfigDiff> {
-    const valid = validateConfig(config, this.validateOptions);
+    // The pairs' jobs and mappings are made again by validation; only the pairs are stored.
+    const valid = validateConfig(withoutExpansion(config), this.validateOptions);
+    const own = withoutExpansion(valid);
     const rows = new Map<ConfigKind, Map<string, TableBatchAction>>();
     for (const kind of CONFIG_KINDS) {
       const byName = new Map<string, TableBatchAction>();
-      for (const item of valid[kind]) {
+      for (const item of own[kind]) {
         const label = `${ITEM_LABEL[kind]} ${JSON.stringify(item.name)}`;
         assertTableKey(ITEM_LABEL[kind], item.name);
         const properties = encodeJsonProperties(item);
@@ -110,11 +117,13 @@ export class ConfigStore {
     const diff = await this.diff(valid);
     // Referenced items first: a reader between two writes sees new connections before the jobs using them.
     for (const kind of CONFIG_KINDS) {
-      const upserts = [...diff[kind].added, ...diff[kind].changed.map((c) => c.name)].map((name) => rows.get(kind)!.get(name)!);
+      const table = diff[kind];
+      if (!table) continue;
+      const upserts = [...table.added, ...table.changed.map((c) => c.name)].map((name) => rows.get(kind)!.get(name)!);
       if (upserts.length > 0) await (await this.storage.table(CONFIG_TABLES[kind])).submitBatch(upserts);
     }
     for (const kind of [...CONFIG_KINDS].reverse()) {
-      const deletes: TableBatchAction[] = diff[kind].removed.map((rowKey) => ({ kind: 'delete', partitionKey: CONFIG_PARTITION, rowKey }));
+      const deletes: TableBatchAction[] = (diff[kind]?.removed ?? []).map((rowKey) => ({ kind: 'delete', partitionKey: CONFIG_PARTITION, rowKey }));
       if (deletes.length > 0) await (await this.storage.table(CONFIG_TABLES[kind])).submitBatch(deletes);
     }
     return diff;
@@ -126,13 +135,13 @@ export class ConfigStore {
    */
   async pull(): Promise<HighwaterConfig> {
     const items = await this.readAllItems();
-    const raw = { connections: items.connections.map((i) => i.definition), mappings: items.mappings.map((i) => i.definition), jobs: items.jobs.map((i) => i.definition) };
-    const names = { connections: items.connections.map((i) => i.name), mappings: items.mappings.map((i) => i.name), jobs: items.jobs.map((i) => i.name) };
+    const raw = { connections: items.connections.map((i) => i.definition), mappings: items.mappings.map((i) => i.definition), jobs: items.jobs.map((i) => i.definition), pairs: items.pairs.map((i) => i.definition) };
+    const names = { connections: items.connections.map((i) => i.name), mappings: items.mappings.map((i) => i.name), jobs: items.jobs.map((i) => i.name), pairs: items.pairs.map((i) => i.name) };
     return ConfigStore.validateStored(raw, names, this.validateOptions);
   }
 
   private async readAllItems(): Promise<Record<ConfigKind, StoredItem[]>> {
-    return { connections: await this.readItems('connections'), mappings: await this.readItems('mappings'), jobs: await this.readItems('jobs') };
+    return { connections: await this.readItems('connections'), mappings: await this.readItems('mappings'), jobs: await this.readItems('jobs'), pairs: await this.readItems('pairs') };
   }
 }
 
@@ -140,16 +149,22 @@ export class ConfigStore {
  * Writes `config` into `dir` as one file per kind (`{ <kind>: [...] }`, the config folder
  * format), items in the given order ({@link ConfigStore.pull} returns them ordered by name).
  * Reuses an existing file's name and format (`.json`, `.yaml`, `.yml`) so the folder never
- * holds two files of a kind; new files are `<kind>.yaml`. Creates `dir` if missing.
+ * holds two files of a kind; new files are `<kind>.yaml`. Creates `dir` if missing. Pairs are
+ * written as pairs (not their jobs and mappings), and only when there are some or a pairs file
+ * was there.
  * @returns the paths written.
  */
 export async function writeConfigFolder(dir: string, config: HighwaterConfig): Promise<string[]> {
   ensureFolder(dir); // "not a folder" / "cannot create", never a spin under /proc
   const existing = new Set(await readdir(dir));
+  const own = withoutExpansion(config);
   const written: string[] = [];
   for (const kind of CONFIG_KINDS) {
-    const file = ['.yaml', '.yml', '.json'].map((ext) => `${kind}${ext}`).find((name) => existing.has(name)) ?? `${kind}.yaml`;
-    const content = { [kind]: config[kind] };
+    const found = ['.yaml', '.yml', '.json'].map((ext) => `${kind}${ext}`).find((name) => existing.has(name));
+    // An optional kind gets a file when it has items, or had a file (now emptied).
+    if (found === undefined && OPTIONAL_CONFIG_KINDS.has(kind) && own[kind].length === 0) continue;
+    const file = found ?? `${kind}.yaml`;
+    const content = { [kind]: own[kind] };
     const text = file.endsWith('.json') ? `${JSON.stringify(content, null, 2)}\n` : stringify(content, { lineWidth: 0 });
     const target = path.join(dir, file);
     await writeFile(target, text, 'utf8');

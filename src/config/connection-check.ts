@@ -6,6 +6,7 @@ import type { ConfigIssue } from '../platform/config-issue';
 import { errorMessage } from '../platform/errors';
 import { OUTBOX_COLUMN_DEFAULTS, type OutboxSettings } from '../../connectors/sql/outbox-settings';
 import { type CheckedConnection, EntityChecks } from './connection-check-entities';
+import { moveToPair } from './pair-expansion';
 import { CONFIG_KINDS, type ConfigKind } from './schema';
 
 /**
@@ -44,7 +45,7 @@ const label = (c: Connection) => `${c.type} connection "${c.name}"`;
 
 /** Checks `config` against its systems. Never throws for a system's failure: it is an issue. */
 export async function checkConnections(config: HighwaterConfig, options: ConnectionCheckOptions): Promise<ConnectionCheckReport> {
-  const files = { connections: 'connections', mappings: 'mappings', jobs: 'jobs', ...options.files };
+  const files = { connections: 'connections', mappings: 'mappings', jobs: 'jobs', pairs: 'pairs', ...options.files };
   const issues: ConfigIssue[] = [];
   const notices: string[] = [];
   const describers = options.describers ?? defaultDescribers();
@@ -107,7 +108,14 @@ export async function checkConnections(config: HighwaterConfig, options: Connect
   } finally {
     await Promise.all([...open.values()].map((c) => c.describer.close().catch(() => undefined)));
   }
-  return { issues: ordered(issues, files), notices };
+  // What was found on a pair's generated job or mapping belongs to the pair: once, although both
+  // directions name a pair field (one as its target, the other as its source).
+  const seen = new Set<string>();
+  const moved = issues.map((issue) => moveToPair(issue, config, files)).filter((issue) => {
+    const key = `${issue.file}\n${issue.path}\n${issue.message}`;
+    return seen.has(key) ? false : (seen.add(key), true);
+  });
+  return { issues: ordered(moved, files), notices };
 }
 
 /** The outbox settings of the connection named `name` and where it is, when it reads an outbox. */

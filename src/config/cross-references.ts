@@ -29,7 +29,7 @@ export interface CrossReferenceIssue {
   message: string;
 }
 
-const SINGULAR: Record<ConfigKind, string> = { connections: 'connection', mappings: 'mapping', jobs: 'job' };
+const SINGULAR: Record<ConfigKind, string> = { connections: 'connection', mappings: 'mapping', jobs: 'job', pairs: 'pair' };
 const MAX_LISTED = 10;
 
 /** Name → first index, plus one issue per later duplicate. */
@@ -45,7 +45,8 @@ export function collectNames(kind: ConfigKind, raw: readonly unknown[], issues: 
   return names;
 }
 
-function unknownName(kind: ConfigKind, name: string, known: Map<string, number>): string {
+/** `unknown connection "x" (known: a, b)`. */
+export function unknownName(kind: ConfigKind, name: string, known: Map<string, number>): string {
   const names = [...known.keys()].sort();
   const listed = names.length > MAX_LISTED ? `${names.slice(0, MAX_LISTED).join(', ')}, …` : names.join(', ');
   return `unknown ${SINGULAR[kind]} "${name}"${names.length > 0 ? ` (known: ${listed})` : ''}`;

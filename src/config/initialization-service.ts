@@ -128,11 +128,13 @@ export class InitializationService {
     const mappings = await store.readItems('mappings');
     onStep?.('jobs');
     const jobs = await store.readItems('jobs');
+    // Part of the jobs step: a pair is read as the two jobs it expands into.
+    const pairs = await store.readItems('pairs');
     const definitions = (items: StoredItem[]) => items.map((item) => item.definition);
     const names = (items: StoredItem[]) => items.map((item) => item.name);
     return ConfigStore.validateStored(
-      { connections: definitions(connections), mappings: definitions(mappings), jobs: definitions(jobs) },
-      { connections: names(connections), mappings: names(mappings), jobs: names(jobs) },
+      { connections: definitions(connections), mappings: definitions(mappings), jobs: definitions(jobs), pairs: definitions(pairs) },
+      { connections: names(connections), mappings: names(mappings), jobs: names(jobs), pairs: names(pairs) },
       validateOptions,
     );
   }

@@ -6,7 +6,7 @@ import { documented, filterConditionSchema, nonEmptyString, objectName } from '.
 
 const WATERMARK_TYPES = ['datetime', 'date', 'number', 'string'];
 
-const scheduleSchema = documented(
+export const scheduleSchema = documented(
   z.string().superRefine((expr, ctx) => {
     const problem = scheduleProblem(expr);
     if (problem) ctx.addIssue({ code: 'custom', message: problem });
@@ -14,7 +14,7 @@ const scheduleSchema = documented(
   '6-field NCRONTAB (second minute hour day month weekday), Functions style, e.g. "*/10 * * * * *".',
 );
 
-const watermarkSchema = documented(
+export const watermarkSchema = documented(
   z.strictObject({
     type: documented(
       z.string().superRefine((type, ctx) => {

@@ -8,8 +8,9 @@ import { unknownPropertyMessage } from './suggest';
 import { describeType } from './zod-issues';
 
 /**
- * Loads a config folder: exactly one `connections`, `mappings` and `jobs` file, each `.json`,
- * `.yaml` or `.yml`, whose top level is `{ <kind>: [...] }` (plus an optional `$schema`).
+ * Loads a config folder: exactly one `connections`, `mappings` and `jobs` file and at most one
+ * `pairs` file, each `.json`, `.yaml` or `.yml`, whose top level is `{ <kind>: [...] }` (plus an
+ * optional `$schema`).
  */
 
 /** The entries of one parsed file, or undefined (with issues) when its top level is wrong. */
@@ -36,7 +37,8 @@ function topLevelEntries(kind: ConfigKind, file: string, data: unknown, issues: 
  */
 export async function loadConfigFolder(dir: string, options: ValidateOptions = {}): Promise<HighwaterConfig> {
   const { files, issues } = await findConfigFiles(dir, CONFIG_KINDS);
-  const entries: ConfigEntries = { connections: undefined, mappings: undefined, jobs: undefined };
+  // No pairs file: no pairs (the other kinds' files are required, their absence already reported).
+  const entries: ConfigEntries = { connections: undefined, mappings: undefined, jobs: undefined, pairs: [] };
   for (const kind of CONFIG_KINDS) {
     const file = files[kind];
     if (file === undefined) continue;
@@ -48,6 +50,7 @@ export async function loadConfigFolder(dir: string, options: ValidateOptions = {
     connections: files.connections ?? 'connections',
     mappings: files.mappings ?? 'mappings',
     jobs: files.jobs ?? 'jobs',
+    pairs: files.pairs ?? 'pairs',
   };
   const result = collectConfigIssues(entries, { ...options, files: names });
   const fileOrder = (issue: ConfigIssue) => CONFIG_KINDS.findIndex((kind) => names[kind] === issue.file);

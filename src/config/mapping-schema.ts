@@ -4,7 +4,7 @@ import { documented, nonEmptyString, nullableScalarSchema, objectName } from './
 
 const fieldList = (description: string) => documented(z.array(nonEmptyString()).min(1), description);
 
-const sourceOperationSchema = documented(
+export const sourceOperationSchema = documented(
   z.discriminatedUnion('op', [
     z.strictObject({ op: z.literal('trim') }),
     z.strictObject({ op: z.literal('upper') }),

@@ -2,27 +2,33 @@ import { z } from 'zod';
 import type { Connection } from '../model/connection';
 import type { Job } from '../model/job';
 import type { Mapping } from '../model/mapping';
+import type { Pair } from '../model/pair';
 import { connectionSchema, typedConnectionSchema } from './connection-schema';
 import { jobSchema } from './job-schema';
 import { mappingSchema } from './mapping-schema';
+import { pairSchema, pairsFileSchema } from './pair-schema';
 import { requeueFileSchema } from './requeue-schema';
 import { configSchemaRegistry, documented } from './schema-common';
 
 /**
  * The one configuration schema. Item schemas validate and fill defaults; the file schemas
- * describe the three files of a config folder (`{ connections: [...] }`, `{ mappings: [...] }`,
- * `{ jobs: [...] }`) for the generated JSON Schema.
+ * describe the files of a config folder (`{ connections: [...] }`, `{ mappings: [...] }`,
+ * `{ jobs: [...] }` and the optional `{ pairs: [...] }`) for the generated JSON Schema.
  */
 
-export { connectionSchema, jobSchema, mappingSchema, configSchemaRegistry };
+export { connectionSchema, jobSchema, mappingSchema, pairSchema, configSchemaRegistry };
 
-export type ConfigKind = 'connections' | 'mappings' | 'jobs';
-export const CONFIG_KINDS: readonly ConfigKind[] = ['connections', 'mappings', 'jobs'];
+export type ConfigKind = 'connections' | 'mappings' | 'jobs' | 'pairs';
+/** Every kind, in file order (referenced kinds first). */
+export const CONFIG_KINDS: readonly ConfigKind[] = ['connections', 'mappings', 'jobs', 'pairs'];
+/** Kinds whose file a config folder may leave out (none of them: an empty list). */
+export const OPTIONAL_CONFIG_KINDS: ReadonlySet<ConfigKind> = new Set<ConfigKind>(['pairs']);
 
 export const ITEM_SCHEMAS = {
   connections: connectionSchema,
   mappings: mappingSchema,
   jobs: jobSchema,
+  pairs: pairSchema,
 } as const;
 
 /** Optional pointer to this schema, so that editors find it in JSON files. */
@@ -47,10 +53,10 @@ export const jobsFileSchema = documented(
 );
 
 export const configFileSchema = z
-  .union([connectionsFileSchema, mappingsFileSchema, jobsFileSchema, requeueFileSchema])
+  .union([connectionsFileSchema, mappingsFileSchema, jobsFileSchema, pairsFileSchema, requeueFileSchema])
   .register(configSchemaRegistry, {
     title: 'Highwater configuration file',
-    description: 'One file of a Highwater config folder: connections, mappings, jobs or (optional) requeue.',
+    description: 'One file of a Highwater config folder: connections, mappings, jobs or (optional) pairs or requeue.',
   });
 
 /**
@@ -62,5 +68,6 @@ const proofs: [
   Yields<z.output<typeof connectionSchema>, Connection>,
   Yields<z.output<typeof mappingSchema>, Mapping>,
   Yields<z.output<typeof jobSchema>, Job>,
-] = [true, true, true];
+  Yields<z.output<typeof pairSchema>, Pair>,
+] = [true, true, true, true];
 void proofs;

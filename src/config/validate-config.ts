@@ -3,10 +3,12 @@ import type { Connection } from '../model/connection';
 import type { HighwaterConfig } from '../model/config';
 import type { Job } from '../model/job';
 import type { Mapping } from '../model/mapping';
+import type { Pair } from '../model/pair';
 import { ConfigValidationError, type ConfigIssue } from '../platform/config-issue';
 import { checkCrossReferences, collectNames, type CrossReferenceIssue, type KindEntries } from './cross-references';
 import { findLiteralSecrets } from '../platform/literal-secrets';
 import { outboxJobIssues } from './outbox-job-rules';
+import { addPairs } from './pair-validation';
 import { CONFIG_KINDS, ITEM_SCHEMAS, type ConfigKind } from './schema';
 import { configErrorMessage, describeType, toConfigIssues } from './zod-issues';
 
@@ -33,14 +35,17 @@ export interface ValidateOptions {
 }
 
 export interface ValidateConfigOptions extends ValidateOptions {
-  /** Names used as `file` in issues. Default `connections`, `mappings`, `jobs` (the table names). */
-  files?: Record<ConfigKind, string>;
+  /** Names used as `file` in issues. Default `connections`, `mappings`, `jobs`, `pairs` (the table names). */
+  files?: Partial<Record<ConfigKind, string>>;
 }
 
-/** Per kind: its list of raw entries, or undefined when it could not be read (already reported). */
-export type ConfigEntries = Record<ConfigKind, readonly unknown[] | undefined>;
+/**
+ * Per kind: its list of raw entries, or undefined when it could not be read (already reported).
+ * `pairs` is optional: absent means none.
+ */
+export type ConfigEntries = Record<Exclude<ConfigKind, 'pairs'>, readonly unknown[] | undefined> & { pairs?: readonly unknown[] | undefined };
 
-const DEFAULT_FILES: Record<ConfigKind, string> = { connections: 'connections', mappings: 'mappings', jobs: 'jobs' };
+const DEFAULT_FILES: Record<ConfigKind, string> = { connections: 'connections', mappings: 'mappings', jobs: 'jobs', pairs: 'pairs' };
 
 function parseEntries<T>(kind: ConfigKind, file: string, raw: readonly unknown[] | undefined, issues: ConfigIssue[]): Array<{ index: number; value: T }> {
   const parsed: Array<{ index: number; value: T }> = [];
@@ -110,7 +115,7 @@ function checkSourceJobs(
 
 /** Sets `issue.entry` to the name of the entry its path points into, when that entry has a string name. */
 function nameEntry(issue: ConfigIssue, entries: ConfigEntries): void {
-  const match = /^(connections|mappings|jobs)\[(\d+)\]/.exec(issue.path);
+  const match = /^(connections|mappings|jobs|pairs)\[(\d+)\]/.exec(issue.path);
   if (!match) return;
   const item = entries[match[1] as ConfigKind]?.[Number(match[2])];
   const name = item !== null && typeof item === 'object' ? (item as { name?: unknown }).name : undefined;
@@ -128,7 +133,7 @@ function entryIndex(issue: ConfigIssue): number {
  * not reported as unknown.
  */
 export function collectConfigIssues(entries: ConfigEntries, options: ValidateConfigOptions = {}): { issues: ConfigIssue[]; config: HighwaterConfig } {
-  const files = options.files ?? DEFAULT_FILES;
+  const files = { ...DEFAULT_FILES, ...options.files };
   const issues: ConfigIssue[] = [];
   const crossIssues: CrossReferenceIssue[] = [];
   const entriesOf = <T>(kind: ConfigKind): KindEntries<T> => ({
@@ -139,15 +144,20 @@ export function collectConfigIssues(entries: ConfigEntries, options: ValidateCon
   const connections = entriesOf<Connection>('connections');
   const mappings = entriesOf<Mapping>('mappings');
   const jobs = entriesOf<Job>('jobs');
+  const pairs = entriesOf<Pair>('pairs');
+  // After the pairs' own checks, their jobs and mappings join the hand-written ones for the rest.
+  const paired = addPairs({ connections, mappings, jobs, pairs }, { jobs: entries.jobs?.length ?? 0, mappings: entries.mappings?.length ?? 0 });
+  crossIssues.push(...paired.issues);
   checkConnections(entries.connections ?? [], connections.parsed, files.connections, options, issues);
   checkSourceJobs(connections.parsed, jobs.parsed, files.jobs, options, issues);
   crossIssues.push(...checkCrossReferences({ connections, mappings, jobs }), ...outboxJobIssues(connections, jobs));
   for (const issue of crossIssues) issues.push({ file: files[issue.kind], path: issue.path, message: issue.message });
+  issues.splice(0, issues.length, ...issues.map((issue) => paired.relocate(issue, files)));
   const fileOrder = (issue: ConfigIssue) => CONFIG_KINDS.findIndex((kind) => files[kind] === issue.file);
   issues.sort((a, b) => fileOrder(a) - fileOrder(b) || entryIndex(a) - entryIndex(b));
   for (const issue of issues) nameEntry(issue, entries);
   const values = <T>(kind: KindEntries<T>) => kind.parsed.map((entry) => entry.value);
-  return { issues, config: { connections: values(connections), mappings: values(mappings), jobs: values(jobs) } };
+  return { issues, config: { connections: values(connections), mappings: values(mappings), jobs: values(jobs), pairs: values(pairs) } };
 }
 
 /**
@@ -155,10 +165,10 @@ export function collectConfigIssues(entries: ConfigEntries, options: ValidateCon
  * Throws a {@link ConfigValidationError} listing every issue.
  */
 export function validateConfig(
-  input: { connections: unknown; mappings: unknown; jobs: unknown },
+  input: { connections: unknown; mappings: unknown; jobs: unknown; pairs?: unknown },
   options: ValidateConfigOptions = {},
 ): HighwaterConfig {
-  const files = options.files ?? DEFAULT_FILES;
+  const files = { ...DEFAULT_FILES, ...options.files };
   const listIssues: ConfigIssue[] = [];
   const asList = (kind: ConfigKind): readonly unknown[] | undefined => {
     const value = input[kind];
@@ -166,7 +176,13 @@ export function validateConfig(
     listIssues.push({ file: files[kind], path: kind, message: `expected a list, got ${describeType(value)}` });
     return undefined;
   };
-  const entries: ConfigEntries = { connections: asList('connections'), mappings: asList('mappings'), jobs: asList('jobs') };
+  const entries: ConfigEntries = {
+    connections: asList('connections'),
+    mappings: asList('mappings'),
+    jobs: asList('jobs'),
+    // Optional: a configuration without pairs has none.
+    pairs: input.pairs === undefined ? [] : asList('pairs'),
+  };
   const { issues, config } = collectConfigIssues(entries, { ...options, files });
   const all = [...listIssues, ...issues];
   if (all.length > 0) throw new ConfigValidationError(all);

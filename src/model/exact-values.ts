@@ -1,4 +1,7 @@
+import { JsonText } from './json-text';
 import type { JsonValue } from './queue-message';
+
+export { decimalParts, INT64_MAX, INT64_MIN, integerOf, sameDecimal } from './decimal-text';
 
 /**
  * How values that JSON cannot carry as they are travel in a message body (`fields`,
@@ -10,8 +13,14 @@ import type { JsonValue } from './queue-message';
  *   a target column of a numeric type converts them exactly, a text column keeps them as read.
  * - Bytes: `{"$binary": "<base64>"}`. Tagged, because a string alone cannot say whether it is
  *   text or base64: a target writes bytes into BLOB/bytea/Edm.Binary without knowing its schema.
- * - A JSON object whose only key is `$binary` or `$json` travels as `{"$json": <object>}`, so
- *   that no source value is ever mistaken for a tag. Every other object or array is JSON as is.
+ * - A JSON document (PostgreSQL `json`/`jsonb`, MySQL/MariaDB `JSON`) travels as its JSON value
+ *   when every number in it is exact as a JS number; otherwise as `{"$jsonText": "<its exact
+ *   text>"}` (`json-text.ts`), since the body itself is read with `JSON.parse`. A target writes
+ *   that text as is into a JSON or text column (an untyped or complex OData property gets the
+ *   document in the body) and refuses any other column, naming it — never a rounded number.
+ * - A JSON object whose only key is `$binary`, `$json` or `$jsonText` travels as `{"$json":
+ *   <object>}`, so that no source value is ever mistaken for a tag. Every other object or array
+ *   is JSON as is.
  * - Instants: ISO 8601 text with every fraction digit the source has and its offset.
  *
  * Only objects are ever tagged, so the checks cost nothing for strings, numbers and booleans
@@ -23,6 +32,8 @@ import type { JsonValue } from './queue-message';
 export const BYTES_TAG = '$binary';
 /** Tag of a JSON object that would otherwise look tagged: `{"$json": {...}}`. */
 export const JSON_TAG = '$json';
+/** Tag of a JSON document a JS number would round: `{"$jsonText": "<exact JSON text>"}`. */
+export const JSON_TEXT_TAG = '$jsonText';
 
 /** Bytes as they travel in a message. */
 export function bytesToJson(bytes: Uint8Array): JsonValue {
@@ -36,11 +47,22 @@ export function objectToJson(object: Record<string, JsonValue>): JsonValue {
     if (only !== undefined) return object; // two keys or more: never a tag
     only = key;
   }
-  return only === BYTES_TAG || only === JSON_TAG ? { [JSON_TAG]: object } : object;
+  return only === BYTES_TAG || only === JSON_TAG || only === JSON_TEXT_TAG ? { [JSON_TAG]: object } : object;
 }
 
-/** The tag of a message value, when it is a tagged object: `$binary` with its base64, `$json` with its object. */
-export function taggedOf(value: unknown): { tag: typeof BYTES_TAG; base64: string } | { tag: typeof JSON_TAG; json: JsonValue } | undefined {
+/** A JSON document kept as its exact text, as it travels in a message. */
+export function jsonTextToJson(text: string): JsonValue {
+  return { [JSON_TEXT_TAG]: text };
+}
+
+/** The tags of message values. */
+export type Tagged =
+  | { tag: typeof BYTES_TAG; base64: string }
+  | { tag: typeof JSON_TAG; json: JsonValue }
+  | { tag: typeof JSON_TEXT_TAG; text: string };
+
+/** The tag of a message value, when it is a tagged object: `$binary` with its base64, `$json` with its object, `$jsonText` with its text. */
+export function taggedOf(value: unknown): Tagged | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
   let only: string | undefined;
   for (const key in value) {
@@ -50,37 +72,42 @@ export function taggedOf(value: unknown): { tag: typeof BYTES_TAG; base64: strin
   const inner = (value as Record<string, unknown>)[only as string];
   if (only === BYTES_TAG && typeof inner === 'string') return { tag: BYTES_TAG, base64: inner };
   if (only === JSON_TAG) return { tag: JSON_TAG, json: inner as JsonValue };
+  if (only === JSON_TEXT_TAG && typeof inner === 'string') return { tag: JSON_TEXT_TAG, text: inner };
   return undefined;
 }
 
 /**
  * A message value as a driver binds it: tagged bytes → Buffer, an escaped object → the object,
- * anything else itself.
+ * a JSON document's exact text → a {@link JsonText}, anything else itself.
  */
 export function fromMessageValue(value: unknown): unknown {
   if (typeof value !== 'object' || value === null) return value;
   const tagged = taggedOf(value);
   if (!tagged) return value;
-  return tagged.tag === BYTES_TAG ? Buffer.from(tagged.base64, 'base64') : tagged.json;
+  return tagged.tag === BYTES_TAG ? Buffer.from(tagged.base64, 'base64') : tagged.tag === JSON_TAG ? tagged.json : new JsonText(tagged.text);
 }
+
+/** A value of a plain JSON record ({@link plainRecord}): JSON, or a document kept as its exact text. */
+export type PlainValue = JsonValue | JsonText;
 
 /**
  * A message value as plain JSON for a JSON API (OData, Dataverse, Business Central): tagged
- * bytes → base64 text (how OData writes Edm.Binary), an escaped object → the object.
+ * bytes → base64 text (how OData writes Edm.Binary), an escaped object → the object, a JSON
+ * document's exact text → a {@link JsonText} (the request body writes it as the document).
  */
-export function toPlainJson(value: JsonValue): JsonValue {
+export function toPlainJson(value: JsonValue): PlainValue {
   if (typeof value !== 'object' || value === null) return value;
   const tagged = taggedOf(value);
   if (!tagged) return value;
-  return tagged.tag === BYTES_TAG ? tagged.base64 : tagged.json;
+  return tagged.tag === BYTES_TAG ? tagged.base64 : tagged.tag === JSON_TAG ? tagged.json : new JsonText(tagged.text);
 }
 
 /**
  * A record's values as plain JSON ({@link toPlainJson}): the record itself when none is an object
  * (no copy, one `typeof` per value), else a copy.
  */
-export function plainRecord(record: Record<string, JsonValue>): Record<string, JsonValue> {
-  let out: Record<string, JsonValue> | undefined;
+export function plainRecord(record: Record<string, JsonValue>): Record<string, PlainValue> {
+  let out: Record<string, PlainValue> | undefined;
   for (const key in record) {
     const value = record[key];
     if (typeof value !== 'object' || value === null) continue;
@@ -90,45 +117,3 @@ export function plainRecord(record: Record<string, JsonValue>): Record<string, J
   return out ?? record;
 }
 
-/** A decimal literal's value: sign, significant digits (no leading or trailing zeros) and the power of ten of the last one. */
-interface DecimalParts {
-  negative: boolean;
-  digits: string;
-  exponent: number;
-}
-
-const DECIMAL = /^\s*([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?\s*$/;
-
-/** `text` as a decimal number (`12`, `-1.50`, `.5`, `1e-7`, surrounding spaces); undefined when it is none. */
-export function decimalParts(text: string): DecimalParts | undefined {
-  const match = DECIMAL.exec(text);
-  if (!match) return undefined;
-  const [, sign, whole, fraction = '', power = '0'] = match;
-  if (whole === '' && fraction === '') return undefined;
-  let digits = (whole + fraction).replace(/^0+/, '');
-  let exponent = Number(power) - fraction.length;
-  const trailing = /0*$/.exec(digits)?.[0].length ?? 0;
-  digits = digits.slice(0, digits.length - trailing);
-  exponent += trailing;
-  if (digits === '') return { negative: false, digits: '', exponent: 0 };
-  return { negative: sign === '-', digits, exponent };
-}
-
-/** Whether decimal `text` and the JS number `n` are the same value (as `String(n)` writes it). */
-export function sameDecimal(text: string, n: number): boolean {
-  const a = decimalParts(text);
-  const b = Number.isFinite(n) ? decimalParts(String(n)) : undefined;
-  return a !== undefined && b !== undefined && a.negative === b.negative && a.digits === b.digits && a.exponent === b.exponent;
-}
-
-/** The exact integer of a decimal literal (`"12"`, `"1.20e1"`); undefined when it has a fraction or is no number. */
-export function integerOf(text: string): bigint | undefined {
-  const parts = decimalParts(text);
-  if (!parts || parts.exponent < 0 || parts.exponent > 400) return undefined;
-  if (parts.digits === '') return 0n;
-  const value = BigInt(parts.digits + '0'.repeat(parts.exponent));
-  return parts.negative ? -value : value;
-}
-
-export const INT64_MIN = -(2n ** 63n);
-export const INT64_MAX = 2n ** 63n - 1n;

@@ -1,5 +1,4 @@
 import type { Priority } from '../platform/queue-topology';
-import type { JobPairRef } from './pair';
 import type { PushSpec } from './push';
 
 /**
@@ -31,6 +30,16 @@ export interface WatermarkSpec {
   type: string;
   /** Source field whose value is the change tracker. */
   field: string;
+}
+
+/** What a job generated from a two-way pair knows of it (set by the pair's expansion, never written by hand). */
+export interface JobPairRef {
+  /** Pair name. */
+  name: string;
+  /** The side this job reads (its source); it writes the other. */
+  side: 'a' | 'b';
+  /** The job of the opposite direction. */
+  partner: string;
 }
 
 export interface Job {

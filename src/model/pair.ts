@@ -80,15 +80,7 @@ export interface Pair {
 
 export type PairSideName = 'a' | 'b';
 
-/** What a generated job knows of its pair (set by the pair's expansion, never written by hand). */
-export interface JobPairRef {
-  /** Pair name. */
-  name: string;
-  /** The side this job reads (its source); it writes the other. */
-  side: PairSideName;
-  /** The job of the opposite direction. */
-  partner: string;
-}
+export type { JobPairRef } from './job';
 
 export function otherSide(side: PairSideName): PairSideName {
   return side === 'a' ? 'b' : 'a';

@@ -40,14 +40,14 @@ export function formatIssue(issue: ConfigIssue): string {
   return issue.path === '' ? `${issue.file}: ${issue.message}` : `${issue.file}: ${issue.path}: ${issue.message}`;
 }
 
-const ITEM_WORD: Record<string, string> = { connections: 'connection', mappings: 'mapping', jobs: 'job' };
+const ITEM_WORD: Record<string, string> = { connections: 'connection', mappings: 'mapping', jobs: 'job', pairs: 'pair' };
 
 /**
  * {@link formatIssue} with the entry's name after its index, as the CLI and the status page show
  * issues: `jobs.yaml: jobs[1].schedule (job "crm-contacts"): invalid NCRONTAB …`.
  */
 export function formatIssueNamed(issue: ConfigIssue): string {
-  const match = issue.entry === undefined ? null : /^(connections|mappings|jobs)\[\d+\]/.exec(issue.path);
+  const match = issue.entry === undefined ? null : /^(connections|mappings|jobs|pairs)\[\d+\]/.exec(issue.path);
   if (!match) return formatIssue(issue);
   return `${issue.file}: ${issue.path} (${ITEM_WORD[match[1]]} ${JSON.stringify(issue.entry)}): ${issue.message}`;
 }

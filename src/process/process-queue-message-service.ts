@@ -11,7 +11,7 @@ import { settlePlan } from './batch/settle-plan';
 import { guardStale, recordApplied, watchSetAside } from './batch/stale-guard';
 import { checkAtSource } from './batch/source-check';
 import { triage } from './batch/triage';
-import { syncPairs } from '../twoway/sync-records';
+import { syncPairs } from './batch/pair-sync';
 import type { Verdict } from './batch/verdict';
 import { startBatchLockRenewal } from './lock-renewal';
 import type { MessageSettler } from './message-settler';

@@ -17,6 +17,7 @@ export function runtimeGaugeSources(runtime: Runtime): GaugeSources {
     clock: runtime.clock,
     log: runtime.log,
     timeZone: runtime.settings.timeZone,
+    pairs: { names: () => (runtime.init.isInitialized ? (runtime.init.config.pairs ?? []).map((p) => p.name) : []), conflicts: runtime.couplings },
   };
 }
 

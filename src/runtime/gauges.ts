@@ -2,6 +2,7 @@ import type { MessageBus } from '../bus/message-bus';
 import type { Clock } from '../platform/clock';
 import { errorMessage } from '../platform/errors';
 import type { Job } from '../model/job';
+import type { CouplingStore } from '../twoway/coupling-store';
 import type { WatermarkStore } from '../model/watermark-record';
 import { parseWatermarkType, WatermarkValue } from '../model/watermark-value';
 import { nextOccurrence } from '../platform/schedule';
@@ -21,6 +22,8 @@ export interface GaugeSources {
   log: Logger;
   /** The zone schedules are read in (the app's `timeZone` setting); default UTC. */
   timeZone?: string;
+  /** The configured two-way pairs, and where their parked conflicts are. Default: none. */
+  pairs?: { names: () => readonly string[]; conflicts: Pick<CouplingStore, 'listConflicts'> };
 }
 
 /** What one sample found (also what was tracked). */
@@ -31,6 +34,8 @@ export interface GaugeSample {
   /** False when the watermarks could not be read (then `lagSeconds` and `overdueSeconds` are empty for that reason). */
   lagSampled: boolean;
   depths: Array<{ queue: string; role: QueueRole; active: number; scheduled: number; deadLetter: number }>;
+  /** Per configured pair: parked conflicts not resolved yet (absent when they could not be read). */
+  openConflicts?: Record<string, number>;
 }
 
 /**
@@ -66,7 +71,8 @@ export function jobOverdueSeconds(schedule: string, lastCronRun: Date | null, no
 /**
  * Tracks the gauges: `WatermarkLagSeconds{job}` per enabled job with a datetime watermark,
  * `JobOverdueSeconds{job}` per enabled job that has finished a read, and
- * `QueueDepth{queue, role, state}` per queue with state `active`, `scheduled` and `deadLetter`.
+ * `QueueDepth{queue, role, state}` per queue with state `active`, `scheduled` and `deadLetter`,
+ * `PairConflictsOpen{pair}` per configured two-way pair.
  * Called periodically (local host, a timer function in Azure); never throws.
  */
 export async function sampleGauges(sources: GaugeSources): Promise<GaugeSample> {
@@ -102,6 +108,20 @@ export async function sampleGauges(sources: GaugeSources): Promise<GaugeSample> 
       metrics.track(METRIC_NAMES.queueDepth, counts.deadLetter, { queue, role, state: 'deadLetter' });
     } catch (err) {
       log.warn(`depth of queue ${queue} not sampled: ${errorMessage(err)}`);
+    }
+  }
+  const pairs = sources.pairs?.names() ?? [];
+  if (sources.pairs && pairs.length > 0) {
+    try {
+      const open = (await sources.pairs.conflicts.listConflicts()).filter((c) => c.resolution === undefined);
+      for (const pair of pairs) {
+        // Every pair, 0 included: an alert on the count must see it fall back.
+        const count = open.filter((c) => c.pair === pair).length;
+        (sample.openConflicts ??= {})[pair] = count;
+        metrics.track(METRIC_NAMES.pairConflictsOpen, count, { pair });
+      }
+    } catch (err) {
+      log.warn(`open conflicts not sampled: ${errorMessage(err)}`);
     }
   }
   return sample;

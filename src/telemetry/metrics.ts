@@ -15,6 +15,8 @@ export const METRIC_NAMES = {
   queueDepth: 'QueueDepth',
   /** 1 when a target connection enters its outage mode and at each failed probe during it, 0 when it answers again. */
   targetOutage: 'TargetOutage',
+  /** Per pair: conflicts parked for an operator (`manual` policy) and not resolved yet. */
+  pairConflictsOpen: 'PairConflictsOpen',
 } as const;
 
 export type MetricName = (typeof METRIC_NAMES)[keyof typeof METRIC_NAMES];
@@ -35,6 +37,7 @@ export const METRIC_DIMENSIONS: Readonly<Record<MetricName, readonly string[]>> 
   JobOverdueSeconds: ['job'],
   QueueDepth: ['queue', 'role', 'state'],
   TargetOutage: ['connection'],
+  PairConflictsOpen: ['pair'],
 };
 
 /** Outcome dimension of `MessagesProcessed`. */

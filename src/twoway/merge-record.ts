@@ -179,13 +179,14 @@ function createdHashes(fields: readonly SyncField[], present: 's' | 't', view: R
   const t: Record<string, string> = {};
   for (const f of fields) {
     if (f.key) continue;
-    if (present === 's' && f.flows !== 'toS') {
-      s[f.id] = fieldHash(view.fields[f.t]);
-      if (f.flows === 'both') t[f.id] = fieldHash(convert(view.fields[f.t], f.toS, f.t) as JsonValue);
-    }
-    if (present === 't' && f.flows !== 'toT') {
-      t[f.id] = fieldHash(view.fields[f.s]);
-      if (f.flows === 'both') s[f.id] = fieldHash(convert(view.fields[f.s], f.toT, f.s) as JsonValue);
+    // A field that flows only towards the present side is not written by the create: the new
+    // record holds no value there (a column default that is not null comes back as a change).
+    if (present === 's') {
+      if (f.flows !== 'toS') s[f.id] = fieldHash(view.fields[f.t]);
+      t[f.id] = f.flows === 'both' ? fieldHash(convert(view.fields[f.t], f.toS, f.t) as JsonValue) : fieldHash(null);
+    } else {
+      if (f.flows !== 'toT') t[f.id] = fieldHash(view.fields[f.s]);
+      s[f.id] = f.flows === 'both' ? fieldHash(convert(view.fields[f.s], f.toT, f.s) as JsonValue) : fieldHash(null);
     }
   }
   return { s, t };

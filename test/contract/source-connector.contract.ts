@@ -2,6 +2,7 @@ import { capabilityIt } from './capability-it';
 import { continuationCases } from './source-connector/continuation.cases';
 import type { Capability, ContractContext, PreparedSource, PreparedValues, SourceHarness, SourceScenario } from './source-connector/context';
 import { deletesAndTimestampCases } from './source-connector/deletes-and-timestamps.cases';
+import { readByKeysCases } from './source-connector/read-by-keys.cases';
 import { readingCases } from './source-connector/reading.cases';
 import { valueCases } from './source-connector/values.cases';
 import { watermarkCases } from './source-connector/watermark.cases';
@@ -25,7 +26,8 @@ export interface SourceContractOptions {
  * order, in pages of `pageSize` with the right `rowCount` / `hasMore` / `lastChangeTracker`,
  * serialized by the mapping; a page's cursor continues the run after it; an early stop holds
  * nothing; removed records become `Delete` messages and timestamp-only changes are reported
- * where the system can tell them; values travel exactly (64-bit integers, decimals, bytes, instants, JSON). `makeHarness` runs once per suite; each case asks it for a
+ * where the system can tell them; values travel exactly (64-bit integers, decimals, bytes, instants, JSON);
+ * `readByKeys`, where the source has it, reads each record as detection sends it. `makeHarness` runs once per suite; each case asks it for a
  * fresh entity holding the case's records.
  *
  * @example
@@ -40,9 +42,9 @@ export function runSourceConnectorContract(name: string, makeHarness: () => Prom
       if (!harness) throw new Error(`${name}: the contract harness is not ready (did beforeAll fail?)`);
       return harness.prepare(scenario);
     },
-    prepareValues: (): Promise<PreparedValues> => {
+    prepareValues: (id = 'values'): Promise<PreparedValues> => {
       if (!harness?.prepareValues) throw new Error(`${name}: the harness has no value matrix: implement prepareValues or declare exactValues unsupported`);
-      return harness.prepareValues();
+      return harness.prepareValues(id);
     },
   };
 
@@ -59,5 +61,6 @@ export function runSourceConnectorContract(name: string, makeHarness: () => Prom
     describe('cursors and stopping early', () => continuationCases(ctx));
     describe('deletes and timestamp-only changes', () => deletesAndTimestampCases(ctx));
     describe('exact values', () => valueCases(ctx));
+    describe('reading by key (two-way sync)', () => readByKeysCases(ctx));
   });
 }

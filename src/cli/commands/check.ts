@@ -48,11 +48,12 @@ export interface CheckJson {
  * @returns the report; validation issues as its issues (no connection opened).
  */
 export async function checkFolder(dir: string, deps: Pick<CheckCommandDeps, 'resolveSecret' | 'describers' | 'validateOptions'>): Promise<ConnectionCheckReport & { valid: boolean; counts?: string }> {
-  const [{ loadConfigFolder }, { findConfigFiles }, { checkConnections }, { CONFIG_KINDS }] = await Promise.all([
+  const [{ loadConfigFolder }, { findConfigFiles }, { checkConnections }, { CONFIG_KINDS }, { withoutExpansion }] = await Promise.all([
     import('../../config/load-config'),
     import('../../config/config-files'),
     import('../../config/connection-check'),
     import('../../config/schema'),
+    import('../../config/pair-expansion'),
   ]);
   let config;
   try {
@@ -69,7 +70,10 @@ export async function checkFolder(dir: string, deps: Pick<CheckCommandDeps, 'res
     ...(deps.describers ? { describers: deps.describers } : {}),
   });
   const n = (count: number, what: string) => `${count} ${what}${count === 1 ? '' : 's'}`;
-  return { ...report, valid: true, counts: `${n(config.connections.length, 'connection')}, ${n(config.mappings.length, 'mapping')}, ${n(config.jobs.length, 'job')}` };
+  // As written: a pair counts as a pair, not as its jobs and mappings.
+  const own = withoutExpansion(config);
+  const pairs = own.pairs.length > 0 ? `, ${n(own.pairs.length, 'pair')}` : '';
+  return { ...report, valid: true, counts: `${n(own.connections.length, 'connection')}, ${n(own.mappings.length, 'mapping')}, ${n(own.jobs.length, 'job')}${pairs}` };
 }
 
 /**

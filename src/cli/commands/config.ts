@@ -13,13 +13,14 @@ import { missingFiles, rebaseFilePaths, resolveFilePaths } from './config-file-p
 // The modules behind the commands (schema, YAML, the Tables SDK) load when a command runs: every
 // CLI start registers these commands, most runs use none of them.
 async function configModules() {
-  const [diff, store, load, files] = await Promise.all([
+  const [diff, store, load, files, pairs] = await Promise.all([
     import('../../config/config-diff'),
     import('../../config/config-store'),
     import('../../config/load-config'),
     import('../../config/config-files'),
+    import('../../config/pair-expansion'),
   ]);
-  return { ...diff, ...store, ...load, ...files };
+  return { ...diff, ...store, ...load, ...files, ...pairs };
 }
 
 /** What the storage-backed commands (`config`, `watermark`) need from their surroundings. */
@@ -74,8 +75,11 @@ const defaultDeps: ConfigCommandDeps = {
 interface ValidationReport {
   folder: string;
   valid: boolean;
-  /** Items per kind; absent when not valid. */
-  counts?: Record<'connections' | 'mappings' | 'jobs', number>;
+  /**
+   * Items per kind as written (a pair's jobs and mappings not counted); absent when not valid.
+   * `pairs` only when the folder has some.
+   */
+  counts?: Record<'connections' | 'mappings' | 'jobs', number> & { pairs?: number };
   /** Why the folder is not valid (each names its file, path and entry). */
   issues: ConfigIssue[];
   /** Valid, yet it will not run as it is: a file a connection names is missing. */
@@ -98,13 +102,17 @@ async function validateFolder(dir: string, validateOptions: ValidateOptions): Pr
     message: `no file at ${f.resolved}: the connection cannot open it (a ${config.connections[f.index].type} connection opens an existing file only)`,
     entry: f.connection,
   }));
-  const itemCounts = { connections: config.connections.length, mappings: config.mappings.length, jobs: config.jobs.length };
+  const own = modules.withoutExpansion(config);
+  const itemCounts = { connections: own.connections.length, mappings: own.mappings.length, jobs: own.jobs.length, ...(own.pairs.length > 0 ? { pairs: own.pairs.length } : {}) };
   return { report: { folder: dir, valid: true, counts: itemCounts, issues: [], warnings }, config };
 }
 
-function counts(config: HighwaterConfig): string {
+/** Items as written: a pair counts as a pair, not as the jobs and mappings it expands into. */
+async function counts(config: HighwaterConfig): Promise<string> {
+  const own = (await configModules()).withoutExpansion(config);
   const n = (count: number, what: string) => `${count} ${what}${count === 1 ? '' : 's'}`;
-  return `${n(config.connections.length, 'connection')}, ${n(config.mappings.length, 'mapping')}, ${n(config.jobs.length, 'job')}`;
+  const pairs = own.pairs.length > 0 ? `, ${n(own.pairs.length, 'pair')}` : '';
+  return `${n(own.connections.length, 'connection')}, ${n(own.mappings.length, 'mapping')}, ${n(own.jobs.length, 'job')}${pairs}`;
 }
 
 async function printDiff(deps: ConfigCommandDeps, diff: ConfigDiff, json: boolean | undefined): Promise<void> {
@@ -119,7 +127,7 @@ async function printDiff(deps: ConfigCommandDeps, diff: ConfigDiff, json: boolea
  */
 export function registerConfigCommands(program: Command, deps: ConfigCommandDeps = defaultDeps): void {
   const config = program.command('config').description('validate a config folder and sync it with the configuration tables');
-  const dirOption = ['--config <dir>', 'config folder (connections, mappings, jobs as .yaml/.yml/.json)', DEFAULT_CONFIG_DIR] as const;
+  const dirOption = ['--config <dir>', 'config folder (connections, mappings, jobs and optional pairs as .yaml/.yml/.json)', DEFAULT_CONFIG_DIR] as const;
   const load = async (dir: string) => (await configModules()).loadConfigFolder(dir, deps.validateOptions);
   // What push and diff compare and store: file paths resolved against the folder (config-file-paths.ts).
   const loadForTables = async (dir: string) => resolveFilePaths(await load(dir), dir);
@@ -140,7 +148,7 @@ export function registerConfigCommands(program: Command, deps: ConfigCommandDeps
         return;
       }
       if (error || !loaded) throw error;
-      deps.print(`${options.config}: valid (${counts(loaded)})`);
+      deps.print(`${options.config}: valid (${await counts(loaded)})`);
       for (const warning of report.warnings) deps.notice(`warning: ${formatIssueNamed(warning)}`);
     });
 
@@ -178,6 +186,6 @@ export function registerConfigCommands(program: Command, deps: ConfigCommandDeps
     .action(async (options: { config: string }) => {
       const pulled = rebaseFilePaths(await withStorage(deps, async (storage) => (await openStore(storage)).pull()), options.config);
       const written = await (await configModules()).writeConfigFolder(options.config, pulled);
-      deps.print(`wrote ${written.map((file) => path.relative(process.cwd(), file) || file).join(', ')} (${counts(pulled)})`);
+      deps.print(`wrote ${written.map((file) => path.relative(process.cwd(), file) || file).join(', ')} (${await counts(pulled)})`);
     });
 }

@@ -5,6 +5,7 @@ import { demoConfigDir, hostOptions, runHost, type HostCommandOptions } from './
 // The seeding code (and better-sqlite3 with it) loads when a demo command runs, not with the CLI.
 const seed = () => import('../../../examples/demo/seed');
 const demoPush = () => import('../../../examples/demo/push');
+const twoWay = () => import('../../../examples/demo/two-way');
 
 /** How long `demo push-account` watches the ERP for the pushed change. */
 const PUSH_WATCH_MS = 10_000;
@@ -19,6 +20,7 @@ export function registerDemoCommands(program: Command): void {
   ).action(async (opts: Omit<HostCommandOptions, 'config'> & { reset?: boolean }) => {
     const dir = demoConfigDir();
     if ((await seed()).seedDemo(dir, { reset: opts.reset })) console.log(`Seeded the demo databases in ${dir} (crm.db, erp.db).`);
+    (await twoWay()).seedProfiles(dir);
     // The push job's shared secret: the host reads it from this app setting.
     const { DEMO_PUSH_SECRET_SETTING, demoPushSecret } = await demoPush();
     process.env[DEMO_PUSH_SECRET_SETTING] = demoPushSecret(dir);
@@ -30,6 +32,25 @@ export function registerDemoCommands(program: Command): void {
     .action(async (id: string, name: string) => {
       if (!(await seed()).changeDemoAccount(demoConfigDir(), id, name)) throw new UsageError(`no CRM account "${id}" (ids run from A-0001 to A-2000)`);
       console.log(`CRM account ${id} is now "${name}"; the next GetChanges tick sends it to the ERP.`);
+    });
+  demo
+    .command('edit <system> <id> <column> <value>')
+    .description('set one column of an account profile in the CRM or the ERP, as its users would (two-way pair account-profiles); "" sets null')
+    .action(async (system: string, id: string, column: string, value: string) => {
+      const { EDITABLE, editProfile } = await twoWay();
+      if (system !== 'crm' && system !== 'erp') throw new UsageError(`<system>: expected crm or erp, got ${JSON.stringify(system)}`);
+      const columns: readonly string[] = EDITABLE[system].columns;
+      if (!columns.includes(column)) throw new UsageError(`<column>: expected one of ${columns.join(', ')} for ${system}, got ${JSON.stringify(column)}`);
+      if (!editProfile(demoConfigDir(), system, id, column, value)) throw new UsageError(`no ${system} profile "${id}"`);
+      console.log(`${system.toUpperCase()} profile ${id}: ${column} is now ${value === '' ? 'null' : JSON.stringify(value)}; the pair's next run carries it to the other side.`);
+    });
+  demo
+    .command('show-profile <id>')
+    .description('show an account profile as the CRM and the ERP hold it (two-way pair account-profiles)')
+    .action(async (id: string) => {
+      const profile = (await twoWay()).readProfile(demoConfigDir(), id);
+      console.log(`CRM ${JSON.stringify(profile.crm ?? null)}`);
+      console.log(`ERP ${JSON.stringify(profile.erp ?? null)}`);
     });
   demo
     .command('push-account <id> <name>')

@@ -1,3 +1,4 @@
+import { pairJobName } from '../../model/pair';
 import type { TableStorage } from '../../storage/table-store';
 import { UsageError } from '../cli-error';
 
@@ -27,7 +28,7 @@ export async function clearDeletions(storage: TableStorage, jobNames: ReadonlySe
   return rows.length;
 }
 
-/** A job as far as the watermark commands need it. */
+/** A job as far as the watermark commands need it (a pair's two jobs included). */
 export interface StoredJob {
   name: string;
   /** The job's `watermark.type` as configured (e.g. `datetime`); undefined when none is stored. */
@@ -41,11 +42,19 @@ export interface StoredJob {
 export async function storedJobs(storage: TableStorage): Promise<StoredJob[]> {
   const [{ CONFIG_TABLES, CONFIG_PARTITION }, { decodeJsonProperties }] = await Promise.all([import('../../config/config-store'), import('../../storage/entity-codec')]);
   const rows = await (await storage.table(CONFIG_TABLES.jobs)).queryPartition(CONFIG_PARTITION);
-  return rows.map((row) => {
+  const stored = (name: string, type: unknown): StoredJob => ({ name, ...(typeof type === 'string' ? { watermarkType: type } : {}) });
+  const jobs = rows.map((row) => {
     const definition = decodeJsonProperties(`job ${JSON.stringify(row.rowKey)}`, row.properties) as { watermark?: { type?: unknown } };
-    const type = definition?.watermark?.type;
-    return { name: row.rowKey, ...(typeof type === 'string' ? { watermarkType: type } : {}) };
+    return stored(row.rowKey, definition?.watermark?.type);
   });
+  // A pair is stored as the pair; its two jobs (one per side's watermark) are named after it.
+  const pairRows = await (await storage.table(CONFIG_TABLES.pairs)).queryPartition(CONFIG_PARTITION);
+  for (const row of pairRows) {
+    type Side = { watermark?: { type?: unknown } } | undefined;
+    const definition = decodeJsonProperties(`pair ${JSON.stringify(row.rowKey)}`, row.properties) as { a?: Side; b?: Side };
+    for (const side of ['a', 'b'] as const) jobs.push(stored(pairJobName(row.rowKey, side), definition?.[side]?.watermark?.type));
+  }
+  return jobs;
 }
 
 /** How a user gets a configuration into the tables, for "unknown job" errors. */

@@ -21,6 +21,8 @@ import { throughputLastHour } from './throughput';
 import { queueRoles } from '../../platform/queue-topology';
 import type { SubscriptionKeeper } from '../../push/subscription-keeper';
 import { pushStatuses } from './push-status';
+import type { CouplingStore } from '../../twoway/coupling-store';
+import { conflictStatuses } from './conflict-status';
 
 /** What the status page reads; the runtime provides all of it (narrowed for tests). */
 export interface StatusSources {
@@ -38,6 +40,8 @@ export interface StatusSources {
   incidents?: { list(): Incident[] };
   /** The last hour before this host started, from the metrics file. Default: none (only what this process tracked). */
   metricsHistory?: Pick<MetricsFileHistory, 'points'>;
+  /** Two-way sync's parked conflicts. Default: none known. */
+  couplings?: Pick<CouplingStore, 'listConflicts'>;
   /** What the Business Central subscription keeper knows. Default: nothing (every subscription shows as not kept yet). */
   subscriptions?: Pick<SubscriptionKeeper, 'known'>;
 }
@@ -60,11 +64,12 @@ export async function buildStatus(sources: StatusSources, stats: StatusStats): P
   const now = sources.clock.now();
   const history = (await sources.metricsHistory?.points()) ?? [];
   const throughput = throughputLastHour(sources.metrics, stats, now, 60, history);
-  const [jobsPart, queues, recentRuns, deadLetters] = await Promise.all([
+  const [jobsPart, queues, recentRuns, deadLetters, conflicts] = await Promise.all([
     jobStatuses(sources, now),
     queueStatuses(sources, stats),
     runs(sources, stats),
     deadLetterGroups(sources),
+    conflictStatuses(sources.couplings),
   ]);
   const processedTotals = zeroOutcomes();
   for (const byOutcome of stats.processed.values()) for (const [outcome, n] of byOutcome) processedTotals[outcome] += n;
@@ -73,6 +78,7 @@ export async function buildStatus(sources: StatusSources, stats: StatusStats): P
     startedAt: stats.startedAt.toISOString(),
     ...(jobsPart.configError ? { configError: jobsPart.configError } : {}),
     jobs: jobsPart.jobs,
+    ...conflicts,
     push: jobsPart.config ? pushStatuses(jobsPart.config, sources.subscriptions?.known() ?? [], now) : [],
     incidents: (sources.incidents?.list() ?? []).map((i) => ({
       id: i.id,

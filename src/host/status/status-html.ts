@@ -2,6 +2,7 @@ import { escapeHtml as e, formatSeconds, formatTime, layout } from './html';
 import { outcomesChart, throughputChart } from './status-charts';
 import { OUTCOMES, type IncidentStatus, type JobStatus, type QueueStatus, type RunStatus, type StatusModel } from './status-model';
 import type { PushStatus } from './push-status';
+import { conflictsSection } from './conflict-status';
 import { statusScript } from './status-script';
 import { outcomeTotals } from './throughput';
 
@@ -16,6 +17,7 @@ export function renderStatusPage(model: StatusModel, refreshMs = 5_000): string 
     `<p class="muted">Host started ${e(formatTime(model.startedAt))} · page generated ${e(formatTime(model.generatedAt))}</p>`,
     model.configError ? `<section class="problem"><h2>Configuration not loaded</h2><p>${e(model.configError)}</p></section>` : '',
     incidentsSection(model.incidents),
+    conflictsSection(model),
     ...model.targetOutages.map(
       (o) =>
         `<section class="problem"><h2>Target ${e(o.connection)} is in outage</h2><p>Since ${e(o.since)} after ${o.failures} failed ${o.failures === 1 ? 'group' : 'groups'}: ${e(o.error)}. Its messages wait in their queues (longer the longer the outage lasts, at most 5 minutes at a time); the next probe goes through at ${e(o.nextProbeAt)}.</p></section>`,

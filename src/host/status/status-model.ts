@@ -14,6 +14,10 @@ export interface StatusModel {
   /** Set when the configuration could not be loaded (jobs are then empty). */
   configError?: string;
   jobs: JobStatus[];
+  /** Two-way conflicts parked for an operator (`manual` policy), oldest first. */
+  conflicts: ConflictStatus[];
+  /** Set when the parked conflicts could not be read. */
+  conflictsError?: string;
   /** The jobs that take pushed changes: their route and format, and Business Central's subscriptions. */
   push: PushStatus[];
   /**
@@ -146,4 +150,17 @@ export const OUTCOMES: readonly ProcessOutcome[] = ['Success', 'Superseded', 'De
 
 export function zeroOutcomes(): Record<ProcessOutcome, number> {
   return { Success: 0, Superseded: 0, Deferred: 0, Transitive: 0, Ignored: 0, Failed: 0 };
+}
+
+/** A two-way conflict parked for an operator: both versions, and the command that resolves it. */
+export interface ConflictStatus {
+  pair: string;
+  keyA: string;
+  keyB: string;
+  fields: string[];
+  a: { values: Record<string, unknown>; tracker: string | null; deleted: boolean };
+  b: { values: Record<string, unknown>; tracker: string | null; deleted: boolean };
+  detectedAt: string;
+  /** The side an operator chose, while the record's next sync has not applied it yet. */
+  resolution: 'a' | 'b' | null;
 }

@@ -25,14 +25,16 @@ export interface SourceRecord {
  * express. `watermark`: the read is bounded by the stored watermark, a page cursor continues a
  * run, and a new run reads again what a stopped one gave (a source that hands out work — an
  * outbox — gives each row once and bounds nothing by the watermark). `filter`: the job filter.
+ * `readByKeys`: the optional port method reading records by key (two-way sync).
  */
-export type Capability = 'pageSize' | 'lookback' | 'deletes' | 'timeStamps' | 'exactValues' | 'watermark' | 'filter';
+export type Capability = 'pageSize' | 'lookback' | 'deletes' | 'timeStamps' | 'exactValues' | 'watermark' | 'filter' | 'readByKeys';
 
 export type CaseId =
   | 'in-order' | 'page-size' | 'serialized' | 'empty-source'
   | 'after-watermark' | 'lookback' | 'filter'
   | 'cursor' | 'early-stop'
-  | 'deletes' | 'timestamps' | 'values';
+  | 'deletes' | 'timestamps' | 'values'
+  | 'read-by-keys' | 'read-by-keys-filter' | 'read-by-keys-deletes' | 'read-by-keys-composite' | 'read-by-keys-many' | 'read-by-keys-values';
 
 /** What a case asks the harness for: a fresh entity holding `seed`. */
 export interface SourceScenario {
@@ -99,8 +101,11 @@ export interface PreparedValues {
 /** What an adapter's runner hands to `runSourceConnectorContract`. */
 export interface SourceHarness {
   prepare(scenario: SourceScenario): Promise<PreparedSource>;
-  /** The value matrix; required unless the runner declares `exactValues` unsupported. */
-  prepareValues?(): Promise<PreparedValues>;
+  /**
+   * The value matrix; required unless the runner declares `exactValues` unsupported.
+   * @param id the case (recorded harnesses script its exchanges by it). Default `values`.
+   */
+  prepareValues?(id?: 'values' | 'read-by-keys-values'): Promise<PreparedValues>;
   close(): Promise<void>;
 }
 
@@ -109,7 +114,7 @@ export interface ContractContext {
   /** `it`, or `it.skip` with a printed reason when the system cannot express one of `uses`. */
   caseIt(uses: readonly Capability[]): (title: string, fn: () => Promise<void>) => void;
   prepare(scenario: SourceScenario): Promise<PreparedSource>;
-  prepareValues(): Promise<PreparedValues>;
+  prepareValues(id?: 'values' | 'read-by-keys-values'): Promise<PreparedValues>;
 }
 
 /** Second `s` of 2026-01-01 as ISO 8601. */

@@ -2,7 +2,7 @@ import { type Job, JobActionType } from '../../../src/model/job';
 import type { Mapping } from '../../../src/model/mapping';
 import { deserializeQueueMessage, type QueueMessage, serializeQueueMessage } from '../../../src/model/queue-message';
 import { WatermarkValue } from '../../../src/model/watermark-value';
-import { BYTES_VALUE, DECIMAL_VALUE, INSTANT_UTC, instantOf, INT64_VALUES, JSON_VALUE, type ValueKind } from '../value-matrix';
+import { BYTES_VALUE, DECIMAL_VALUE, exactJson, INSTANT_UTC, instantOf, INT64_VALUES, JSON_EXACT_TEXT, JSON_VALUE, type ValueKind } from '../value-matrix';
 import type { ContractContext, PreparedValues } from './context';
 
 /** Each kind of the matrix is read exactly and travels through the JSON body as the message contract says. */
@@ -31,29 +31,47 @@ const EXPECTED: Record<ValueKind, unknown> = {
   bytes: { $binary: BYTES_VALUE.toString('base64') },
   instant: INSTANT_UTC,
   json: JSON_VALUE,
+  jsonExact: exactJson(JSON_EXACT_TEXT),
 };
 
-/** A message value as the case compares it: instants by the instant they denote, JSON text parsed where the system keeps JSON as text. */
+/**
+ * A message value as the case compares it: instants by the instant they denote, JSON text parsed
+ * where the system keeps JSON as text, a document beyond a double by the exact values of its
+ * `{"$jsonText"}` (anything else, a rounded JSON value above all, shows as not exact).
+ */
 function shownValue(kind: ValueKind, value: unknown, p: PreparedValues): unknown {
   if (value === null || value === undefined) return null;
   if (kind === 'instant') return instantOf(value);
+  if (kind === 'jsonExact') {
+    const tagged = value as { $jsonText?: unknown };
+    if (typeof tagged === 'object' && typeof tagged.$jsonText === 'string' && Object.keys(tagged).length === 1) return exactJson(tagged.$jsonText);
+    return p.jsonAsText && typeof value === 'string' ? exactJson(value) : { notExact: value };
+  }
   if (kind === 'json' && p.jsonAsText && typeof value === 'string') return JSON.parse(value);
   return value;
 }
 
-async function readAll(p: PreparedValues): Promise<QueueMessage[]> {
-  const mapping: Mapping = {
+/** The value matrix's mapping: the key as `ref`, each kind's column under the kind's name. */
+export function valuesMapping(p: PreparedValues): Mapping {
+  return {
     name: 'values',
     source: { entity: p.entity, key: [p.key] },
     target: { entity: 'values_target', key: ['ref'] },
     fields: [{ target: 'ref', source: p.key }, ...Object.entries(p.columns).map(([kind, source]) => ({ target: kind, source }))],
   };
-  const job: Job = {
+}
+
+export function valuesJob(p: PreparedValues): Job {
+  return {
     name: 'values', order: 1, schedule: '0 * * * * *', enabled: true, source: 'src', target: 'tgt', mapping: 'values',
     priority: 'normal', watermark: { type: p.watermarkType, field: p.tracker }, action: JobActionType.NewUpdate, filter: [],
     skipOutdatedMessages: false, skipUnchanged: false, pageSize: 100, lookbackSeconds: 0,
   };
+}
+
+/** Every message of a first run over the value matrix. */
+export async function readAll(p: PreparedValues): Promise<QueueMessage[]> {
   const messages: QueueMessage[] = [];
-  for await (const page of p.source().retrieveChanges(mapping, job, WatermarkValue.initialize(p.watermarkType, null))) messages.push(...page.messages);
+  for await (const page of p.source().retrieveChanges(valuesMapping(p), valuesJob(p), WatermarkValue.initialize(p.watermarkType, null))) messages.push(...page.messages);
   return messages;
 }

@@ -1,6 +1,6 @@
 import { JobActionType } from '../../../src/model/job';
 import { createQueueMessage, deserializeQueueMessage, type JsonValue, serializeQueueMessage } from '../../../src/model/queue-message';
-import { BYTES_VALUE, DECIMAL_VALUE, INSTANT_UTC, INT64_VALUES, JSON_VALUE, matrixRecord, type ValueKind } from '../value-matrix';
+import { BYTES_VALUE, DECIMAL_VALUE, exactJson, INSTANT_UTC, INT64_VALUES, JSON_EXACT_TEXT, JSON_VALUE, matrixRecord, type ValueKind } from '../value-matrix';
 import { type ContractContext, job, shownOutcome, applied, failed } from './context';
 
 /** A target writes every kind of the matrix exactly, and refuses (naming the column) a value it cannot hold exactly. */
@@ -48,4 +48,5 @@ const STORED: Record<ValueKind, unknown> = {
   bytes: BYTES_VALUE.toString('hex'),
   instant: INSTANT_UTC,
   json: JSON_VALUE,
+  jsonExact: exactJson(JSON_EXACT_TEXT),
 };

@@ -71,6 +71,6 @@ describe('files and folders that are not what they should be', () => {
   it('config pull into a folder path that is a file says "not a folder"', async () => {
     const file = path.join(dir, 'file');
     writeFileSync(file, 'x');
-    await expect(writeConfigFolder(file, { connections: [], mappings: [], jobs: [] })).rejects.toMatchObject({ message: `${file}: not a folder` });
+    await expect(writeConfigFolder(file, { connections: [], mappings: [], jobs: [], pairs: [] })).rejects.toMatchObject({ message: `${file}: not a folder` });
   });
 });

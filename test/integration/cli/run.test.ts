@@ -178,7 +178,7 @@ describe('highwater run / runs', () => {
   it('an unknown job with empty configuration tables says how to fill them', async () => {
     const storage = await openTableStorage({ storageConnectionString: azurite.connectionString, dataDir: dir });
     try {
-      await new ConfigStore(storage).push({ connections: [], mappings: [], jobs: [] });
+      await new ConfigStore(storage).push({ connections: [], mappings: [], jobs: [], pairs: [] });
     } finally {
       await storage.close();
     }

@@ -31,7 +31,7 @@ afterAll(async () => {
 
 /** Every test starts from empty config tables (they share one Azurite). */
 beforeEach(async () => {
-  await store.push({ connections: [], mappings: [], jobs: [] });
+  await store.push({ connections: [], mappings: [], jobs: [], pairs: [] });
 });
 
 function valid(mutate: (c: ReturnType<typeof fixtureConfig>) => void = () => {}): HighwaterConfig {

@@ -57,7 +57,7 @@ function recording(inner: TableStorage, log: string[]): TableStorage {
 }
 
 describe('InitializationService (tables)', () => {
-  it('loads once, in the order storage → connections → mappings → jobs, and shares one attempt', async () => {
+  it('loads once, in the order storage → connections → mappings → jobs (and pairs), and shares one attempt', async () => {
     const log: string[] = [];
     const service = new InitializationService({ storage: recording(storage, log), onStep: (step) => log.push(`step ${step}`) });
     const [a, b] = await Promise.all([service.ensureInitialized(), service.ensureInitialized()]);
@@ -68,6 +68,7 @@ describe('InitializationService (tables)', () => {
       'table connections',
       'table mappings',
       'table jobs',
+      'table pairs',
       'table watermark',
       'step connections',
       'table connections',
@@ -78,6 +79,8 @@ describe('InitializationService (tables)', () => {
       'step jobs',
       'table jobs',
       'query jobs',
+      'table pairs',
+      'query pairs',
     ]);
     expect(a).toEqual(validateConfig(fixtureConfig()));
     expect(service.getJob('crm-to-erp-customers').mapping).toBe('customers');
@@ -129,7 +132,7 @@ describe('InitializationService (files)', () => {
     const service = new InitializationService({ source: 'files', configDir: dir, storage: recording(storage, log), onStep: (s) => steps.push(s) });
     expect(await service.ensureInitialized()).toEqual(validateConfig(fixtureConfig()));
     expect(steps).toEqual(['storage', 'files']);
-    expect(log).toEqual(['table connections', 'table mappings', 'table jobs', 'table watermark']);
+    expect(log).toEqual(['table connections', 'table mappings', 'table jobs', 'table pairs', 'table watermark']);
   });
 
   it('fails with every issue (file and path) and succeeds once the folder is fixed', async () => {

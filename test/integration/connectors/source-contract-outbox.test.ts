@@ -11,6 +11,7 @@ const unsupported = {
   lookback: 'there is no watermark to reach behind',
   filter: 'the application decides what it writes to the outbox (a job filter is refused)',
   timeStamps: 'every outbox row is a change',
+  readByKeys: 'an outbox holds changes, not records: there is no current record to read by key',
   exactValues: 'the payload is JSON the application writes: its encoding of bytes and instants is the application\'s (numbers beyond a double stay exact: outbox-rows unit test)',
 };
 

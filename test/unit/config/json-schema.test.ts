@@ -21,15 +21,36 @@ describe('config JSON Schema', () => {
     }
   });
 
-  it('describes the three file shapes, each with one list and an optional $schema, and the optional requeue file', () => {
+  it('describes the three file shapes, each with one list and an optional $schema, and the optional pairs and requeue files', () => {
     const schema = buildConfigJsonSchema();
     expect(schema.$schema).toBe('http://json-schema.org/draft-07/schema#');
     expect(schema.anyOf).toEqual([
       { $ref: '#/definitions/ConnectionsFile' },
       { $ref: '#/definitions/MappingsFile' },
       { $ref: '#/definitions/JobsFile' },
+      { $ref: '#/definitions/PairsFile' },
       { $ref: '#/definitions/RequeueFile' },
     ]);
+    expect(definition('PairsFile')).toMatchObject({
+      type: 'object',
+      required: ['pairs'],
+      additionalProperties: false,
+      properties: { $schema: { type: 'string' }, pairs: { type: 'array', items: { $ref: '#/definitions/Pair' } } },
+    });
+    expect(definition('Pair')).toMatchObject({
+      required: ['name', 'a', 'b', 'fields'],
+      additionalProperties: false,
+      properties: {
+        a: { $ref: '#/definitions/PairSide' },
+        schedule: { default: '0 * * * * *' },
+        enabled: { default: true },
+        priority: { default: 'normal' },
+        conflicts: { default: 'newest', enum: ['a', 'b', 'newest', 'manual'] },
+        deletes: { default: 'propagate', enum: ['propagate', 'restore', 'uncouple'] },
+      },
+    });
+    expect(definition('PairField')).toMatchObject({ required: ['a', 'b'], properties: { direction: { default: 'both', enum: ['both', 'toB', 'toA'] } } });
+    expect(definition('PairMatchField')).toMatchObject({ required: ['a', 'b'], properties: { ignoreCase: { default: false } } });
     expect(definition('RequeueFile')).toMatchObject({ type: 'object', required: ['requeue'], additionalProperties: false });
     expect(definition('Requeue')).toMatchObject({
       additionalProperties: false,

@@ -46,6 +46,7 @@ describe('loadConfigFolder', () => {
       connections: [{ name: 'crm', type: 'sqlite', settings: {}, secrets: {}, maxConcurrency: 8 }],
       mappings: [],
       jobs: [],
+      pairs: [],
     });
   });
 

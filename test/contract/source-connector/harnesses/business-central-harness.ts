@@ -7,6 +7,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { metadataExchange } from '../../../unit/connectors/odata/check-kit';
 import { type RecordedExchange, replayFetch } from '../../../unit/connectors/odata/replay-fetch';
+import { isGuid } from '../../../../connectors/odata/odata-literals';
+import { joinSourceKey, splitSourceKey } from '../../../../src/model/source-key';
+import { askedKeys } from '../read-by-keys.cases';
+import { byKeyExchanges } from './by-key-exchanges';
 import { at, type CaseId, type PreparedSource, type SourceHarness, type SourceRecord, type SourceScenario } from '../context';
 
 /**
@@ -24,8 +28,9 @@ const API = `https://api.businesscentral.dynamics.com/v2.0/${TENANT}/production/
 const ROOT = `${API}companies(${COMPANY})/`;
 const METADATA = fs.readFileSync(path.join(__dirname, '../../../unit/connectors/businesscentral/recordings/metadata.xml'), 'utf8');
 const SELECT = 'id,lastModifiedDateTime,displayName';
+const COMPOSITE_SELECT = 'id,displayName,lastModifiedDateTime';
 
-const id = (n: number) => `9f1a2b3c-44e3-ea11-bb43-00000000000${n}`;
+const id = (n: number) => `9f1a2b3c-44e3-ea11-bb43-${String(n).padStart(12, '0')}`;
 const etag = (r: SourceRecord) => `W/"JzQ0O1NRQUFBQUo3LzBNQU1${r.key}Ba${r.at}QUFBQUE9PTE7MDA7Jw=="`;
 /** A time as BC writes it: milliseconds only when there are some. */
 const bcTime = (s: number) => at(s).replace('.000Z', 'Z');
@@ -48,7 +53,7 @@ function bound(seed: readonly SourceRecord[]): RecordedExchange {
 }
 
 /** The changes in (`after`, latest of `seed`] that `keep` keeps, in pages of `pageSize`, as BC serves them. */
-function changes(seed: readonly SourceRecord[], options: { after?: number; pageSize?: number; filtered?: boolean } = {}): RecordedExchange[] {
+function changes(seed: readonly SourceRecord[], options: { after?: number; pageSize?: number; filtered?: boolean; composite?: boolean } = {}): RecordedExchange[] {
   const pageSize = options.pageSize ?? 100;
   const upper = Math.max(...seed.map((r) => r.at));
   const conditions = [
@@ -56,7 +61,9 @@ function changes(seed: readonly SourceRecord[], options: { after?: number; pageS
     `lastModifiedDateTime le ${literal(upper)}`,
     ...(options.filtered ? ["(type eq 'Company')"] : []),
   ];
-  const url = `${ROOT}customers?$select=${SELECT}&$filter=${conditions.join(' and ')}&$orderby=lastModifiedDateTime asc,id asc`;
+  // Keyed by id and label (the composite-key case): both are selected first and order the changes.
+  const select = options.composite ? COMPOSITE_SELECT : SELECT;
+  const url = `${ROOT}customers?$select=${select}&$filter=${conditions.join(' and ')}&$orderby=lastModifiedDateTime asc,id asc${options.composite ? ',displayName asc' : ''}`;
   const rows = seed
     .filter((r) => (options.after === undefined || r.at > options.after) && (!options.filtered || r.group !== 'drop'))
     .sort((a, b) => a.at - b.at || a.key - b.key);
@@ -65,8 +72,33 @@ function changes(seed: readonly SourceRecord[], options: { after?: number; pageS
   return pages.map((page, i) => ({
     note: `changes, page ${i + 1} of ${pages.length}`,
     request: { method: 'GET', url: i === 0 ? url : skip(pages[i - 1]), headers: { prefer: `odata.maxpagesize=${pageSize}` } },
-    response: answer(SELECT, page.map((r) => ({ '@odata.etag': etag(r), id: id(r.key), lastModifiedDateTime: bcTime(r.at), displayName: r.label ?? '' })), i < pages.length - 1 ? skip(page) : undefined),
+    response: answer(select, page.map(customer), i < pages.length - 1 ? skip(page) : undefined),
   }));
+}
+
+/** A customer as BC answers it. */
+const customer = (r: SourceRecord) => ({ '@odata.etag': etag(r), id: id(r.key), lastModifiedDateTime: bcTime(r.at), displayName: r.label ?? '' });
+
+/** The reads by key of the case (its keys: `askedKeys`), answered with the seed's customers among them (that `keep` keeps). */
+function byKeys(scenario: SourceScenario, options: { filtered?: boolean; composite?: boolean } = {}): RecordedExchange[] {
+  const keyOf = (r: SourceRecord) => (options.composite ? joinSourceKey([id(r.key), r.label]) : id(r.key));
+  const held = new Map(scenario.seed.filter((r) => !options.filtered || r.group !== 'drop').map((r) => [keyOf(r), r]));
+  return byKeyExchanges(askedKeys(scenario.id, scenario.seed, id), {
+    url: `${ROOT}customers`,
+    select: options.composite ? COMPOSITE_SELECT : SELECT,
+    conditions: ['lastModifiedDateTime ne null', ...(options.filtered ? ["(type eq 'Company')"] : [])],
+    // `id` is an Edm.Guid (bare), `displayName` an Edm.String (quoted): the API route's $metadata.
+    condition: (key) => {
+      const [guid, label] = splitSourceKey(key);
+      if (!isGuid(guid)) return undefined;
+      return options.composite ? `id eq ${guid} and displayName eq '${(label ?? '').replace(/'/g, "''")}'` : `id eq ${guid}`;
+    },
+    found: (key) => {
+      const r = held.get(key);
+      return r && customer(r);
+    },
+    context: `${API}$metadata#companies(${COMPANY})/customers(${options.composite ? COMPOSITE_SELECT : SELECT})`,
+  });
 }
 
 function script(scenario: SourceScenario): RecordedExchange[] | undefined {
@@ -82,6 +114,10 @@ function script(scenario: SourceScenario): RecordedExchange[] | undefined {
     filter: () => run({ filtered: true }),
     cursor: () => run({ pageSize: 2 }),
     'early-stop': () => [...run({ pageSize: 2 }).slice(0, 2), ...run({ pageSize: 2 })],
+    'read-by-keys': () => [...run(), ...byKeys(scenario)],
+    'read-by-keys-filter': () => [...run({ filtered: true }), ...byKeys(scenario, { filtered: true })],
+    'read-by-keys-composite': () => [...run({ composite: true }), ...byKeys(scenario, { composite: true })],
+    'read-by-keys-many': () => [...run(), ...byKeys(scenario)],
   };
   return scripts[scenario.id]?.();
 }

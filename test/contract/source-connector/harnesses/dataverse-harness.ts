@@ -3,7 +3,11 @@ import { WatermarkValue } from '../../../../src/model/watermark-value';
 import { accountDefinitions, columnDefinitions } from '../../../unit/connectors/dataverse/column-definitions';
 import { API, openDataverse } from '../../../unit/connectors/dataverse/dataverse-test-kit';
 import type { RecordedExchange } from '../../../unit/connectors/odata/replay-fetch';
+import { isGuid } from '../../../../connectors/odata/odata-literals';
+import { joinSourceKey, splitSourceKey } from '../../../../src/model/source-key';
 import { BYTES_VALUE, INT64_VALUES } from '../../value-matrix';
+import { askedKeys, VALUE_KEYS } from '../read-by-keys.cases';
+import { byKeyExchanges } from './by-key-exchanges';
 import type { CaseId, PreparedSource, PreparedValues, SourceHarness, SourceRecord, SourceScenario } from '../context';
 
 /**
@@ -21,7 +25,7 @@ const NOW = '2026-03-01T10:00:00.000Z';
 const STORED = '2026-02-28T00:00:00.000Z';
 const SELECT = 'accountid,name';
 
-const guid = (n: number) => `5a0f9a3e-3ef0-f011-8544-00000000000${n}`;
+const guid = (n: number) => `5a0f9a3e-3ef0-f011-8544-${String(n).padStart(12, '0')}`;
 const statecode = (r: SourceRecord) => (r.group === 'drop' ? 1 : 0);
 /** The delta link Dataverse hands out after the changes up to second `s`; `serial` tells later tokens for the same state apart. */
 const link = (s: number, select = SELECT, serial = s) =>
@@ -70,6 +74,33 @@ function initialRead(seed: readonly SourceRecord[], pageSize: number, select = S
 const follow = (from: number, rows: readonly SourceRecord[], to: number, serial = to) =>
   tracked(`follow the delta link of second ${from}`, link(from), 100, rows, { delta: link(to, SELECT, serial) }, SELECT, true);
 
+/**
+ * The reads by key of the case (its keys: `askedKeys`): plain reads of `accounts` (not tracked),
+ * `$filter` on the keys alone (the job filter is applied to the records read, as change tracking
+ * does: its field is selected), answered with the seed's records among them; a removed record is
+ * not there.
+ */
+function byKeys(scenario: SourceScenario, options: { filtered?: boolean; composite?: boolean } = {}): RecordedExchange[] {
+  const select = options.filtered ? `${SELECT},statecode` : SELECT;
+  const keyOf = (r: SourceRecord) => (options.composite ? joinSourceKey([guid(r.key), r.label]) : guid(r.key));
+  const held = new Map(scenario.seed.filter((r) => !r.deleted).map((r) => [keyOf(r), r]));
+  return byKeyExchanges(askedKeys(scenario.id, scenario.seed, guid), {
+    url: `${API}accounts`,
+    select,
+    // `accountid` a Uniqueidentifier (bare), `name` a String (quoted): the table's column definitions.
+    condition: (key) => {
+      const [id, label] = splitSourceKey(key);
+      if (!isGuid(id)) return undefined;
+      return options.composite ? `accountid eq ${id} and name eq '${(label ?? '').replace(/'/g, "''")}'` : `accountid eq ${id}`;
+    },
+    found: (key) => {
+      const r = held.get(key);
+      return r && entry(r, select);
+    },
+    context: `${API}$metadata#accounts(${select})`,
+  });
+}
+
 function script(scenario: SourceScenario): RecordedExchange[] | undefined {
   const seed = scenario.seed;
   const scripts: Partial<Record<CaseId, () => RecordedExchange[]>> = {
@@ -84,6 +115,11 @@ function script(scenario: SourceScenario): RecordedExchange[] | undefined {
     'early-stop': () => [initialRead(seed, 2)[0], ...initialRead(seed, 2)],
     deletes: () => [follow(0, seed, 3)],
     timestamps: () => [...initialRead(seed, 100), follow(3, [], 3, 33)],
+    'read-by-keys': () => [...initialRead(seed, 100), ...byKeys(scenario)],
+    'read-by-keys-filter': () => [...initialRead(seed, 100, `${SELECT},statecode`), ...byKeys(scenario, { filtered: true })],
+    'read-by-keys-deletes': () => [follow(0, seed, 3), ...byKeys(scenario)],
+    'read-by-keys-composite': () => [...initialRead(seed, 100), ...byKeys(scenario, { composite: true })],
+    'read-by-keys-many': () => [...initialRead(seed, 100), ...byKeys(scenario)],
   };
   return scripts[scenario.id]?.();
 }
@@ -93,12 +129,14 @@ function script(scenario: SourceScenario): RecordedExchange[] | undefined {
  * BigInt, `entityimage` its image. Dataverse writes a BigInt as a bare JSON number (the answer's
  * text keeps every digit) and an image as base64; its column definitions make that text bytes.
  */
-function valuesSource(): PreparedValues {
+function valuesSource(id: 'values' | 'read-by-keys-values'): PreparedValues {
   const select = 'new_ref,new_big,entityimage';
   const prefer = 'odata.track-changes,odata.maxpagesize=100';
   const rows = INT64_VALUES.map((digits, i) =>
     `{"@odata.etag":"W/\\"7301${i}\\"","new_ref":${i + 1},"new_big":${digits},"entityimage":${i === 0 ? JSON.stringify(BYTES_VALUE.toString('base64')) : 'null'}}`);
   const body = `{"@odata.context":"${API}$metadata#new_values(${select})","value":[${rows.join(',')}],"@odata.deltaLink":"${API}new_values?$select=${select}&$deltatoken=930001%2101%2f01%2f2026%2000%3a00%3a00"}`;
+  // Read by key (not tracked): `new_ref` an Integer, its keys bare.
+  const byKey = VALUE_KEYS.map((key) => `(new_ref eq ${key})`).join(' or ');
   const dv = openDataverse([
     columnDefinitions('new_values', [['new_ref', 'Integer', 'IntegerType'], ['new_big', 'BigInt', 'BigIntType'], ['entityimage', 'Virtual', 'ImageType']]),
     {
@@ -106,6 +144,11 @@ function valuesSource(): PreparedValues {
       request: { method: 'GET', url: `${API}new_values?$select=${select}`, headers: { prefer } },
       response: { status: 200, headers: { 'content-type': 'application/json; odata.metadata=minimal', 'preference-applied': prefer }, body },
     },
+    ...(id === 'values' ? [] : [{
+      note: 'the matrix read by key',
+      request: { method: 'GET', url: `${API}new_values?$filter=${byKey}&$select=${select}`, headers: { prefer: `odata.maxpagesize=${VALUE_KEYS.length}` } },
+      response: { status: 200, headers: { 'content-type': 'application/json; odata.metadata=minimal' }, body: `{"@odata.context":"${API}$metadata#new_values(${select})","value":[${rows.join(',')}]}` },
+    }]),
   ], {}, NOW);
   const opened: SourceConnector[] = [];
   return {
@@ -128,7 +171,7 @@ function valuesSource(): PreparedValues {
 
 export function dataverseSourceHarness(): SourceHarness {
   return {
-    prepareValues: async () => valuesSource(),
+    prepareValues: async (id = 'values') => valuesSource(id),
     prepare: async (scenario) => {
       const exchanges = script(scenario);
       if (!exchanges) throw new Error(`Dataverse source contract harness: no recorded exchanges for case "${scenario.id}"`);

@@ -2,7 +2,7 @@ import type { SourceConnector } from '../../../../connectors/base/source-connect
 import { WatermarkValue } from '../../../../src/model/watermark-value';
 import { type EngineName, openEngine, type SqlTestEngine } from '../../../integration/connectors/sql/sql-test-engines';
 import { at, type PreparedSource, type PreparedValues, type SourceHarness, type SourceRecord, type SourceScenario } from '../context';
-import { BYTES_VALUE, DECIMAL_VALUE, INSTANT_TEXT, INSTANT_UTC, INT64_VALUES, JSON_VALUE } from '../../value-matrix';
+import { BYTES_VALUE, DECIMAL_VALUE, INSTANT_TEXT, INSTANT_UTC, INT64_VALUES, JSON_EXACT_TEXT, JSON_VALUE } from '../../value-matrix';
 
 /**
  * The contract on a real database (a SQLite file, or a throw-away PostgreSQL schema): one table
@@ -19,25 +19,25 @@ export async function sqlSourceHarness(name: EngineName): Promise<SourceHarness>
   };
 }
 
-/** The value matrix in the engine's own types: INTEGER/int8, numeric (TEXT on SQLite: no exact decimal type), BLOB/bytea, timestamptz (TEXT), jsonb (TEXT). */
+/** The value matrix in the engine's own types: INTEGER/int8, numeric (TEXT on SQLite: no exact decimal type), BLOB/bytea, timestamptz (TEXT), jsonb/JSON (TEXT) twice. */
 async function prepareValues(db: SqlTestEngine, table: string): Promise<PreparedValues> {
   const sqlite = db.name === 'sqlite';
   const mysql = db.name === 'mysql';
   await db.exec(
     sqlite
-      ? `CREATE TABLE ${table} (id INTEGER PRIMARY KEY, i8 INTEGER, dec TEXT, bin BLOB, ts TEXT, doc TEXT, modified TEXT)`
+      ? `CREATE TABLE ${table} (id INTEGER PRIMARY KEY, i8 INTEGER, dec TEXT, bin BLOB, ts TEXT, doc TEXT, docx TEXT, modified TEXT)`
       : mysql
-        ? `CREATE TABLE ${table} (id integer PRIMARY KEY, i8 bigint, "dec" decimal(32,12), bin blob, ts datetime(6), doc json, modified datetime(6))`
-        : `CREATE TABLE ${table} (id integer PRIMARY KEY, i8 int8, dec numeric, bin bytea, ts timestamptz, doc jsonb, modified timestamptz)`,
+        ? `CREATE TABLE ${table} (id integer PRIMARY KEY, i8 bigint, "dec" decimal(32,12), bin blob, ts datetime(6), doc json, docx json, modified datetime(6))`
+        : `CREATE TABLE ${table} (id integer PRIMARY KEY, i8 int8, dec numeric, bin bytea, ts timestamptz, doc jsonb, docx jsonb, modified timestamptz)`,
   );
   const bytes = sqlite || mysql ? `X'${BYTES_VALUE.toString('hex')}'` : `'\\x${BYTES_VALUE.toString('hex')}'`;
   // MySQL: a DATETIME holds no offset (the instant in UTC), and a literal's backslashes are escapes.
   const instant = mysql ? INSTANT_UTC.replace('T', ' ').replace('Z', '') : INSTANT_TEXT;
   const json = mysql ? JSON.stringify(JSON_VALUE).replace(/\\/g, '\\\\') : JSON.stringify(JSON_VALUE);
-  const first = `'${DECIMAL_VALUE}', ${bytes}, '${instant}', '${json}'`;
+  const first = `'${DECIMAL_VALUE}', ${bytes}, '${instant}', '${json}', '${JSON_EXACT_TEXT}'`;
   const modified = mysql ? at(1).replace('T', ' ').replace('Z', '') : at(1);
-  const rows = INT64_VALUES.map((v, i) => `(${i + 1}, ${v}, ${i === 0 ? first : 'NULL, NULL, NULL, NULL'}, '${modified}')`);
-  await db.exec(`INSERT INTO ${table} (id, i8, "dec", bin, ts, doc, modified) VALUES ${rows.join(', ')}`);
+  const rows = INT64_VALUES.map((v, i) => `(${i + 1}, ${v}, ${i === 0 ? first : 'NULL, NULL, NULL, NULL, NULL'}, '${modified}')`);
+  await db.exec(`INSERT INTO ${table} (id, i8, "dec", bin, ts, doc, docx, modified) VALUES ${rows.join(', ')}`);
   const opened: SourceConnector[] = [];
   return {
     source: () => {
@@ -46,8 +46,8 @@ async function prepareValues(db: SqlTestEngine, table: string): Promise<Prepared
       return source;
     },
     entity: table, key: 'id', tracker: 'modified', watermarkType: 'datetime',
-    columns: { int64: 'i8', decimal: 'dec', bytes: 'bin', instant: 'ts', json: 'doc' },
-    jsonAsText: sqlite || mysql,
+    columns: { int64: 'i8', decimal: 'dec', bytes: 'bin', instant: 'ts', json: 'doc', jsonExact: 'docx' },
+    jsonAsText: sqlite,
     done: async () => {
       await Promise.all(opened.map((s) => s.close()));
     },

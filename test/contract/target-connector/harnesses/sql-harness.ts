@@ -2,7 +2,7 @@ import type { Mapping } from '../../../../src/model/mapping';
 import type { JsonValue } from '../../../../src/model/queue-message';
 import { type EngineName, openEngine, type SqlTestEngine } from '../../../integration/connectors/sql/sql-test-engines';
 import { type ContractItem, type ContractRecord, type GroupFailure, type PreparedTarget, type PreparedValueTarget, type Scenario, type TargetHarness, targetKeyFor } from '../context';
-import { DECIMAL_VALUE, instantOf } from '../../value-matrix';
+import { DECIMAL_VALUE, exactJson, instantOf, JSON_EXACT_TEXT } from '../../value-matrix';
 
 const keyOf = (n: number) => `K-${n}`;
 const numberOf = (key: unknown) => Number(String(key).slice(2));
@@ -24,30 +24,30 @@ export async function sqlHarness(name: EngineName): Promise<TargetHarness> {
 
 /**
  * The value matrix's table: INTEGER/int8, TEXT/numeric (SQLite has no exact decimal type),
- * BLOB/bytea, TEXT/timestamptz, TEXT/jsonb; and a column that cannot hold every value exactly
- * (NUMERIC on SQLite: 8-byte floats; numeric(12,2) on PostgreSQL).
+ * BLOB/bytea, TEXT/timestamptz, TEXT/jsonb (twice); and a column that cannot hold every value exactly
+ * (NUMERIC on SQLite: 8-byte floats; numeric(12,2) on PostgreSQL; an integer column for a JSON document).
  */
 async function prepareValues(db: SqlTestEngine, table: string): Promise<PreparedValueTarget> {
   const sqlite = db.name === 'sqlite';
   const mysql = db.name === 'mysql';
   await db.exec(
     sqlite
-      ? `CREATE TABLE ${table} (id INTEGER PRIMARY KEY, i8 INTEGER, dec TEXT, bin BLOB, ts TEXT, doc TEXT, amount NUMERIC, small INTEGER)`
+      ? `CREATE TABLE ${table} (id INTEGER PRIMARY KEY, i8 INTEGER, dec TEXT, bin BLOB, ts TEXT, doc TEXT, docx TEXT, amount NUMERIC, small INTEGER)`
       : mysql
-        ? `CREATE TABLE ${table} (id integer PRIMARY KEY, i8 bigint, "dec" decimal(32,12), bin blob, ts datetime(6), doc json, amount decimal(12,2), small int)`
-        : `CREATE TABLE ${table} (id integer PRIMARY KEY, i8 int8, dec numeric, bin bytea, ts timestamptz, doc jsonb, amount numeric(12,2), small int4)`,
+        ? `CREATE TABLE ${table} (id integer PRIMARY KEY, i8 bigint, "dec" decimal(32,12), bin blob, ts datetime(6), doc json, docx json, amount decimal(12,2), small int)`
+        : `CREATE TABLE ${table} (id integer PRIMARY KEY, i8 int8, dec numeric, bin bytea, ts timestamptz, doc jsonb, docx jsonb, amount numeric(12,2), small int4)`,
   );
   const target = db.target();
   const select = sqlite
-    ? `SELECT CAST(i8 AS TEXT) AS i8, dec, CASE WHEN bin IS NULL THEN NULL ELSE hex(bin) END AS bin, ts, doc FROM ${table} WHERE id = `
+    ? `SELECT CAST(i8 AS TEXT) AS i8, dec, CASE WHEN bin IS NULL THEN NULL ELSE hex(bin) END AS bin, ts, doc, docx FROM ${table} WHERE id = `
     : mysql
-      ? `SELECT CAST(i8 AS CHAR) AS i8, CAST("dec" AS CHAR) AS "dec", hex(bin) AS bin, ts, doc FROM ${table} WHERE id = `
-      : `SELECT i8::text AS i8, dec::text AS dec, encode(bin, 'hex') AS bin, ts::text AS ts, doc::text AS doc FROM ${table} WHERE id = `;
+      ? `SELECT CAST(i8 AS CHAR) AS i8, CAST("dec" AS CHAR) AS "dec", hex(bin) AS bin, ts, doc, docx FROM ${table} WHERE id = `
+      : `SELECT i8::text AS i8, dec::text AS dec, encode(bin, 'hex') AS bin, ts::text AS ts, doc::text AS doc, docx::text AS docx FROM ${table} WHERE id = `;
   return {
     target,
     mapping: { name: 'values', source: { entity: 'src', key: ['id'] }, target: { entity: table, key: ['id'] }, fields: [] },
     key: 'id',
-    columns: { int64: 'i8', decimal: 'dec', bytes: 'bin', instant: 'ts', json: 'doc' },
+    columns: { int64: 'i8', decimal: 'dec', bytes: 'bin', instant: 'ts', json: 'doc', jsonExact: 'docx' },
     read: async (key) => {
       const [r] = await db.select(`${select}${key}`);
       return {
@@ -55,11 +55,12 @@ async function prepareValues(db: SqlTestEngine, table: string): Promise<Prepared
         bytes: r.bin === null ? null : String(r.bin).toLowerCase(),
         instant: r.ts === null ? null : instantOf(r.ts),
         json: r.doc === null ? null : JSON.parse(String(r.doc)),
+        jsonExact: r.docx === null ? null : exactJson(String(r.docx)),
       };
     },
     inexact: sqlite
-      ? [{ column: 'amount', value: DECIMAL_VALUE }, { column: 'i8', value: '9223372036854775808' }]
-      : [{ column: 'amount', value: '1.005' }, { column: 'i8', value: '9223372036854775808' }, { column: 'small', value: 1.5 }],
+      ? [{ column: 'amount', value: DECIMAL_VALUE }, { column: 'i8', value: '9223372036854775808' }, { column: 'small', value: { $jsonText: JSON_EXACT_TEXT } }]
+      : [{ column: 'amount', value: '1.005' }, { column: 'i8', value: '9223372036854775808' }, { column: 'small', value: 1.5 }, { column: 'small', value: { $jsonText: JSON_EXACT_TEXT } }],
     done: async () => undefined,
   };
 }

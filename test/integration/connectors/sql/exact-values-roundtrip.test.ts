@@ -3,6 +3,7 @@ import type { Mapping } from '../../../../src/model/mapping';
 import { deserializeQueueMessage, type QueueMessage, serializeQueueMessage } from '../../../../src/model/queue-message';
 import { WatermarkValue } from '../../../../src/model/watermark-value';
 import { describeEngine, type EngineName, ENGINE_NAMES, openEngine, readRun, type SqlTestEngine } from './sql-test-engines';
+import { exactJson } from '../../../contract/value-matrix';
 
 /**
  * The value matrix through the real message path: a source reads it, each message is serialized
@@ -129,6 +130,71 @@ for (const from of ENGINE_NAMES) {
         const single = target.target();
         for (const m of received) await single.upsert(m, mapping);
         expect(await stored(target)).toEqual(expected);
+      });
+    });
+  }
+}
+
+/** A JSON document whose numbers a JS number would round, and an ordinary one. */
+const EXACT_DOC = '{"id": 12345678901234567890, "price": 0.1000000000000000055511151231257827, "ok": [1, 2.5]}';
+const ORDINARY_DOC = { a: 1, b: [2.5, 'x', null] };
+const DOC_TABLES: Record<EngineName, string> = {
+  sqlite: 'id INTEGER PRIMARY KEY, doc TEXT',
+  postgres: 'id int8 PRIMARY KEY, doc jsonb',
+  mysql: 'id bigint PRIMARY KEY, doc json',
+};
+const docMapping: Mapping = { name: 'docs', source: { entity: 'docs', key: ['id'] }, target: { entity: 'docs_t', key: ['id'] }, fields: ['id', 'doc'].map((f) => ({ target: f, source: f })) };
+const docJob: Job = { ...job, name: 'docs', mapping: 'docs' };
+
+/** The target's documents as text (jsonb as PostgreSQL writes it), by id. */
+async function storedDocs(db: SqlTestEngine): Promise<Array<{ id: string; doc: string }>> {
+  const rows = await db.select(`SELECT CAST(id AS ${db.name === 'mysql' ? 'CHAR' : 'TEXT'}) AS id, ${db.name === 'postgres' ? 'doc::text' : 'doc'} AS doc FROM docs_t ORDER BY id`);
+  return rows.map((r) => ({ id: String(r.id), doc: String(r.doc) }));
+}
+
+for (const from of ['postgres', 'mysql'] as const) {
+  for (const to of ENGINE_NAMES) {
+    describeEngine(from)(`a JSON document beyond a double ${from} → ${to}`, () => {
+      const missing = (to === 'postgres' && !process.env.HIGHWATER_TEST_PG_URL) || (to === 'mysql' && !process.env.HIGHWATER_TEST_MYSQL_URL);
+      let source: SqlTestEngine;
+      let target: SqlTestEngine;
+      beforeAll(async () => {
+        if (missing) return;
+        source = await openEngine(from);
+        target = await openEngine(to);
+        await source.exec(`CREATE TABLE docs (${DOC_TABLES[from]}, ver bigint)`);
+        await source.exec(`INSERT INTO docs (id, doc, ver) VALUES (1, '${EXACT_DOC}', 1), (2, '${JSON.stringify(ORDINARY_DOC)}', 2)`);
+        await target.exec(`CREATE TABLE docs_t (${DOC_TABLES[to]})`);
+      });
+      afterAll(async () => {
+        await source?.close();
+        await target?.close();
+      });
+
+      it('travels as its exact text ({"$jsonText"}) and is stored with every digit; an ordinary document stays a JSON value (batch, then one by one)', async () => {
+        if (missing) return;
+        const { messages } = await readRun(source.source(), docMapping, docJob, WatermarkValue.initialize('number', null));
+        const received = overTheWire(messages);
+        const [exact, ordinary] = [...received].sort((a, b) => a.sourceKey.localeCompare(b.sourceKey)).map((m) => m.fields.doc);
+        expect(Object.keys(exact as object)).toEqual(['$jsonText']);
+        const text = (exact as { $jsonText: string }).$jsonText;
+        expect(exactJson(text)).toEqual(exactJson(EXACT_DOC)); // jsonb orders keys its own way; MariaDB keeps the text
+        expect(ordinary).toEqual(ORDINARY_DOC);
+
+        const check = async () => {
+          const [one, two] = await storedDocs(target);
+          // A text or MariaDB JSON column keeps the text as it came; jsonb keeps the same numbers.
+          if (to === 'postgres') expect(exactJson(one.doc)).toEqual(exactJson(EXACT_DOC));
+          else expect(one.doc).toBe(text);
+          expect(JSON.parse(two.doc)).toEqual(ORDINARY_DOC);
+        };
+        const outcomes = await target.target().applyBatch?.({ job: docJob, mapping: docMapping, action: JobActionType.NewUpdate, messages: received });
+        expect(outcomes?.map((o) => o.status)).toEqual(['applied', 'applied']);
+        await check();
+        await target.exec('DELETE FROM docs_t');
+        const single = target.target();
+        for (const m of received) await single.upsert(m, docMapping);
+        await check();
       });
     });
   }

@@ -94,6 +94,12 @@ for (const name of ENGINE_NAMES) {
       expect(await run(source)).toEqual([]);
     });
 
+    it('keeps numbers a double cannot hold exact, as strings of their digits, from a text, json/jsonb or JSON payload', async () => {
+      await write([{ key: 9, payload: '{"id": 9, "name": 12345678901234567890.123456789}' }]);
+      const [page] = await run(outbox());
+      expect(page.messages.map((m) => m.fields)).toEqual([{ id: 9, name: '12345678901234567890.123456789', version: 1 }]);
+    });
+
     it('gives an unacknowledged row back only after its lease, with the same message id', async () => {
       await write([{ key: 7 }, { key: 8 }]);
       const first = outbox();

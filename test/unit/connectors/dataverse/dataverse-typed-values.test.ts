@@ -68,6 +68,18 @@ describe('Dataverse target: values typed by the table\'s column definitions', ()
     dv.replay.assertDone();
   });
 
+  it('writes a JSON document beyond a double ({"$jsonText"}) as its text into a Memo column, and fails it naming any other column', async () => {
+    const doc = '{"id": 12345678901234567890, "price": 0.1000000000000000055511151231257827}';
+    const dv = openDataverse([...definitions, patch('P-5', { description: doc })]);
+    const target = dv.target();
+    await target.upsert(message({ productnumber: 'P-5', description: { $jsonText: doc } }), products);
+    expect(dv.replay.sent.filter((r) => r.method === 'PATCH').map((r) => r.body)).toEqual([JSON.stringify({ description: doc })]);
+    await expect(target.upsert(message({ productnumber: 'P-6', new_count: { $jsonText: doc } }), products)).rejects.toMatchObject({
+      name: 'PermanentError', message: expect.stringMatching(/^column "new_count" of products \(.+\): a JSON document with numbers beyond a double can be written only as text, to a String or Memo column$/),
+    });
+    dv.replay.assertDone();
+  });
+
   it('writes bytes into an image column as base64', async () => {
     const dv = openDataverse([...definitions, patch('P-4', { entityimage: 'AAH/' })]);
     await dv.target().upsert(message({ productnumber: 'P-4', entityimage: { $binary: 'AAH/' } }), products);

@@ -8,6 +8,7 @@ import { type RecordedExchange, replayFetch } from './replay-fetch';
 import { keySegment, literal } from '../../../../connectors/odata/odata-literals';
 import { NO_MODEL, optionalServiceModel, serviceModel } from '../../../../connectors/odata/service-model';
 import { canonicalDecimal, ExactNumber, exactJsonText, readTypedRow, typedRecord, typedValue } from '../../../../connectors/odata/typed-values';
+import { plainRecord } from '../../../../src/model/exact-values';
 
 const TYPES = new Map([
   ['id', 'Edm.Int64'],
@@ -46,6 +47,28 @@ describe('values typed by $metadata', () => {
     expect(() => typedValue('1.5', 'Edm.Int32', 'property "small" of Values')).toThrow('property "small" of Values (Edm.Int32): "1.5" is not an integer');
     expect(() => typedValue('ten', 'Edm.Decimal', 'property "amount" of Values')).toThrow('property "amount" of Values (Edm.Decimal): "ten" is not a decimal number');
     expect(() => typedRecord({ small: 'x' }, TYPES, 'Values')).toThrow(expect.objectContaining({ name: 'PermanentError' }));
+  });
+
+  it('writes a JSON document beyond a double ({"$jsonText"}) as the document itself where the property takes any JSON, as text into Edm.String, and refuses other types', async () => {
+    const doc = '{"id": 12345678901234567890, "price": 0.1000000000000000055511151231257827, "ok": [1, 2.5]}';
+    const types = new Map([...TYPES, ['untyped', 'Edm.Untyped'], ['address', 'ns.Address'], ['list', 'Collection(Edm.Decimal)']]);
+    const record = plainRecord({ id: '9223372036854775807', untyped: { $jsonText: doc }, address: { $jsonText: doc }, list: { $jsonText: '[0.1000000000000000055511151231257827]' }, name: { $jsonText: doc } });
+    const body = typedRecord(record, types, 'Values');
+    const expected = `{"id":%ID%,"untyped":${doc},"address":${doc},"list":[0.1000000000000000055511151231257827],"name":${JSON.stringify(doc)}}`;
+    expect(exactJsonText(body)).toBe(expected.replace('%ID%', '9223372036854775807'));
+    expect(exactJsonText(body, true)).toBe(expected.replace('%ID%', '"9223372036854775807"')); // the document's numbers stay numbers
+    // Untyped (no $metadata): the document as it is; in a JSON $batch too.
+    const fetched: string[] = [];
+    const fetch: FetchLike = async (_url, init) => {
+      fetched.push(String(init.body));
+      return new Response(null, { status: 204 });
+    };
+    const http = new OdataHttpClient({ serviceRoot: 'http://127.0.0.1:1/svc/', label: 'c', fetch });
+    await http.request({ method: 'PATCH', url: 'Values(1)', body: plainRecord({ doc: { $jsonText: doc } }), operation: 'update' });
+    expect(fetched).toEqual([`{"doc":${doc}}`]);
+    expect(() => typedRecord(plainRecord({ small: { $jsonText: doc } }), TYPES, 'Values')).toThrow(
+      'property "small" of Values (Edm.Int32): a JSON document with numbers beyond a double can be written only to an Edm.String, Edm.Untyped, complex or collection property',
+    );
   });
 
   it('reads Edm.Binary (either base64 alphabet) as bytes and an Int64 string a double holds as a number', () => {

@@ -2,6 +2,7 @@ import type { SqlDatabase } from '../../../../connectors/sql/dialect';
 import { outboxTable } from '../../../../connectors/sql/outbox-dialect';
 import { outboxRowMeaning } from '../../../../connectors/sql/outbox-rows';
 import type { Mapping } from '../../../../src/model/mapping';
+import { JsonText } from '../../../../src/model/json-text';
 
 const db = { dialect: { kind: 'sqlite' } } as unknown as SqlDatabase;
 const table = outboxTable({ table: 'outbox' }, db, 'shop');
@@ -21,6 +22,10 @@ describe('what an outbox row means', () => {
     });
     // A payload already parsed by the driver (json/jsonb) is taken as it is.
     expect(outboxRowMeaning(row({ payload: { no: 'A-1', balance: 2 } }), table, mapping)).toMatchObject({ kind: 'change', row: { balance: 2 } });
+    // One the driver kept as text (numbers beyond a double) is read exactly, as text is.
+    expect(outboxRowMeaning(row({ payload: new JsonText('{"no": "A-1", "balance": 0.1000000000000000055511151231257827}') }), table, mapping)).toMatchObject({
+      kind: 'change', row: { balance: '0.1000000000000000055511151231257827' },
+    });
   });
 
   it('a dead row, with the reason naming the column', () => {

@@ -121,7 +121,7 @@ export function statusFixture() {
   const sources: StatusRoutesContext['runtime'] = {
     // A data folder that does not exist: no metrics file of another run is read.
     settings: { ...readSettings({}, os.tmpdir()), dataDir: path.join(os.tmpdir(), 'highwater-status-fixture-no-data'), queues: DEFAULT_QUEUES },
-    init: { ensureInitialized: async () => ({ jobs, connections: [], mappings: [] }) },
+    init: { ensureInitialized: async () => ({ jobs, connections: [], mappings: [], pairs: [] }) },
     watermarks: { getAllWatermarks: async () => new Map(watermarks) },
     jobs: new JobService({ jobs: () => jobs, watermarks: unusedWatermarkStore, timeZone: 'UTC' }),
     runLog: {

@@ -1,14 +1,14 @@
-import { JobActionType } from '../model/job';
-import type { Mapping } from '../model/mapping';
-import { otherSide, type PairSideName } from '../model/pair';
-import { createQueueMessage, type JsonValue, type QueueMessage } from '../model/queue-message';
-import { joinSourceKey, splitSourceKey } from '../model/source-key';
-import { errorMessage } from '../platform/errors';
-import type { ProcessingDependencies } from '../process/processing-dependencies';
-import type { Work } from '../process/batch/triage';
-import { failed, type Verdict } from '../process/batch/verdict';
-import type { Coupling, CouplingStore, PairConflict } from './coupling-store';
-import { mergeRecord, type MergeResult, type RecordView, type SideWrite } from './merge-record';
+import { JobActionType } from '../../model/job';
+import type { Mapping } from '../../model/mapping';
+import { otherSide, type PairSideName } from '../../model/pair';
+import { createQueueMessage, type JsonValue, type QueueMessage } from '../../model/queue-message';
+import { joinSourceKey, splitSourceKey } from '../../model/source-key';
+import { errorMessage } from '../../platform/errors';
+import type { ProcessingDependencies } from '../processing-dependencies';
+import type { Work } from './triage';
+import { failed, type Verdict } from './verdict';
+import type { Coupling, CouplingStore, PairConflict } from '../../twoway/coupling-store';
+import { mergeRecord, type MergeResult, type RecordView, type SideWrite } from '../../twoway/merge-record';
 import { pairContext, type PairContext } from './pair-context';
 
 /**

@@ -1,12 +1,12 @@
-import type { SourceConnector } from '../../connectors/base/source-connector';
-import type { Job } from '../model/job';
-import type { Mapping } from '../model/mapping';
-import type { Pair } from '../model/pair';
-import { compareCanonical } from '../model/watermark-canonical';
-import { parseWatermarkType } from '../model/watermark-value';
-import { ConfigError } from '../platform/errors';
-import type { ConfigLookup, SourceProvider } from '../process/processing-dependencies';
-import { syncFields, type SyncField } from './sync-fields';
+import type { SourceConnector } from '../../../connectors/base/source-connector';
+import type { Job } from '../../model/job';
+import type { Mapping } from '../../model/mapping';
+import type { Pair } from '../../model/pair';
+import { compareCanonical } from '../../model/watermark-canonical';
+import { parseWatermarkType } from '../../model/watermark-value';
+import { ConfigError } from '../../platform/errors';
+import type { ConfigLookup, SourceProvider } from '../processing-dependencies';
+import { syncFields, type SyncField } from '../../twoway/sync-fields';
 
 /** Everything one direction of a pair needs to sync records: both jobs, mappings and sources. */
 export interface PairContext {
