@@ -23,9 +23,21 @@ export interface SoakSize {
   edits: number;
   /** Share of rounds (after the first) that kill the host; round 2 always does. */
   killShare: number;
-  /** How long a round may take to sync. */
+  /**
+   * When in a round the kill comes, ms after its first edit: uniform in [min, max]. Up to ~300 ms
+   * the host is killed while the edits are made and before it can have sent any of them (settle
+   * margin 1 s); later, also in the middle of processing them.
+   */
+  killWindowMs: [number, number];
+  /** How long a round may take to sync (a round that killed the host gets {@link LOCK_MS} more). */
   roundTimeoutMs: number;
 }
+
+/**
+ * The local bus's message lock (60 s): messages a killed host had received are delivered again
+ * only when their lock expires, so a round that killed the host mid-processing needs that long.
+ */
+export const LOCK_MS = 60_000;
 
 /** Messages allowed per edit: one for the edit, and up to two re-sends (a run cut short by a kill, an echo racing its coupling). */
 export const MESSAGES_PER_EDIT = 3;
@@ -62,8 +74,8 @@ export async function runSoak(rig: PairRig, policy: SoakPolicy, seed: number, si
     sent: 0, busAccepted: 0, quietSent: 0, quietRuns: 0, conflictsLeft: 0, seconds: 0,
   };
   const mismatches = async () => comparePairs(oracle.expected, await rig.sides.a.readAll(), await rig.sides.b.readAll());
-  const converged = async (at: string): Promise<boolean> => {
-    if (await rig.until(async () => (await mismatches()).length === 0, size.roundTimeoutMs)) return true;
+  const converged = async (at: string, killed = false): Promise<boolean> => {
+    if (await rig.until(async () => (await mismatches()).length === 0, size.roundTimeoutMs + (killed ? LOCK_MS : 0))) return true;
     result.failure = { at, mismatches: await mismatches() };
     return false;
   };
@@ -80,7 +92,7 @@ export async function runSoak(rig: PairRig, policy: SoakPolicy, seed: number, si
   for (let round = 1; round <= size.rounds; round++) {
     const roundRandom = random.fork();
     const kill = round === 2 || (round > 1 && random.chance(size.killShare));
-    const killAfterMs = random.int(0, 2500);
+    const killAfterMs = random.int(...size.killWindowMs);
     const plan = oracle.planRound(roundRandom, { creates: size.creates, edits: size.edits });
     result.rounds = round;
     result.edits += editsOf(plan);
@@ -100,7 +112,7 @@ export async function runSoak(rig: PairRig, policy: SoakPolicy, seed: number, si
       for (const r of plan.resolutions) await resolveConflict(rig, PAIR, r.key, r.take);
       result.resolved += plan.resolutions.length;
     }
-    if (!(await converged(`round ${round}${kill ? ' (host killed)' : ''}`))) return finish();
+    if (!(await converged(`round ${round}${kill ? ` (host killed ${killAfterMs} ms after its first edit)` : ''}`, kill))) return finish();
   }
 
   // Quiet: the last writes' echoes come back and must be dropped; nothing may move any more.
