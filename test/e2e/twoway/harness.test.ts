@@ -82,6 +82,22 @@ describe('two-way soak oracle', () => {
   });
 });
 
+it.each(['a', 'b'] as const)('without restores, every delete-vs-edit conflict deletes on the winning side (policy %s)', (policy) => {
+  for (let seed = 1; seed <= 20; seed++) {
+    const random = new SeededRandom(seed);
+    const oracle = new PairOracle(policy, false);
+    const preload: RoundPlan = { groups: [], conflicts: 0, deleteConflicts: 0, resolutions: [] };
+    for (let i = 0; i < 8; i++) for (const side of ['a', 'b'] as const) oracle.planCreate(random, preload, side);
+    const plan = oracle.planRound(random.fork(), { creates: 3, edits: 8 });
+    const deletes = plan.groups.filter((g) => g.length === 2).flat().filter((s) => s.kind === 'delete');
+    expect(deletes.length).toBe(plan.deleteConflicts);
+    for (const d of deletes) {
+      expect(d.side).toBe(policy);
+      expect(oracle.expected.get(d.key)?.deleted).toBe(true);
+    }
+  }
+});
+
 describe('two-way soak verdict', () => {
   const values: AccountValues = { name: 'Acme 1', email: 'x@example.com', phone: null, credit_limit: 1200.5, status: 'A' };
   const row = (v: Partial<AccountValues> = {}, deleted = false): SideRow => ({ deleted, values: { ...values, ...v }, stamp: 'now' });

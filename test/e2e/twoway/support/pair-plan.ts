@@ -62,7 +62,15 @@ export class PairOracle {
   private created = { a: 0, b: 0 };
   private nextTake: SideName = 'a';
 
-  constructor(private readonly policy: SoakPolicy) {}
+  constructor(
+    private readonly policy: SoakPolicy,
+    /**
+     * Whether delete-vs-edit conflicts may be won by the edit (which restores the record on the
+     * side that deleted it). False: the delete is always on the policy's side, so the delete wins.
+     * Default true; false only to measure the rest while a restore onto a soft-deleted row fails.
+     */
+    private readonly restores = true,
+  ) {}
 
   /** Plans a round from `random` and records its outcome as expected. */
   planRound(random: SeededRandom, size: { creates: number; edits: number }): RoundPlan {
@@ -110,7 +118,8 @@ export class PairOracle {
 
   /** Deleted on one side, a field edited on the other: the policy's side wins the record. */
   private planDeleteConflict(random: SeededRandom, plan: RoundPlan, key: string): void {
-    const deletedOn: SideName = random.chance(0.5) ? 'a' : 'b';
+    const drawn: SideName = random.chance(0.5) ? 'a' : 'b';
+    const deletedOn: SideName = this.restores || this.policy === 'manual' ? drawn : this.policy;
     const editedOn: SideName = deletedOn === 'a' ? 'b' : 'a';
     const field = random.pick(CONFLICT_FIELDS);
     // Never null: clearing a field that is already empty would be no edit at all.

@@ -31,6 +31,8 @@ export interface SoakSize {
   killWindowMs: [number, number];
   /** How long a round may take to sync (a round that killed the host gets {@link LOCK_MS} more). */
   roundTimeoutMs: number;
+  /** Delete-vs-edit conflicts the edit may win (see `PairOracle`). Default true. */
+  restores?: boolean;
 }
 
 /**
@@ -68,7 +70,7 @@ export interface SoakResult {
 export async function runSoak(rig: PairRig, policy: SoakPolicy, seed: number, size: SoakSize): Promise<SoakResult> {
   const started = Date.now();
   const random = new SeededRandom(seed);
-  const oracle = new PairOracle(policy);
+  const oracle = new PairOracle(policy, size.restores ?? true);
   const result: SoakResult = {
     seed, policy, rounds: 0, edits: 0, conflicts: 0, deleteConflicts: 0, resolved: 0, kills: 0, records: 0,
     sent: 0, busAccepted: 0, quietSent: 0, quietRuns: 0, conflictsLeft: 0, seconds: 0,
