@@ -1,6 +1,7 @@
 import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { seedProfiles } from './two-way';
 
 /** Rows the demo creates; the README's walkthrough and summary refer to these. */
 export const DEMO_SIZES = { accounts: 2000, contacts: 3000, deletedAccounts: 10 } as const;
@@ -43,7 +44,11 @@ const at = (i: number) => new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString(
 export function seedDemo(dir: string, options: { reset?: boolean } = {}): boolean {
   const crmFile = path.join(dir, 'crm.db');
   const erpFile = path.join(dir, 'erp.db');
-  if (!options.reset && existsSync(crmFile) && existsSync(erpFile)) return false;
+  if (!options.reset && existsSync(crmFile) && existsSync(erpFile)) {
+    // Demo databases from before the two-way pair get its tables.
+    seedProfiles(dir);
+    return false;
+  }
   for (const file of [crmFile, erpFile]) for (const suffix of ['', '-wal', '-shm']) rmSync(file + suffix, { force: true });
 
   const crm = new Database(crmFile);
@@ -75,11 +80,12 @@ export function seedDemo(dir: string, options: { reset?: boolean } = {}): boolea
       // Edited in the ERP after the CRM's change: the CRM change is outdated.
       customer.run(DEMO_SPECIAL.staleAccount, 'EDITED IN ERP', 'Berlin', '2026-06-01T00:00:00.000Z');
     })();
-    return true;
   } finally {
     crm.close();
     erp.close();
   }
+  seedProfiles(dir);
+  return true;
 }
 
 /** Renames an account and bumps its change timestamp (README walkthrough: "change a CRM row"). */

@@ -10,6 +10,7 @@ import { registerDemoCommands } from './commands/demo';
 import { registerTablesCommands } from './commands/tables';
 import { registerPushCommands } from './commands/push';
 import { registerConflictsCommands } from './commands/conflicts';
+import { registerPairsCommands } from './commands/pairs';
 
 /**
  * Every subcommand group registers itself here (one file per group under `commands/`).
@@ -27,4 +28,5 @@ export function registerCommands(program: Command): void {
   registerTablesCommands(program);
   registerPushCommands(program);
   registerConflictsCommands(program);
+  registerPairsCommands(program);
 }

@@ -20,7 +20,6 @@ export function registerDemoCommands(program: Command): void {
   ).action(async (opts: Omit<HostCommandOptions, 'config'> & { reset?: boolean }) => {
     const dir = demoConfigDir();
     if ((await seed()).seedDemo(dir, { reset: opts.reset })) console.log(`Seeded the demo databases in ${dir} (crm.db, erp.db).`);
-    (await twoWay()).seedProfiles(dir);
     // The push job's shared secret: the host reads it from this app setting.
     const { DEMO_PUSH_SECRET_SETTING, demoPushSecret } = await demoPush();
     process.env[DEMO_PUSH_SECRET_SETTING] = demoPushSecret(dir);

@@ -1,5 +1,6 @@
 import { rmSync } from 'node:fs';
 import path from 'node:path';
+import { forgetPairs } from '../../twoway/forget-pairs';
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { readSettings } from '../../platform/settings';
@@ -133,7 +134,7 @@ export async function workQueuesIdle(host: Pick<LocalHost, 'processors' | 'runti
  * applied hashes and recorded deletions. Kept, any of them makes the re-created records look
  * sent already (issue 20: the demo's `--reset` sent 3 of 2,000 accounts). @returns a notice.
  */
-export async function resetJobsState(runtime: Pick<Runtime, 'init' | 'watermarks' | 'storage'>): Promise<string> {
+export async function resetJobsState(runtime: Pick<Runtime, 'init' | 'watermarks' | 'storage' | 'couplings'>): Promise<string> {
   const names = runtime.init.config.jobs.map((job) => job.name);
   let hashes = 0;
   for (const name of names) {
@@ -141,7 +142,10 @@ export async function resetJobsState(runtime: Pick<Runtime, 'init' | 'watermarks
     hashes += await clearAppliedHashes(runtime.storage, name);
   }
   const deletions = await clearDeletions(runtime.storage, new Set(names));
-  return `reset ${names.length} jobs: watermarks cleared, ${hashes} applied hashes and ${deletions} recorded deletions removed`;
+  const pairs = runtime.init.config.pairs.map((pair) => pair.name);
+  const forgotten = pairs.length > 0 ? await forgetPairs(runtime.couplings, pairs) : undefined;
+  const paired = forgotten ? `; ${forgotten.couplings} couplings and ${forgotten.conflicts} parked conflicts of ${pairs.length} pair(s) forgotten` : '';
+  return `reset ${names.length} jobs: watermarks cleared, ${hashes} applied hashes and ${deletions} recorded deletions removed${paired}`;
 }
 
 async function runOnce(host: LocalHost, opts: HostCommandOptions, began: number): Promise<number> {

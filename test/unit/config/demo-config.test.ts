@@ -34,14 +34,14 @@ describe('examples/demo', () => {
   });
 
   it('runs every 10 s with priorities by importance and a response job', () => {
-    const summary = config.jobs.map((j) => [j.name, j.priority, j.action, j.enabled, `${j.source}→${j.target}`, j.watermark.field, j.responseJob]);
+    const summary = config.jobs.filter((j) => !j.pair).map((j) => [j.name, j.priority, j.action, j.enabled, `${j.source}→${j.target}`, j.watermark.field, j.responseJob]);
     expect(summary).toEqual([
       ['crm-accounts-to-erp', 'high', 'NewUpdate', true, 'crm→erp', 'modified_at', 'erp-customer-number-to-crm'],
       ['crm-contacts-to-erp', 'normal', 'NewUpdate', true, 'crm→erp', 'modified_at', undefined],
       ['crm-deleted-accounts-to-erp', 'low', 'Delete', true, 'crm→erp', 'deleted_at', undefined],
       ['erp-customer-number-to-crm', 'high', 'NewUpdate', false, 'erp→crm', 'modified_at', undefined],
     ]);
-    expect(new Set(config.jobs.map((j) => j.schedule))).toEqual(new Set(['*/10 * * * * *']));
+    expect(new Set(config.jobs.filter((j) => !j.pair).map((j) => j.schedule))).toEqual(new Set(['*/10 * * * * *']));
     expect(config.jobs.every((j) => j.watermark.type === 'datetime')).toBe(true);
     expect(config.mappings.find((m) => m.name === 'crm-accounts-to-erp-customers')?.responseMapping).toEqual([
       { from: 'customer_no', to: 'erp_number' },
@@ -56,13 +56,31 @@ describe('examples/demo', () => {
 
   it('assumes these tables and columns in the demo databases', () => {
     expect(tablesUsed(config, 'crm')).toEqual({
+      account_profiles: ['account_id', 'credit_limit', 'email', 'modified_at', 'payment_terms', 'phone'],
       accounts: ['city', 'erp_number', 'id', 'modified_at', 'name'],
       contacts: ['account_id', 'email', 'first_name', 'id', 'last_name', 'modified_at'],
       deleted_accounts: ['deleted_at', 'id'],
     });
     expect(tablesUsed(config, 'erp')).toEqual({
       contacts: ['crm_id', 'customer_crm_id', 'email', 'full_name'],
+      customer_profiles: ['changed_at', 'credit_limit', 'crm_id', 'mail', 'telephone', 'terms'],
       customers: ['city', 'crm_id', 'customer_no', 'modified_at', 'name'],
     });
+  });
+
+  it('keeps account profiles in step both ways: one pair, two jobs, a manual field and a one-way field', () => {
+    expect(config.pairs.map((p) => [p.name, p.conflicts, p.deletes, p.schedule])).toEqual([['account-profiles', 'newest', 'propagate', '*/5 * * * * *']]);
+    expect(config.jobs.filter((j) => j.pair).map((j) => [j.name, j.pair, j.skipUnchanged])).toEqual([
+      ['account-profiles.a-to-b', { name: 'account-profiles', side: 'a', partner: 'account-profiles.b-to-a' }, true],
+      ['account-profiles.b-to-a', { name: 'account-profiles', side: 'b', partner: 'account-profiles.a-to-b' }, true],
+    ]);
+    const fields = config.pairs[0].fields.map((f) => [f.a, f.b, f.direction, f.conflict]);
+    expect(fields).toEqual([
+      ['account_id', 'crm_id', 'both', undefined],
+      ['phone', 'telephone', 'both', undefined],
+      ['email', 'mail', 'both', undefined],
+      ['payment_terms', 'terms', 'both', 'manual'],
+      ['credit_limit', 'credit_limit', 'toA', undefined],
+    ]);
   });
 });

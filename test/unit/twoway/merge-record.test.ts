@@ -141,6 +141,23 @@ describe('mergeRecord', () => {
     expect(resolved.writeT).toEqual({ kind: 'upsert', fields: { company: 'From A', state: 'inactive' }, create: false });
   });
 
+  it('treats every field as changed on both sides under a coupling without hashes (initial coupling): equal ones are recorded, differing ones go by the policy', () => {
+    const initial = { s: {}, t: {} };
+    const a1 = aView({ name: 'Acme GmbH', status: 'A', email: 'X@Acme.test' }, '2026-12-06T10:05:00Z');
+    const b1 = bView({ company: 'Acme', state: 'active', limit: 100 }, '2026-12-06T10:06:00Z');
+    const byA = mergeRecord(input({ pair: { ...pair, conflicts: 'a' }, fields: syncFields({ ...pair, conflicts: 'a' }, 'a', aToB, bToA), s: a1, t: b1, base: initial }));
+    // name differs: a wins; status is equal: only recorded; one-way fields flow their way.
+    expect(byA.writeT).toEqual({ kind: 'upsert', fields: { company: 'Acme GmbH', mail: 'x@acme.test' }, create: false });
+    expect(byA.writeS).toEqual({ kind: 'upsert', fields: { limit: 100 }, create: false });
+    expect(byA.decisions).toEqual(['field "name" changed on both sides (s a tracker 2026-12-06T10:05:00Z, other side tracker 2026-12-06T10:06:00Z): side a wins (a)']);
+    const newest = mergeRecord(input({ s: a1, t: b1, base: initial, newer: () => 't' }));
+    expect(newest.writeS).toEqual({ kind: 'upsert', fields: { name: 'Acme', limit: 100 }, create: false });
+    // Afterwards both sides read as the coupling now says: the next merge is quiet.
+    const a2 = aView({ name: 'Acme', status: 'A', email: 'X@Acme.test' });
+    const again = mergeRecord(input({ s: a2, t: b1, base: newest.hashes as never }));
+    expect([again.writeT, again.writeS]).toEqual([undefined, undefined]);
+  });
+
   it('creates a record missing on the other side with every field, keys included', () => {
     const result = mergeRecord(input({ s: a0, t: undefined, base: undefined }));
     expect(result.writeT).toEqual({ kind: 'upsert', fields: { nr: '1', company: 'Acme', state: 'active', mail: 'x@acme.test' }, create: true });
