@@ -53,6 +53,8 @@ export interface SoakResult {
   deleteConflicts: number;
   resolved: number;
   kills: number;
+  /** When each kill came, ms after its round's first edit. */
+  killsAtMs: number[];
   records: number;
   /** Messages the pair jobs' recorded runs sent. */
   sent: number;
@@ -72,7 +74,7 @@ export async function runSoak(rig: PairRig, policy: SoakPolicy, seed: number, si
   const random = new SeededRandom(seed);
   const oracle = new PairOracle(policy, size.restores ?? true);
   const result: SoakResult = {
-    seed, policy, rounds: 0, edits: 0, conflicts: 0, deleteConflicts: 0, resolved: 0, kills: 0, records: 0,
+    seed, policy, rounds: 0, edits: 0, conflicts: 0, deleteConflicts: 0, resolved: 0, kills: 0, killsAtMs: [], records: 0,
     sent: 0, busAccepted: 0, quietSent: 0, quietRuns: 0, conflictsLeft: 0, seconds: 0,
   };
   const mismatches = async () => comparePairs(oracle.expected, await rig.sides.a.readAll(), await rig.sides.b.readAll());
@@ -101,7 +103,10 @@ export async function runSoak(rig: PairRig, policy: SoakPolicy, seed: number, si
     result.conflicts += plan.conflicts;
     result.deleteConflicts += plan.deleteConflicts;
     const killing = kill ? killAndRestart(rig, killAfterMs) : Promise.resolve();
-    if (kill) result.kills++;
+    if (kill) {
+      result.kills++;
+      result.killsAtMs.push(killAfterMs);
+    }
     await applyGroups(rig, plan, roundRandom);
     await killing;
     if (plan.resolutions.length > 0) {
