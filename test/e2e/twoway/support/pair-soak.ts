@@ -111,7 +111,8 @@ export async function runSoak(rig: PairRig, policy: SoakPolicy, seed: number, si
     await killing;
     if (plan.resolutions.length > 0) {
       const keys = new Set(plan.resolutions.map((r) => r.key));
-      const parked = await rig.until(async () => (await listConflicts(rig, PAIR)).filter((c) => keys.has(c.keyA)).length === keys.size, size.roundTimeoutMs);
+      // A killed host's received messages come back when their lock expires: so may the conflicts.
+      const parked = await rig.until(async () => (await listConflicts(rig, PAIR)).filter((c) => keys.has(c.keyA)).length === keys.size, size.roundTimeoutMs + (kill ? LOCK_MS : 0));
       if (!parked) {
         result.failure = { at: `round ${round}: the conflicts of ${[...keys].join(', ')} were not all parked`, mismatches: await mismatches() };
         return finish();
