@@ -25,6 +25,11 @@ export interface EntityDescription {
    * (OData). An upsert's ON CONFLICT needs one that equals the target key.
    */
   uniqueKeys: ReadonlyArray<readonly string[]>;
+  /**
+   * Change trackers a job's watermark may name beyond the columns, by name (PostgreSQL: the
+   * `xmin` system column, read as a transaction id). Absent: none.
+   */
+  trackers?: ReadonlyMap<string, DescribedColumn>;
 }
 
 /** Describes the entities of one open connection. */

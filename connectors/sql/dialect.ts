@@ -59,6 +59,15 @@ export interface SqlDatabase {
    * would be. When `work` throws, the transaction is rolled back and the call rejects. Optional.
    */
   transactionSync?<T>(work: (tx: SqlSyncTransaction) => T, operation: string): Promise<T>;
+  /**
+   * The rows of one query, `batchSize` at a time, the query run once (one scan, one sort) however
+   * many batches it has: a server-side cursor in a read-only transaction of its own, on a
+   * connection held until the last batch is read or the caller stops iterating (the caller
+   * iterates what it gets at once). Optional (a query with no index to page by: PostgreSQL
+   * `xmin`); undefined when no connection can be spared now, so that held connections never
+   * starve the statements the caller, or other jobs, run meanwhile: the caller pages by LIMIT.
+   */
+  stream?(sql: string, params: readonly unknown[], batchSize: number, operation: string): AsyncIterable<SqlRow[]> | undefined;
   close(): Promise<void>;
 }
 

@@ -68,8 +68,22 @@ export class PostgresDatabase implements SqlDatabase {
   readonly dialect: SqlDialect;
   private pool: Pool | undefined;
 
+  /** Streams open now (see {@link stream}). */
+  private streams = 0;
+
   constructor(private readonly options: PostgresOptions) {
     this.dialect = postgresDialect(options.schema);
+  }
+
+  /**
+   * See {@link SqlDatabase.stream}. At most half the pool streams at once: a stream's caller may
+   * wait, between batches, for statements on other connections (resolver lookups, the
+   * processing of what it sent), which must find one free. A pool of one never streams.
+   */
+  stream(sql: string, params: readonly unknown[], batchSize: number, operation: string): AsyncIterable<SqlRow[]> | undefined {
+    if (this.streams >= Math.floor((this.options.maxConnections ?? 8) / 2)) return undefined;
+    this.streams++;
+    return this.cursor(sql, params, batchSize, operation);
   }
 
   async query(sql: string, params: readonly unknown[], operation: string): Promise<SqlRow[]> {
@@ -112,6 +126,43 @@ export class PostgresDatabase implements SqlDatabase {
       throw this.classify(err, operation);
     } finally {
       client.release(broken);
+    }
+  }
+
+  /**
+   * `DECLARE … CURSOR` in a `READ ONLY` transaction (no transaction id, so it holds back no
+   * other reader's horizon; its snapshot does hold back vacuum while the caller reads), then
+   * `FETCH batchSize` until a batch comes back short. Stopping early rolls back; the connection
+   * goes back to the pool either way (discarded when its ROLLBACK failed).
+   */
+  private async *cursor(sql: string, params: readonly unknown[], batchSize: number, operation: string): AsyncGenerator<SqlRow[]> {
+    let client: PoolClient;
+    try {
+      client = await this.open().connect();
+    } catch (err) {
+      this.streams--;
+      throw this.classify(err, operation);
+    }
+    const size = Math.max(1, Math.trunc(batchSize));
+    let open = false;
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN READ ONLY');
+      open = true;
+      await client.query({ text: `DECLARE highwater_rows NO SCROLL CURSOR FOR ${sql}`, values: [...params] });
+      for (;;) {
+        const rows = (await client.query<SqlRow>(`FETCH ${size} FROM highwater_rows`)).rows;
+        if (rows.length > 0) yield rows;
+        if (rows.length < size) break;
+      }
+      await client.query('COMMIT');
+      open = false;
+    } catch (err) {
+      throw this.classify(err, operation);
+    } finally {
+      if (open) await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
+      client.release(broken);
+      this.streams--;
     }
   }
 

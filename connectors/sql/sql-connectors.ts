@@ -18,6 +18,7 @@ import {
   validatePostgresSettings,
   validateSqliteSettings,
 } from './sql-settings';
+import { xminJobProblems } from './postgres-xmin';
 
 /*
  * The implementations load when a connection is first opened, not with this module: validating a
@@ -117,6 +118,7 @@ export function openSqlSource(ctx: ConnectorContext, db: SqlDatabase, kind: keyo
 export const sqliteConnectorFactory: ConnectorFactory = {
   type: 'sqlite',
   validateSettings: validateSqliteSettings,
+  validateSourceJob: xminJobProblems('sqlite'),
   settingsSchema: sqliteSettingsSchema,
   createSource: (ctx) => openSqlSource(ctx, openSqlite(ctx), 'sqlite'),
   createTarget: (ctx) =>
@@ -127,6 +129,7 @@ export const sqliteConnectorFactory: ConnectorFactory = {
 export const postgresConnectorFactory: ConnectorFactory = {
   type: 'postgres',
   validateSettings: validatePostgresSettings,
+  validateSourceJob: xminJobProblems('postgres'),
   settingsSchema: postgresSettingsSchema,
   createSource: (ctx) => openSqlSource(ctx, openPostgres(ctx), 'postgres'),
   createTarget: (ctx) =>
@@ -137,6 +140,7 @@ export const postgresConnectorFactory: ConnectorFactory = {
 export const mysqlConnectorFactory: ConnectorFactory = {
   type: 'mysql',
   validateSettings: validateMysqlSettings,
+  validateSourceJob: xminJobProblems('mysql'),
   settingsSchema: mysqlSettingsSchema,
   createSource: (ctx) => openSqlSource(ctx, openMysql(ctx), 'mysql'),
   createTarget: (ctx) => new (load.target())(openMysql(ctx), { connectionName: ctx.connection.name, versionField: (ctx.connection.settings as MysqlSettings).versionField }),

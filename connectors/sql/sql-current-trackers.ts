@@ -4,6 +4,7 @@ import type { Job } from '../../src/model/job';
 import type { Mapping } from '../../src/model/mapping';
 import { joinSourceKey } from '../../src/model/source-key';
 import { quoteEntity, quoteIdentifier, type SqlDatabase, SqlParams, type SqlRow } from './dialect';
+import { watermarkExpression } from './postgres-xmin';
 import { keyCondition } from './sql-key-match';
 import { renderFilter } from './sql-query';
 import { currentChangeTracker } from './sql-row-change';
@@ -42,10 +43,12 @@ function currentTrackersQuery(db: SqlDatabase, mapping: Mapping, job: Job, keys:
   const entity = quoteEntity(mapping.source.entity, dialect, `mapping "${mapping.name}": source.entity`);
   const columns = mapping.source.key.map((k, i) => quoteIdentifier(k, `mapping "${mapping.name}": source.key[${i}]`));
   const watermark = quoteIdentifier(job.watermark.field, `job "${job.name}": watermark.field`);
+  // PostgreSQL `xmin`: the widened transaction id detection reads (postgres-xmin.ts), under the field's name.
+  const tracker = watermarkExpression(dialect, job, watermark);
   const params = new SqlParams(dialect);
   const filter = renderFilter(job.filter, params, `job "${job.name}": filter`);
   const scope = filter ? `CASE WHEN ${filter} THEN 1 ELSE 0 END` : '1';
-  const selected = [...new Set([...columns, watermark])].join(', ');
+  const selected = [...new Set([...columns, tracker.computed ? `${tracker.sql} AS ${watermark}` : watermark])].join(', ');
   return {
     sql: `SELECT ${selected}, ${scope} AS "${IN_SCOPE}" FROM ${entity} WHERE ${keyCondition(dialect.kind, columns, keys, params)}`,
     params: params.values,

@@ -1,5 +1,6 @@
 import type { ColumnKind, DescribedColumn, DescriberFactory, EntityDescriber, EntityDescription } from '../base/entity-describer';
 import { quoteEntity, quoteIdentifier, type SqlDatabase } from './dialect';
+import { XMIN_FIELD } from './postgres-xmin';
 import { openPostgres, openSqlite } from './sql-connectors';
 
 /**
@@ -91,6 +92,9 @@ const PG_UNIQUE =
   'JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum ' +
   'WHERE i.indrelid = to_regclass($1) AND i.indisunique AND i.indpred IS NULL AND i.indexprs IS NULL GROUP BY i.indexrelid';
 
+/** Every PostgreSQL table's system column `xmin`: a job tracks changes by it (postgres-xmin.ts). */
+const XMIN_TRACKERS: ReadonlyMap<string, DescribedColumn> = new Map([[XMIN_FIELD, { name: XMIN_FIELD, type: 'xid (system column)', kind: 'integer' }]]);
+
 class PostgresDescriber implements EntityDescriber {
   readonly entityWord = 'table';
   constructor(private readonly db: SqlDatabase) {}
@@ -105,7 +109,7 @@ class PostgresDescriber implements EntityDescriber {
     if (!found || found.r === null) return undefined;
     const columns = await this.db.query(PG_COLUMNS, [name], `read the columns of "${entity}"`);
     const unique = await this.db.query(PG_UNIQUE, [name], `read the unique indexes of "${entity}"`);
-    return { columns: columnsOf(columns, postgresKind), uniqueKeys: unique.map((r) => r.columns as string[]) };
+    return { columns: columnsOf(columns, postgresKind), uniqueKeys: unique.map((r) => r.columns as string[]), trackers: XMIN_TRACKERS };
   }
 
   async sample(entity: string, column: string): Promise<unknown> {

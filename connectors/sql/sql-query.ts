@@ -51,8 +51,10 @@ export function renderFilter(conditions: readonly FilterCondition[], params: Sql
 export interface ChangeQuery {
   /** Quoted table name. */
   entity: string;
-  /** Quoted watermark column. */
+  /** Quoted watermark column, or the expression of a computed tracker (PostgreSQL `xmin`: postgres-xmin.ts). */
   watermark: string;
+  /** A computed tracker is selected under this quoted name (the job's watermark field), as a column would be. */
+  watermarkAs?: string;
   /** Quoted key columns (tie-breakers of the order). */
   keys: string[];
   filter: readonly FilterCondition[];
@@ -65,7 +67,8 @@ export interface ChangeQuery {
   lower?: unknown;
   /** Keyset position: continue strictly after this (watermark, keys) tuple (driver form). */
   after?: { watermark: unknown; keys: unknown[] };
-  limit: number;
+  /** Rows of the page; undefined → every row of the run (a stream). */
+  limit?: number;
   /** Names the job in configuration errors, e.g. `job "j"`. */
   what: string;
 }
@@ -88,8 +91,8 @@ export function buildChangeQuery(dialect: SqlDialect, q: ChangeQuery): { sql: st
   const filter = renderFilter(q.filter, params, `${q.what}: filter`);
   if (filter) where.push(filter);
   const sql =
-    `SELECT *, ${flag} AS "${DELETED_FLAG}" FROM ${q.entity} WHERE ${where.join(' AND ')} ` +
-    `ORDER BY ${[q.watermark, ...q.keys].join(', ')} LIMIT ${Math.trunc(q.limit)}`;
+    `SELECT *, ${flag} AS "${DELETED_FLAG}"${q.watermarkAs === undefined ? '' : `, ${q.watermark} AS ${q.watermarkAs}`} FROM ${q.entity} WHERE ${where.join(' AND ')} ` +
+    `ORDER BY ${[q.watermark, ...q.keys].join(', ')}${q.limit === undefined ? '' : ` LIMIT ${Math.trunc(q.limit)}`}`;
   return { sql, params: params.values };
 }
 

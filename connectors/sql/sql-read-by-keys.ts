@@ -4,6 +4,7 @@ import type { Job } from '../../src/model/job';
 import type { Mapping } from '../../src/model/mapping';
 import type { QueueMessage } from '../../src/model/queue-message';
 import { quoteEntity, quoteIdentifier, type SqlDatabase, SqlParams, type SqlRow } from './dialect';
+import { watermarkExpression } from './postgres-xmin';
 import { keyCondition } from './sql-key-match';
 import { DELETED_FLAG, renderFilter, softDeleteFlag } from './sql-query';
 import { currentChangeTracker, sqlRowChange } from './sql-row-change';
@@ -66,11 +67,14 @@ function byKeysQuery(db: SqlDatabase, mapping: Mapping, job: Job, keys: readonly
   const watermark = quoteIdentifier(job.watermark.field, `job "${job.name}": watermark.field`);
   const params = new SqlParams(dialect);
   const flag = softDeleteFlag(job.softDelete, params, `job "${job.name}"`);
+  // PostgreSQL `xmin`: the widened transaction id detection reads (postgres-xmin.ts), under the field's name.
+  const tracker = watermarkExpression(dialect, job, watermark);
+  const computed = tracker.computed ? `, ${tracker.sql} AS ${watermark}` : '';
   const where = [`(${keyCondition(dialect.kind, columns, keys, params)})`, `${watermark} IS NOT NULL`];
   const filter = renderFilter(job.filter, params, `job "${job.name}": filter`);
   if (filter) where.push(filter);
   return {
-    sql: `SELECT *, ${flag} AS "${DELETED_FLAG}" FROM ${entity} WHERE ${where.join(' AND ')}`,
+    sql: `SELECT *, ${flag} AS "${DELETED_FLAG}"${computed} FROM ${entity} WHERE ${where.join(' AND ')}`,
     params: params.values,
     operation: `read ${keys.length} record(s) by key from ${entity}`,
   };

@@ -17,6 +17,7 @@ import { inSqliteWindow, openSqliteDatetimeWindow } from './sqlite-datetime-wind
 import { futureStampWarning } from '../base/time-horizon';
 import { DEFAULT_SETTLE_SECONDS, numberSnapshot, type SettledHorizon, settledHorizon } from './settled-horizon';
 import { mysqlHorizon, mysqlNumberSnapshot } from './mysql-horizon';
+import { watermarkExpression, xminHorizon } from './postgres-xmin';
 
 /** The datetime type's default watermark: nothing read yet, so no lower bound. */
 const INITIAL_DATETIME = '0001-01-01T00:00:00.0000000Z';
@@ -34,7 +35,9 @@ const INITIAL_DATETIME = '0001-01-01T00:00:00.0000000Z';
  * continued by key, so none is read twice. `job.lookbackSeconds` moves the lower bound back
  * (clock skew of application-set stamps, late replicas). A tombstone table is just a job with
  * action `Delete`; `job.softDelete` turns matching rows into `Delete` messages. Rows whose
- * watermark column is NULL are never detected.
+ * watermark column is NULL are never detected. On PostgreSQL, `watermark: { type: number, field:
+ * xmin }` tracks rows by the transaction that wrote them instead (postgres-xmin.ts): the run then
+ * reads up to the newest transaction below its snapshot's `xmin`.
  */
 export class SqlSource extends ConnectorBase implements SourceConnector, RelatedValueLookup {
   constructor(
@@ -51,7 +54,9 @@ export class SqlSource extends ConnectorBase implements SourceConnector, Related
     const { dialect } = this.db;
     const what = `job "${job.name}"`;
     const entity = quoteEntity(mapping.source.entity, dialect, `mapping "${mapping.name}": source.entity`);
-    const column = quoteIdentifier(job.watermark.field, `${what}: watermark.field`);
+    const quoted = quoteIdentifier(job.watermark.field, `${what}: watermark.field`);
+    // PostgreSQL `xmin` (postgres-xmin.ts): the row's transaction id, a computed tracker.
+    const { sql: column, computed } = watermarkExpression(dialect, job, quoted);
     const keys = mapping.source.key.map((k, i) => quoteIdentifier(k, `mapping "${mapping.name}": source.key[${i}]`));
     const pageSize = options.pageSize ?? job.pageSize;
     const type = parseWatermarkType(job.watermark.type);
@@ -62,6 +67,15 @@ export class SqlSource extends ConnectorBase implements SourceConnector, Related
     const settle = job.settleSeconds ?? DEFAULT_SETTLE_SECONDS;
     if (options.cursor) {
       position = decodeCursor(options.cursor);
+    } else if (computed) {
+      // Up to the newest transaction below the snapshot's xmin: every one of those has ended.
+      const horizon = await xminHorizon(this.db, settle);
+      if (horizon.heldBy) {
+        const { since, pid, application } = horizon.heldBy;
+        this.warn(`job "${job.name}": reads rows of transactions up to ${horizon.lastSettled} only: a transaction open since ${since} (pid ${pid}${application ? `, application "${application}"` : ''}) holds the rest until it ends`);
+      }
+      position = { upper: horizon.lastSettled };
+      lower = watermark.value ?? undefined;
     } else if (dialect.kind === 'sqlite' && type === 'datetime') {
       // SQLite text in mixed forms, or numbers: see sqlite-datetime-window.ts.
       const current = watermark.value;
@@ -125,19 +139,31 @@ export class SqlSource extends ConnectorBase implements SourceConnector, Related
       }
       return sqlRowChange(dialect, row, changeTracker);
     };
-    for (;;) {
-      const { sql, params } = buildChangeQuery(dialect, {
-        entity, watermark: column, keys, filter: job.filter, softDelete: job.softDelete,
-        upper: position.upper, before: position.before, lower, after: position.after, limit: pageSize, what,
-      });
-      const rows = await this.db.query(sql, params, `read changes from ${entity}`);
-      if (rows.length === 0) return;
+    const query = (limit?: number) => buildChangeQuery(dialect, {
+      entity, watermark: column, keys, filter: job.filter, softDelete: job.softDelete,
+      upper: position.upper, before: position.before, lower, after: position.after, limit, what,
+      ...(computed ? { watermarkAs: quoted } : {}),
+    });
+    const operation = `read changes from ${entity}`;
+    // A computed tracker has no index: the run's rows in one query, streamed, not a scan per page.
+    const whole = computed ? query() : undefined;
+    const stream = whole ? this.db.stream?.(whole.sql, whole.params, pageSize, operation) : undefined;
+    const batches = stream ?? this.pages(() => query(pageSize), pageSize, operation);
+    for await (const rows of batches) {
       const changes = await serializeRows(run, rows, changeOf);
       const last = rows[rows.length - 1];
       position = { ...position, after: { watermark: last[job.watermark.field], keys: mapping.source.key.map((k) => last[k]) } };
-      const hasMore = rows.length === pageSize;
-      yield changePage(changes, { cursor: encodeCursor(position), hasMore });
-      if (!hasMore) return;
+      yield changePage(changes, { cursor: encodeCursor(position), hasMore: rows.length === pageSize });
+    }
+  }
+
+  /** Keyset pages of `pageSize` rows, the query rebuilt from the run's position before each; none empty. */
+  private async *pages(query: () => { sql: string; params: unknown[] }, pageSize: number, operation: string): AsyncIterable<SqlRow[]> {
+    for (;;) {
+      const { sql, params } = query();
+      const rows = await this.db.query(sql, params, operation);
+      if (rows.length > 0) yield rows;
+      if (rows.length < pageSize) return;
     }
   }
 

@@ -148,11 +148,13 @@ export class EntityChecks {
     // A missing or unreadable source entity is the mapping's issue, reported by `source`.
     const described = await this.describe(conn, entity).catch(() => undefined);
     if (!described) return;
-    const fields: Array<[string | undefined, string]> = [[job.watermark.field, '.watermark.field']];
+    // A tracker beyond the columns (PostgreSQL's xmin) is no column to look for.
+    const tracker = described.trackers?.get(job.watermark.field);
+    const fields: Array<[string | undefined, string]> = tracker ? [] : [[job.watermark.field, '.watermark.field']];
     job.filter.forEach((c, i) => fields.push([c.field, `.filter[${i}].field`]));
     if (job.softDelete) fields.push([job.softDelete.field, '.softDelete.field']);
     this.columns(conn, entity, described, 'jobs', at, fields);
-    const column = described.columns.get(job.watermark.field);
+    const column = tracker ?? described.columns.get(job.watermark.field);
     if (!column) return;
     const subject = `${this.fieldWord(conn)} "${column.name}" of ${conn.describer.entityWord} "${entity}"`;
     let sample: { found: boolean; value?: unknown } | undefined;

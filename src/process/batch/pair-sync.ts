@@ -1,6 +1,7 @@
 import { JobActionType } from '../../model/job';
 import type { Mapping } from '../../model/mapping';
-import { otherSide, type PairSideName } from '../../model/pair';
+import { otherSide, type PairSide, type PairSideName } from '../../model/pair';
+import { softDeleteWrite } from '../../twoway/soft-delete-writes';
 import { createQueueMessage, type JsonValue, type QueueMessage } from '../../model/queue-message';
 import { joinSourceKey, splitSourceKey } from '../../model/source-key';
 import { errorMessage } from '../../platform/errors';
@@ -8,6 +9,7 @@ import type { ProcessingDependencies } from '../processing-dependencies';
 import type { Work } from './triage';
 import { failed, type Verdict } from './verdict';
 import type { Coupling, CouplingStore, PairConflict } from '../../twoway/coupling-store';
+import { lastChangedByUs, readMappingWithEditor } from '../../twoway/modified-by';
 import { mergeRecord, type MergeResult, type RecordView, type SideWrite } from '../../twoway/merge-record';
 import { pairContext, type PairContext } from './pair-context';
 
@@ -52,10 +54,10 @@ async function syncGroup(group: readonly Work[], deps: ProcessingDependencies): 
     ctx = await pairContext(job, mapping, deps.config, deps.sources);
     const side = ctx.job.pair!.side;
     const keys = [...new Set(group.map((w) => w.message.sourceKey))];
-    [couplings, sRead] = await Promise.all([store.getMany(ctx.pair.name, side, keys), ctx.source.readByKeys(mapping, job, keys)]);
+    [couplings, sRead] = await Promise.all([store.getMany(ctx.pair.name, side, keys), ctx.source.readByKeys(readMappingWithEditor(mapping, ctx.pair[side]), job, keys)]);
     tKeys = new Map(group.map((w) => [w, otherKey(ctx, w, couplings.get(w.message.sourceKey), sRead.get(w.message.sourceKey))]));
     const wanted = [...new Set([...tKeys.values()].filter((k): k is string => k !== undefined))];
-    tRead = wanted.length > 0 ? await ctx.partnerSource.readByKeys(ctx.partnerMapping, ctx.partner, wanted) : new Map();
+    tRead = wanted.length > 0 ? await ctx.partnerSource.readByKeys(readMappingWithEditor(ctx.partnerMapping, ctx.pair[otherSide(side)]), ctx.partner, wanted) : new Map();
   } catch (err) {
     return group.map((w) => failed(w, err, true));
   }
@@ -96,6 +98,14 @@ async function syncOne(
     resolution: conflict?.resolution,
     newer: ctx.newer,
   });
+  if (result.writeT?.kind === 'upsert' && !result.writeT.create && lastChangedByUs(ctx.pair[side], sMessage) === true) {
+    // Both signals disagree: the record's last editor is Highwater, yet its values differ from
+    // what Highwater wrote. The hashes decide (it is synced as an edit); the operator learns that
+    // this side stores these fields differently from how they were written — a bounce to check.
+    deps.log.warn(
+      `pair "${ctx.pair.name}", record ${side} ${sKey}: last changed by Highwater's own user (${ctx.pair[side].modifiedBy!.field}), yet field(s) ${Object.keys(result.writeT.fields).join(', ')} differ from what it wrote: synced as an edit; check how side ${side} stores these fields`,
+    );
+  }
   for (const line of result.decisions) deps.log.info(`pair "${ctx.pair.name}", record ${side} ${sKey}: ${line}`);
   const wrote = await write(ctx, result, sKey, tKey, sMessage, tMessage, deps);
   if (tKey !== undefined && keyA !== undefined) {
@@ -123,12 +133,12 @@ async function write(ctx: PairContext, result: MergeResult, sKey: string, tKey: 
   let wrote = false;
   if (result.writeT && tKey !== undefined) {
     const targetKey = result.writeT.kind === 'upsert' && result.writeT.create && sMessage ? sMessage.targetKey : keyObject(ctx.mapping, tKey);
-    await applyWrite(deps, ctx.job.name, ctx.job.target, ctx.mapping, result.writeT, sKey, targetKey, sMessage?.changeTracker ?? '');
+    await applyWrite(deps, ctx.job.name, ctx.job.target, ctx.mapping, withSoftDelete(result.writeT, ctx.pair[otherSide(ctx.job.pair!.side)], deps), sKey, targetKey, sMessage?.changeTracker ?? '');
     wrote = true;
   }
   if (result.writeS) {
     const targetKey = result.writeS.kind === 'upsert' && result.writeS.create && tMessage ? tMessage.targetKey : keyObject(ctx.partnerMapping, sKey);
-    await applyWrite(deps, ctx.partner.name, ctx.partner.target, ctx.partnerMapping, result.writeS, tKey ?? '', targetKey, tMessage?.changeTracker ?? '');
+    await applyWrite(deps, ctx.partner.name, ctx.partner.target, ctx.partnerMapping, withSoftDelete(result.writeS, ctx.pair[ctx.job.pair!.side], deps), tKey ?? '', targetKey, tMessage?.changeTracker ?? '');
     wrote = true;
   }
   return wrote;
@@ -138,6 +148,17 @@ async function write(ctx: PairContext, result: MergeResult, sKey: string, tKey: 
 function keyObject(mapping: Mapping, key: string): Record<string, JsonValue> {
   const values = splitSourceKey(key);
   return Object.fromEntries(mapping.target.key.map((field, i) => [field, values[i] ?? null]));
+}
+
+/** A side with a soft-delete flag: a delete sets it, a create (a restore or a new record) clears it (see `soft-delete-writes.ts`). */
+function withSoftDelete(change: SideWrite, side: PairSide, deps: ProcessingDependencies): SideWrite {
+  if (change.kind === 'delete') {
+    const flag = softDeleteWrite(side.softDelete, 'delete', deps.clock.now());
+    return flag ? { kind: 'upsert', fields: flag, create: false } : change;
+  }
+  if (!change.create) return change;
+  const cleared = softDeleteWrite(side.softDelete, 'restore', deps.clock.now());
+  return cleared ? { ...change, fields: { ...change.fields, ...cleared } } : change;
 }
 
 async function applyWrite(deps: ProcessingDependencies, jobName: string, connection: string, mapping: Mapping, change: SideWrite, sourceKey: string, targetKey: Record<string, JsonValue>, tracker: string): Promise<void> {

@@ -3,6 +3,7 @@ import { FORCE_APPLY } from '../../bus/message-properties';
 import { JobActionType } from '../../model/job';
 import type { QueueMessage } from '../../model/queue-message';
 import { isGuardedAction } from '../../model/stale-decision';
+import { canonicalJson } from '../../model/fields-hash';
 import { parseWatermarkType, WatermarkValue, type WatermarkType } from '../../model/watermark-value';
 import { errorMessage } from '../../platform/errors';
 import type { ProcessingDependencies } from '../processing-dependencies';
@@ -46,6 +47,21 @@ export function supersededAtSource(message: Pick<QueueMessage, 'action' | 'sourc
 }
 
 /**
+ * For a source that cannot order its records' trackers (change tracking by delta links): a
+ * redelivered change whose record now reads differently was followed by a newer change, which
+ * the next delta read sends; an upserted record that is gone was deleted (its delete follows).
+ * Equal is applied: it may be the last state the target gets. Pure.
+ */
+export function supersededByRecord(message: Pick<QueueMessage, 'action' | 'sourceKey' | 'fields'>, records: ReadonlyMap<string, QueueMessage>, entity: string): string | undefined {
+  const now = records.get(message.sourceKey);
+  if (!now || now.action === JobActionType.Delete) {
+    return message.action === JobActionType.NewUpdate ? `superseded at the source: the record is no longer in ${entity} (its delete follows or was applied)` : undefined;
+  }
+  if (message.action !== JobActionType.NewUpdate) return undefined;
+  return canonicalJson(now.fields) === canonicalJson(message.fields) ? undefined : `superseded at the source: the record in ${entity} has changed since (its newer change follows)`;
+}
+
+/**
  * The source check, after the applied-version guard: redelivered upserts and deletes are read
  * from their job's source, one read per job for the whole batch (see `currentTrackers`). A source
  * without that read, or one that fails, leaves its messages to be applied as before, with a
@@ -70,16 +86,20 @@ export async function checkAtSource(work: readonly Work[], deps: ProcessingDepen
       const type = parseWatermarkType(job.watermark.type);
       if (!type) return;
       let current: CurrentTrackers | undefined;
+      let records: Map<string, QueueMessage> | undefined;
       try {
         const source: SourceConnector = await sources.source(job.source);
-        current = await source.currentTrackers?.(mapping, job, group.map((w) => w.message.sourceKey));
+        const keys = group.map((w) => w.message.sourceKey);
+        current = await source.currentTrackers?.(mapping, job, keys);
+        // A change-tracking job's trackers are its runs' stamps, not the records': compare the records instead.
+        if (!current && source.readByKeys) records = await source.readByKeys(mapping, job, keys);
       } catch (err) {
         deps.log.warn(`job "${job.name}": ${group.length} redelivered message(s) not checked against source "${job.source}" (applied as delivered): ${errorMessage(err)}`);
         return;
       }
-      if (!current) return;
+      if (!current && !records) return;
       for (const w of group) {
-        const reason = supersededAtSource(w.message, type, current, mapping.source.entity);
+        const reason = current ? supersededAtSource(w.message, type, current, mapping.source.entity) : supersededByRecord(w.message, records!, mapping.source.entity);
         if (!reason) continue;
         out.add(w);
         verdicts.push({ kind: 'ignored', work: w, reason });

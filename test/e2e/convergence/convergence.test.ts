@@ -31,6 +31,8 @@ const sources: Array<[SourceKind, boolean]> = [
   // The workload also writes an outbox row in each change's transaction; the jobs read the outbox.
   ['sqlite-outbox', true],
   ['postgres-outbox', pgUrl !== undefined],
+  // The PostgreSQL tables tracked by the writing transaction (`field: xmin`) instead of `modified_at`.
+  ['postgres-xmin', pgUrl !== undefined],
   ['mysql-outbox', mysqlUrl !== undefined],
 ];
 

@@ -88,6 +88,21 @@ describePg('highwater check on PostgreSQL', () => {
     expect(report.notices).toEqual([]);
   });
 
+  it('takes xmin (the system column) as a number watermark of any table, and refuses it as another type', async () => {
+    write({ connections: [connection], mappings: [mapping('m', 'keyed')], jobs: [job('by-xmin', 'm', { type: 'number', field: 'xmin' })] });
+    const valid = await checkFolder(dir, { resolveSecret: secrets, validateOptions });
+    expect([...valid.issues, ...valid.notices]).toEqual([]);
+    write({
+      connections: [connection],
+      mappings: [mapping('m', 'keyed')],
+      jobs: [job('by-xmin', 'm', { type: 'number', field: 'xmin' }), job('xmin-as-time', 'm', { type: 'datetime', field: 'xmin' })],
+    });
+    const report = await checkFolder(dir, { resolveSecret: secrets, validateOptions });
+    expect(report.issues.map((i) => `${i.file}: ${i.path} (${i.entry}): ${i.message}`)).toEqual([
+      'jobs.yaml: jobs[1].watermark.field (xmin-as-time): xmin (change tracking by transaction id) needs watermark.type number, got "datetime"',
+    ]);
+  });
+
   it('reports a server that refuses the connection, naming no secret', async () => {
     write({
       connections: [{ ...connection, secrets: { connectionString: 'HW_CHECK_PG_BAD' } }],

@@ -1,5 +1,6 @@
 import { Pool, type PoolClient } from 'pg';
 import { normalizePostgresTimestamp } from '../../../../connectors/sql/postgres-dialect';
+import { XMIN_TRACKER_SQL } from '../../../../connectors/sql/postgres-xmin';
 import { sleep, type ItemValues, type SourceDb, type SourceState, type WriteOp } from './source-db';
 
 /**
@@ -15,17 +16,19 @@ export class PostgresSourceDb implements SourceDb {
     readonly schema: string,
     /** Also write an outbox row after each change, in its transaction (the `postgres-outbox` source). */
     private readonly outbox: boolean,
+    /** Read by xmin (the `postgres-xmin` source): the state carries each row's transaction id as its tracker. */
+    private readonly xmin = false,
   ) {
     this.pool = new Pool({ connectionString: url, max: 8, options: '-c TimeZone=UTC' });
   }
 
-  get kind(): 'postgres' | 'postgres-outbox' {
-    return this.outbox ? 'postgres-outbox' : 'postgres';
+  get kind(): 'postgres' | 'postgres-outbox' | 'postgres-xmin' {
+    return this.outbox ? 'postgres-outbox' : this.xmin ? 'postgres-xmin' : 'postgres';
   }
 
   /** Creates `schema` (dropping an old one of that name) with the source tables. */
-  static async create(url: string, schema: string, outbox = false): Promise<PostgresSourceDb> {
-    const db = new PostgresSourceDb(url, schema, outbox);
+  static async create(url: string, schema: string, outbox = false, xmin = false): Promise<PostgresSourceDb> {
+    const db = new PostgresSourceDb(url, schema, outbox, xmin);
     const s = `"${schema}"`;
     await db.pool.query(`DROP SCHEMA IF EXISTS ${s} CASCADE; CREATE SCHEMA ${s};
       CREATE TABLE ${s}.categories (id text PRIMARY KEY, name text NOT NULL, modified_at timestamptz NOT NULL);
@@ -114,7 +117,16 @@ export class PostgresSourceDb implements SourceDb {
       items: new Map(items.rows.map(({ id, modified_at, ...rest }) => [id, { ...rest, modified_at: ts(modified_at) }])),
       tombstones: new Map(tombstones.rows.map((t) => [t.id, ts(t.deleted_at)])),
       ...(this.outbox ? { outboxIds: await this.outboxIds() } : {}),
+      ...(this.xmin ? { outboxIds: await this.xminTrackers() } : {}),
     };
+  }
+
+  /** `table \0 id` → the row's transaction id, as the connector reads it. */
+  private async xminTrackers(): Promise<Map<string, string>> {
+    const { rows } = await this.pool.query<{ type: string; key: string; id: string }>(
+      ['categories', 'items', 'deleted_items'].map((t) => `SELECT '${t}' AS type, id AS key, ${XMIN_TRACKER_SQL}::text AS id FROM "${this.schema}".${t}`).join(' UNION ALL '),
+    );
+    return new Map(rows.map((r) => [`${r.type}\u0000${r.key}`, r.id]));
   }
 
   private async outboxIds(): Promise<Map<string, string>> {

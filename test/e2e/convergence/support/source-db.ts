@@ -22,7 +22,10 @@ export interface SourceState {
   items: Map<string, ItemValues & { modified_at: string }>;
   /** Deleted item id → `deleted_at`. */
   tombstones: Map<string, string>;
-  /** Read through an outbox: `aggregate type \0 key` → the newest outbox id of the record (its final change's tracker). */
+  /**
+   * Read through an outbox: `aggregate type \0 key` → the newest outbox id of the record (its final
+   * change's tracker); tracked by xmin (`postgres-xmin`): `table \0 key` → the row's transaction id.
+   */
   outboxIds?: Map<string, string>;
 }
 

@@ -10,8 +10,11 @@ import { stringify } from 'yaml';
  * key), so an item that arrives before its category is a TransitiveError: retried, then parked.
  */
 
-/** `*-outbox`: the same database read through the outbox the workload writes beside each change. */
-export type SourceKind = 'sqlite' | 'postgres' | 'mysql' | 'odata' | 'sqlite-outbox' | 'postgres-outbox' | 'mysql-outbox';
+/**
+ * `*-outbox`: the same database read through the outbox the workload writes beside each change;
+ * `postgres-xmin`: the PostgreSQL tables tracked by the writing transaction (`field: xmin`), not by `modified_at`.
+ */
+export type SourceKind = 'sqlite' | 'postgres' | 'mysql' | 'odata' | 'sqlite-outbox' | 'postgres-outbox' | 'mysql-outbox' | 'postgres-xmin';
 
 /** Whether the source is read as an outbox. */
 export const isOutbox = (kind: SourceKind): boolean => kind.endsWith('-outbox');
@@ -62,12 +65,14 @@ export function syncConfig(o: SyncConfigOptions) {
     'sqlite-outbox': { name: 'source', type: 'sqlite', settings: { file: './source.db', outbox: OUTBOX } },
     'postgres-outbox': { name: 'source', type: 'postgres', settings: { schema: o.pgSchema, outbox: OUTBOX }, secrets: { connectionString: o.pgUrlSetting } },
     'mysql-outbox': { ...mysql, settings: { ...mysql.settings, outbox: OUTBOX } },
+    'postgres-xmin': { name: 'source', type: 'postgres', settings: { schema: o.pgSchema }, secrets: { connectionString: o.pgUrlSetting } },
   };
   const source = sources[o.source];
   const outbox = isOutbox(o.source);
-  // Read from an outbox, the outbox id is every change's tracker and the target's version.
-  const versionField = outbox ? 'outbox_version' : 'modified_at';
-  const versioned = (fields: object[]) => (outbox ? [...fields, { target: 'outbox_version', source: '$outbox.id' }] : fields);
+  // Read from an outbox, the outbox id is every change's tracker and the target's version; tracked by xmin, the row's transaction id.
+  const xmin = o.source === 'postgres-xmin';
+  const versionField = outbox || xmin ? 'outbox_version' : 'modified_at';
+  const versioned = (fields: object[]) => (outbox || xmin ? [...fields, { target: 'outbox_version', source: outbox ? '$outbox.id' : 'xmin' }] : fields);
   const job = (name: string, order: number, mapping: string, priority: string, field: string) => ({
     name,
     order,
@@ -76,7 +81,7 @@ export function syncConfig(o: SyncConfigOptions) {
     target: 'target',
     mapping,
     priority,
-    watermark: outbox ? { type: 'number', field: 'id' } : { type: 'datetime', field },
+    watermark: outbox ? { type: 'number', field: 'id' } : xmin ? { type: 'number', field: 'xmin' } : { type: 'datetime', field },
     pageSize: o.pageSize,
     lookbackSeconds: o.lookbackSeconds,
     ...(o.settleSeconds === undefined ? {} : { settleSeconds: o.settleSeconds }),

@@ -305,6 +305,8 @@ function openSource(options: SyncRigOptions, dir: string, url: string | undefine
       return Promise.resolve(new SqliteSourceDb(path.join(dir, 'source.db'), 100, options.sourceStamps ?? 'database', true));
     case 'postgres-outbox':
       return PostgresSourceDb.create(url as string, schema, true);
+    case 'postgres-xmin':
+      return PostgresSourceDb.create(url as string, schema, false, true);
     case 'odata':
       return OdataSourceDb.create();
     case 'mysql':

@@ -3,7 +3,7 @@ import type { SourceConnector } from '../../../../connectors/base/source-connect
 import { JobActionType, type Job } from '../../../../src/model/job';
 import type { Mapping } from '../../../../src/model/mapping';
 import type { QueueMessage } from '../../../../src/model/queue-message';
-import { checkAtSource, redelivered, supersededAtSource } from '../../../../src/process/batch/source-check';
+import { checkAtSource, redelivered, supersededAtSource, supersededByRecord } from '../../../../src/process/batch/source-check';
 import type { Work } from '../../../../src/process/batch/triage';
 import type { ProcessingDependencies } from '../../../../src/process/processing-dependencies';
 import { TransientError } from '../../../../src/platform/errors';
@@ -98,5 +98,35 @@ describe('the source check of redeliveries', () => {
     expect(await checkAtSource([back], s.deps)).toEqual({ kept: [back], verdicts: [] });
     expect(s.warnings).toEqual([]);
     expect(await checkAtSource([back], { ...s.deps, sources: undefined })).toEqual({ kept: [back], verdicts: [] });
+  });
+
+  it('compares the records of a source whose trackers cannot be ordered (change tracking by delta links)', async () => {
+    const now = (id: string, fields: Record<string, unknown>, action = JobActionType.NewUpdate) => [id, { sourceKey: id, action, fields } as unknown as QueueMessage] as const;
+    const records = new Map([now('A', { name: 'Acme', n: 1 }), now('B', { n: 2, name: 'Beta' }), now('D', {}, JobActionType.Delete)]);
+    const change = (id: string, fields: Record<string, unknown>, action = JobActionType.NewUpdate) => ({ sourceKey: id, action, fields }) as unknown as QueueMessage;
+    expect(supersededByRecord(change('A', { name: 'Acme (old)', n: 1 }), records, 'accounts')).toBe('superseded at the source: the record in accounts has changed since (its newer change follows)');
+    expect(supersededByRecord(change('B', { name: 'Beta', n: 2 }), records, 'accounts')).toBeUndefined();
+    expect(supersededByRecord(change('C', { name: 'Gone' }), records, 'accounts')).toBe('superseded at the source: the record is no longer in accounts (its delete follows or was applied)');
+    expect(supersededByRecord(change('D', { name: 'Gone' }), records, 'accounts')).toBe('superseded at the source: the record is no longer in accounts (its delete follows or was applied)');
+    expect(supersededByRecord(change('C', {}, JobActionType.Delete), records, 'accounts')).toBeUndefined();
+    expect(supersededByRecord(change('A', {}, JobActionType.Delete), records, 'accounts')).toBeUndefined();
+
+    const asked: string[] = [];
+    const delta: SourceConnector = {
+      retrieveChanges: () => { throw new Error('not used'); },
+      close: async () => undefined,
+      currentTrackers: async () => undefined,
+      readByKeys: async (_m: Mapping, _j: Job, keys: readonly string[]) => {
+        asked.push(keys.join(','));
+        return new Map([...records].filter(([k]) => keys.includes(k)));
+      },
+    };
+    const deps = { sources: { source: async () => delta }, log: { info: () => undefined, warn: () => undefined } } as unknown as ProcessingDependencies;
+    const old = { ...work('A', '2026-12-06T10:00:00Z'), message: { ...work('A', '1').message, fields: { name: 'Acme (old)', n: 1 } } } as Work;
+    const same = { ...work('B', '2026-12-06T10:00:00Z'), message: { ...work('B', '1').message, fields: { name: 'Beta', n: 2 } } } as Work;
+    const { kept, verdicts } = await checkAtSource([old, same], deps);
+    expect(kept).toEqual([same]);
+    expect(verdicts).toEqual([{ kind: 'ignored', work: old, reason: 'superseded at the source: the record in contacts has changed since (its newer change follows)' }]);
+    expect(asked).toEqual(['A,B']);
   });
 });
