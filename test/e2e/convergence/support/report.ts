@@ -6,7 +6,12 @@ import type { Verdict } from './verify';
  * `$HIGHWATER_E2E_RESULTS` when that is set.
  */
 export function reportRun(suite: string, facts: Record<string, unknown>, verdict: Verdict): void {
-  const line = { suite, ...facts, ...summary(verdict) };
+  reportLine(suite, { ...facts, ...summary(verdict) });
+}
+
+/** Any suite's line for the record: printed, and appended to `$HIGHWATER_E2E_RESULTS` when that is set. */
+export function reportLine(suite: string, facts: Record<string, unknown>): void {
+  const line = { suite, ...facts };
   process.stdout.write(`${suite}: ${JSON.stringify(line)}\n`);
   const file = process.env.HIGHWATER_E2E_RESULTS;
   if (file) appendFileSync(file, `${JSON.stringify({ at: new Date().toISOString(), ...line })}\n`);

@@ -4,13 +4,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { createBus } from '../../../../src/bus/create-bus';
 import type { MessageBus } from '../../../../src/bus/message-bus';
-import { readSettings, type Settings } from '../../../../src/platform/settings';
+import type { Settings } from '../../../../src/platform/settings';
 import { WatermarkService } from '../../../../src/detect/watermark-service';
 import { openTableStorage } from '../../../../src/storage/table-client-factory';
 import type { TableStorage } from '../../../../src/storage/table-store';
-import { startTestAzurite, type TestAzurite } from '../../../support/azurite';
-import { CRASH_MARKER_ENV, FAULT_ENV, SEND_LOG_ENV, type CrashPlan } from '../../crash/support/fault-hooks';
+import type { TestAzurite } from '../../../support/azurite';
+import { CRASH_MARKER_ENV, FAULT_ENV, type CrashPlan } from '../../crash/support/fault-hooks';
 import { TsChild, type ChildExit } from './child-process';
+import { hostChildEnv, hostStorage, startHostChild } from './local-host';
 import { OdataSourceDb } from './odata-source-db';
 import { PostgresSourceDb } from './postgres-source-db';
 import { MysqlSourceDb } from './mysql-source-db';
@@ -63,12 +64,6 @@ export const SCHEDULE = '* * * * * *';
 export const SCHEDULE_PERIOD_MS = 1000;
 
 /**
- * `HIGHWATER_E2E_LOCAL_TABLES=sqlite` runs every rig (hosts, movers and the harness's own reads)
- * on the local SQLite tables instead of an Azurite, for evidence on that adapter (docs/reliability.md).
- */
-const LOCAL_TABLES = process.env.HIGHWATER_E2E_LOCAL_TABLES === 'sqlite' ? 'sqlite' : undefined;
-
-/**
  * One synced system in a temp folder: the source (SQLite file, PostgreSQL schema, MySQL database), the SQLite
  * target, the configuration, an in-memory Azurite (in this process, so it outlives killed hosts)
  * and the local bus file. Hosts and movers run as child processes on it.
@@ -91,7 +86,7 @@ export class SyncRig {
 
   static async create(options: SyncRigOptions): Promise<SyncRig> {
     const dir = mkdtempSync(path.join(os.tmpdir(), `hw-${options.label}-`));
-    const azurite = LOCAL_TABLES ? undefined : await startTestAzurite();
+    const { settings, azurite } = await hostStorage(dir, SCHEDULE);
     let db: SourceDb | undefined;
     let mysqlTarget: MysqlTargetDb | undefined;
     try {
@@ -119,8 +114,6 @@ export class SyncRig {
         transitiveRetries: options.transitiveRetries ?? 2,
         skipOutdatedMessages: options.skipOutdatedMessages ?? true,
       });
-      const tables = azurite ? { storageConnectionString: azurite.connectionString } : { storageConnectionString: undefined, localTables: LOCAL_TABLES };
-      const settings: Settings = { ...readSettings({}), ...tables, dataDir: path.join(dir, 'data'), getChangesSchedule: SCHEDULE };
       return new SyncRig(dir, db, settings, azurite, mysqlTarget);
     } catch (err) {
       // An OData source listens on a port: left open, it would keep the test process alive.
@@ -137,13 +130,7 @@ export class SyncRig {
   }
 
   private childEnv(extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-    return {
-      ...(this.settings.storageConnectionString ? { AzureWebJobsStorage: this.settings.storageConnectionString } : { HIGHWATER_LOCAL_TABLES: this.settings.localTables }),
-      HIGHWATER_DATA_DIR: this.settings.dataDir,
-      GetChangesSchedule: SCHEDULE,
-      [SEND_LOG_ENV]: this.sendLog,
-      ...extra,
-    };
+    return hostChildEnv(this.settings, this.sendLog, extra);
   }
 
   /** Starts `highwater start` on the rig (optionally set to kill itself) and waits until it serves. */
@@ -151,14 +138,7 @@ export class SyncRig {
     const n = ++this.children;
     const marker = path.join(this.dir, `crash-${n}.txt`);
     const env = this.childEnv({ [CRASH_MARKER_ENV]: marker, ...(crash ? { [FAULT_ENV]: JSON.stringify(crash) } : {}) });
-    const child = this.track(TsChild.start('test/e2e/convergence/support/host-child.ts', ['--config', this.dir], env, path.join(this.dir, `host-${n}.log`)));
-    try {
-      await child.waitFor(/Highwater local host on http:\/\/127\.0\.0\.1:\d+/, 60_000);
-    } catch (err) {
-      // A host that never served (or served too late) must not outlive the error.
-      await child.kill();
-      throw err;
-    }
+    const child = this.track(await startHostChild(this.dir, env, path.join(this.dir, `host-${n}.log`)));
     return { child, outcome: async () => ({ ...(await child.exited), crashedAt: readMarker(marker) }) };
   }
 
