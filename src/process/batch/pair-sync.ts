@@ -54,7 +54,12 @@ async function syncGroup(group: readonly Work[], deps: ProcessingDependencies): 
     ctx = await pairContext(job, mapping, deps.config, deps.sources);
     const side = ctx.job.pair!.side;
     const keys = [...new Set(group.map((w) => w.message.sourceKey))];
-    [couplings, sRead] = await Promise.all([store.getMany(ctx.pair.name, side, keys), ctx.source.readByKeys(readMappingWithEditor(mapping, ctx.pair[side]), job, keys)]);
+    // The coupling first, then the sides: a base read after a side could already hold a concurrent
+    // sync's write that the side read predates, and the stale side value would look like an edit
+    // (and be written back over the newer one). Read in this order, a side is never older than
+    // its base; a sync that wrote meanwhile makes this one's coupling write fail, and it retries.
+    couplings = await store.getMany(ctx.pair.name, side, keys);
+    sRead = await ctx.source.readByKeys(readMappingWithEditor(mapping, ctx.pair[side]), job, keys);
     tKeys = new Map(group.map((w) => [w, otherKey(ctx, w, couplings.get(w.message.sourceKey), sRead.get(w.message.sourceKey))]));
     const wanted = [...new Set([...tKeys.values()].filter((k): k is string => k !== undefined))];
     tRead = wanted.length > 0 ? await ctx.partnerSource.readByKeys(readMappingWithEditor(ctx.partnerMapping, ctx.pair[otherSide(side)]), ctx.partner, wanted) : new Map();
