@@ -1,11 +1,9 @@
-import { writeFileSync } from 'node:fs';
-import path from 'node:path';
-import { stringify } from 'yaml';
 import type { ReceivedMessage } from '../../../src/bus/message-bus';
 import { busSettler } from '../../../src/process/bus-settler';
-import { createSyncFixture, type SyncFixture } from '../../support/sync-fixture';
+import type { SyncFixture } from '../../support/sync-fixture';
+import { createPairFixture, PAST_STAMP } from './support/pair-fixture';
 
-const STAMP = `strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-10 seconds')`;
+const STAMP = PAST_STAMP;
 const CRM = `CREATE TABLE p (id TEXT PRIMARY KEY, name TEXT, tel TEXT, m TEXT NOT NULL DEFAULT (${STAMP}));
   CREATE TRIGGER p_s AFTER UPDATE ON p WHEN NEW.m = OLD.m BEGIN UPDATE p SET m = ${STAMP} WHERE id = NEW.id; END;`;
 const ERP = `CREATE TABLE q (id TEXT PRIMARY KEY, name TEXT, tel TEXT, m TEXT NOT NULL DEFAULT (${STAMP}));
@@ -29,11 +27,7 @@ const PAIR = {
 describe('two-way: both directions of a record at once', () => {
   let f: SyncFixture;
   beforeAll(async () => {
-    f = await createSyncFixture();
-    writeFileSync(path.join(f.dir, 'pairs.yaml'), stringify({ pairs: [PAIR] }));
-    f.crm.exec(CRM);
-    f.erp.exec(ERP);
-    await f.runtime.init.ensureInitialized();
+    f = await createPairFixture(PAIR, { crm: CRM, erp: ERP });
   });
   afterAll(async () => f?.close());
   const run = (n: string) => f.runtime.detection.runJob(f.runtime.init.getJob(n));

@@ -1,9 +1,6 @@
-import { writeFileSync } from 'node:fs';
-import path from 'node:path';
-import { stringify } from 'yaml';
-import type { Job } from '../../../src/model/job';
 import type { Logger } from '../../../src/telemetry/logger';
-import { createSyncFixture, type SyncFixture } from '../../support/sync-fixture';
+import type { SyncFixture } from '../../support/sync-fixture';
+import { createPairFixture, PAST_STAMP, syncPair } from './support/pair-fixture';
 
 /**
  * A side's `modifiedBy`, the second echo signal: the ERP records who last changed a profile
@@ -12,7 +9,7 @@ import { createSyncFixture, type SyncFixture } from '../../support/sync-fixture'
  * (another trigger): what Highwater wrote comes back different. The hashes decide — the change is
  * synced as an edit, once, and the sides settle — and the warning names the fields that bounced.
  */
-const STAMP = `strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-10 seconds')`;
+const STAMP = PAST_STAMP;
 const CRM = `CREATE TABLE profiles (account_id TEXT PRIMARY KEY, phone TEXT, modified_at TEXT NOT NULL DEFAULT (${STAMP}));
   CREATE TRIGGER profiles_stamp AFTER UPDATE ON profiles WHEN NEW.modified_at = OLD.modified_at
     BEGIN UPDATE profiles SET modified_at = ${STAMP} WHERE account_id = NEW.account_id; END;`;
@@ -33,23 +30,13 @@ describe('two-way: who changed a record last, as a second echo signal', () => {
   let f: SyncFixture;
   const warnings: string[] = [];
   const log: Logger = { info: () => undefined, warn: (m: string) => void warnings.push(m), error: () => undefined, debug: () => undefined } as unknown as Logger;
-  const job = (name: string): Job => f.runtime.init.getJob(name);
   const sync = async () => {
-    let sent = 0;
-    for (const name of ['phones.a-to-b', 'phones.b-to-a']) {
-      const run = await f.runtime.detection.runJob(job(name));
-      sent += Object.values(run.sentByQueue ?? {}).reduce((n, v) => n + v, 0);
-      await f.drain();
-    }
-    return sent;
+    const sent = await syncPair(f, 'phones');
+    return sent.aToB + sent.bToA;
   };
 
   beforeAll(async () => {
-    f = await createSyncFixture({ log });
-    writeFileSync(path.join(f.dir, 'pairs.yaml'), stringify({ pairs: [PAIR] }));
-    f.crm.exec(CRM);
-    f.erp.exec(ERP);
-    await f.runtime.init.ensureInitialized();
+    f = await createPairFixture(PAIR, { crm: CRM, erp: ERP }, { log });
   });
   afterAll(async () => {
     await f?.close();

@@ -1,10 +1,8 @@
-import { writeFileSync } from 'node:fs';
-import path from 'node:path';
-import { stringify } from 'yaml';
 import type { Job } from '../../../src/model/job';
 import { createQueueMessage, serializeQueueMessage } from '../../../src/model/queue-message';
 import { JobActionType } from '../../../src/model/job';
-import { createSyncFixture, type SyncFixture } from '../../support/sync-fixture';
+import type { SyncFixture } from '../../support/sync-fixture';
+import { createPairFixture, PAST_STAMP, syncPair } from './support/pair-fixture';
 
 /**
  * Two-way sync through the runtime both hosts use: detection of both jobs of a pair, processing
@@ -12,7 +10,7 @@ import { createSyncFixture, type SyncFixture } from '../../support/sync-fixture'
  * stamped by trigger (ten seconds in the past, so that runs need not wait for the settle
  * horizon): Highwater's own writes are stamped too and come back as echoes.
  */
-const STAMP = `strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-10 seconds')`;
+const STAMP = PAST_STAMP;
 const CRM = `
   CREATE TABLE profiles (account_id TEXT PRIMARY KEY, phone TEXT, email TEXT, terms TEXT, credit_limit NUMERIC, modified_at TEXT NOT NULL DEFAULT (${STAMP}));
   CREATE TRIGGER profiles_stamp AFTER UPDATE ON profiles WHEN NEW.modified_at = OLD.modified_at
@@ -40,24 +38,12 @@ const PAIR = {
 describe('two-way sync of a pair (SQLite ↔ SQLite, couplings on Azurite)', () => {
   let f: SyncFixture;
   const job = (name: string): Job => f.runtime.init.getJob(name);
-  /** Runs both directions once and processes what they sent; returns the messages sent per direction. */
-  const sync = async () => {
-    const aToB = await f.runtime.detection.runJob(job('profiles.a-to-b'));
-    await f.drain();
-    const bToA = await f.runtime.detection.runJob(job('profiles.b-to-a'));
-    await f.drain();
-    const sent = (run: typeof aToB) => Object.values(run.sentByQueue ?? {}).reduce((sum, n) => sum + n, 0);
-    return { aToB: sent(aToB), bToA: sent(bToA) };
-  };
+  const sync = () => syncPair(f, 'profiles');
   const crm = (id: string) => f.crm.prepare('SELECT account_id, phone, email, terms, credit_limit FROM profiles WHERE account_id = ?').get(id);
   const erp = (id: string) => f.erp.prepare('SELECT crm_id, telephone, mail, terms, credit_limit FROM customer_profiles WHERE crm_id = ?').get(id);
 
   beforeAll(async () => {
-    f = await createSyncFixture();
-    writeFileSync(path.join(f.dir, 'pairs.yaml'), stringify({ pairs: [PAIR] }));
-    f.crm.exec(CRM);
-    f.erp.exec(ERP);
-    await f.runtime.init.ensureInitialized();
+    f = await createPairFixture(PAIR, { crm: CRM, erp: ERP });
   });
   afterAll(async () => {
     await f?.close();
