@@ -24,8 +24,14 @@ export type MysqlBatch = Pick<TargetBatch, 'mapping' | 'action' | 'messages' | '
 /**
  * Tries of a group that InnoDB chose as a deadlock's victim (it rolled the whole transaction
  * back), or that met a row another writer inserted after the group found its key missing.
+ * After that the group throws its TransientError and the messages are retried as a batch.
  */
-const CONFLICT_TRIES = 3;
+const CONFLICT_TRIES = 5;
+/**
+ * The longest pause before try n is n times this, the pause itself random below it: groups that
+ * deadlocked started together, and run again at once they meet again the same way.
+ */
+const CONFLICT_PAUSE_MS = 25;
 const DEADLOCK = '1213';
 const DUPLICATE_KEY = '1062';
 /** `details.code` of the TransientError a group throws to run again after {@link DUPLICATE_KEY} on a key another writer inserted. */
@@ -64,6 +70,9 @@ interface Part {
 export class MysqlBatchWriter {
   private readonly columns = new MysqlColumnTypes();
 
+  /** @param pause waits before a deadlocked group runs again (default: a timer). */
+  constructor(private readonly pause: (ms: number) => Promise<void> = (ms) => new Promise((resolve) => setTimeout(resolve, ms))) {}
+
   async apply(db: MysqlBatchDatabase, batch: MysqlBatch, context: Pick<SqlBatchContext, 'connectionName' | 'versionField'>): Promise<ItemOutcome[]> {
     const { mapping } = batch;
     const outcomes = new Array<ItemOutcome>(batch.messages.length);
@@ -96,7 +105,7 @@ export class MysqlBatchWriter {
     const versionType = batch.versionCheck?.type;
     const messageRow = db.dialect.messageRow?.bind(db.dialect) ?? ((row: SqlRow) => row);
     const write = (subset: readonly BatchItem[]) =>
-      retryConflicts(() =>
+      retryConflicts(this.pause, () =>
         db.transaction(
           async (tx) => {
             const group = new GroupWrite(tx, subset, returning, versionType, messageRow);
@@ -114,13 +123,14 @@ export class MysqlBatchWriter {
   }
 }
 
-async function retryConflicts<T>(run: () => Promise<T>): Promise<T> {
+async function retryConflicts<T>(pause: (ms: number) => Promise<void>, run: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await run();
     } catch (err) {
       const code = codeOf(err);
       if ((code !== DEADLOCK && code !== INSERT_RACE) || attempt >= CONFLICT_TRIES) throw err;
+      if (code === DEADLOCK) await pause(Math.floor(Math.random() * CONFLICT_PAUSE_MS * attempt));
     }
   }
 }

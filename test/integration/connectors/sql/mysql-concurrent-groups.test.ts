@@ -81,7 +81,12 @@ describeEngine('mysql')('MySQL target: concurrent groups into one table', () => 
       const writers = groups.map(() => new MysqlBatchWriter());
       // Connections opened first: the groups then start within the same moment.
       await Promise.all(dbs.map((db) => db.query('SELECT 1', [], 'warm up')));
-      return await Promise.all(groups.map((rows, g) => writers[g].apply(dbs[g], batch(t, rows), { connectionName: 'erp', versionField: 'version' })));
+      // Every group settles before the pools close: a pool ended under a running group leaves its transaction open on the server.
+      const settled = await Promise.allSettled(groups.map((rows, g) => writers[g].apply(dbs[g], batch(t, rows), { connectionName: 'erp', versionField: 'version' })));
+      return settled.map((s) => {
+        if (s.status === 'rejected') throw s.reason;
+        return s.value;
+      });
     } finally {
       await Promise.all(dbs.map((db) => db.close()));
     }
