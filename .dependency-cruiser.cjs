@@ -22,7 +22,9 @@ const LAYERS = [
   { name: 'application', rooms: ['^src/detect/', '^src/process/', '^src/mover/', '^src/push/'], separate: true },
   { name: 'http', rooms: ['^src/http/'] },
   { name: 'runtime', rooms: ['^src/runtime/'] },
-  { name: 'entries', rooms: ['^src/host/', '^src/cli/', '^functions/', '^tools/', '^bench/', '^examples/'] },
+  // The demo's data and helpers: an application of its own, which the CLI runs (`highwater demo`).
+  { name: 'demo', rooms: ['^src/demo/'] },
+  { name: 'entries', rooms: ['^src/host/', '^src/cli/', '^functions/', '^tools/', '^bench/'] },
 ];
 
 const either = (rooms) => rooms.map((room) => `(${room})`).join('|');

@@ -100,7 +100,7 @@ export function parseCrmErpArgs(argv: readonly string[]): CrmErpOptions {
 function primeCompileCache(): void {
   const compile = (Module as unknown as { _extensions: Record<string, ((m: unknown, file: string) => void) | undefined> })._extensions['.ts'];
   if (!compile) return;
-  for (const dir of ['src', 'connectors', 'examples']) {
+  for (const dir of ['src', 'connectors']) {
     for (const entry of fs.readdirSync(path.join(REPO, dir), { recursive: true }) as string[]) {
       if (entry.endsWith('.ts') && !entry.endsWith('.d.ts')) compile({ _compile: () => undefined }, path.join(REPO, dir, entry));
     }

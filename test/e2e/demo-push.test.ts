@@ -5,8 +5,8 @@ import Database from 'better-sqlite3';
 import { readSettings } from '../../src/platform/settings';
 import { startLocalHost, type LocalHost } from '../../src/host/local-host';
 import { silentLogger } from '../../src/telemetry/logger';
-import { seedDemo } from '../../examples/demo/seed';
-import { DEMO_PUSH_JOB, DEMO_PUSH_SECRET_SETTING, demoPushSecret, pushDemoAccount, waitForErpCustomerName } from '../../examples/demo/push';
+import { seedDemo } from '../../src/demo/seed';
+import { DEMO_PUSH_JOB, DEMO_PUSH_SECRET_SETTING, demoPushSecret, pushDemoAccount, waitForErpCustomerName } from '../../src/demo/push';
 
 /**
  * The demo's pushed change (`highwater demo push-account`): the host runs without its schedule,

@@ -6,8 +6,8 @@ import { runCli } from '../../src/cli/main';
 import { readSettings } from '../../src/platform/settings';
 import { startLocalHost, type LocalHost } from '../../src/host/local-host';
 import { consoleLogger, silentLogger } from '../../src/telemetry/logger';
-import { seedDemo } from '../../examples/demo/seed';
-import { editProfile, PROFILE_COUNT } from '../../examples/demo/two-way';
+import { seedDemo } from '../../src/demo/seed';
+import { editProfile, PROFILE_COUNT } from '../../src/demo/two-way';
 
 /**
  * The demo's two-way pair on the whole local host (processors, status page, the conflicts CLI):

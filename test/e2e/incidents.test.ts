@@ -2,7 +2,7 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { seedDemo } from '../../examples/demo/seed';
+import { seedDemo } from '../../src/demo/seed';
 import { startLocalHost, type LocalHost } from '../../src/host/local-host';
 import type { ProcessingMode } from '../../src/host/processing-mode';
 import type { IncidentStatus, StatusModel } from '../../src/host/status/status-model';

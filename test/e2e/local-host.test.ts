@@ -7,7 +7,7 @@ import { readSettings } from '../../src/platform/settings';
 import { startLocalHost, type LocalHost } from '../../src/host/local-host';
 import type { ProcessingMode } from '../../src/host/processing-mode';
 import { silentLogger } from '../../src/telemetry/logger';
-import { changeDemoAccount, DEMO_SIZES, DEMO_SPECIAL, seedDemo } from '../../examples/demo/seed';
+import { changeDemoAccount, DEMO_SIZES, DEMO_SPECIAL, seedDemo } from '../../src/demo/seed';
 import { startTestAzurite, type TestAzurite } from '../support/azurite';
 
 /** The whole local host on a copy of the demo: schedule, HTTP functions, processors. */

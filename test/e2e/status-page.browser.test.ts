@@ -6,7 +6,7 @@ import { readSettings } from '../../src/platform/settings';
 import { startLocalHost, type LocalHost } from '../../src/host/local-host';
 import { statusRoutes } from '../../src/host/status/status-routes';
 import { silentLogger } from '../../src/telemetry/logger';
-import { seedDemo } from '../../examples/demo/seed';
+import { seedDemo } from '../../src/demo/seed';
 import { startTestAzurite, type TestAzurite } from '../support/azurite';
 
 /** Debian's `chromium` (installed by `.ci/run`); without it this suite is skipped with a notice. */

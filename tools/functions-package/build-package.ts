@@ -23,8 +23,8 @@ const DATA_FILES: ReadonlyArray<[string, string]> = [
  */
 const DEV_ONLY_FILE = /\.(d\.)?[mc]?ts$|\.map$|\.md$/i;
 
-/** Built folders the Functions app never loads (the demo's files). */
-const SKIPPED_DIST = ['dist/examples'];
+/** Built folders the Functions app never loads (the demo's seeding and helpers, which need better-sqlite3). */
+const SKIPPED_DIST = ['dist/src/demo'];
 
 export interface FunctionsPackageOptions {
   /** The project: package.json, package-lock.json, host.json, a built `dist/`, an installed `node_modules/`. */

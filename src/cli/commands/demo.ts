@@ -3,9 +3,9 @@ import { UsageError } from '../cli-error';
 import { demoConfigDir, hostOptions, runHost, type HostCommandOptions } from './start';
 
 // The seeding code (and better-sqlite3 with it) loads when a demo command runs, not with the CLI.
-const seed = () => import('../../../examples/demo/seed');
-const demoPush = () => import('../../../examples/demo/push');
-const twoWay = () => import('../../../examples/demo/two-way');
+const seed = () => import('../../demo/seed');
+const demoPush = () => import('../../demo/push');
+const twoWay = () => import('../../demo/two-way');
 
 /** How long `demo push-account` watches the ERP for the pushed change. */
 const PUSH_WATCH_MS = 10_000;

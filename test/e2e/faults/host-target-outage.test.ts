@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { parse, stringify } from 'yaml';
-import { DEMO_SIZES, seedDemo } from '../../../examples/demo/seed';
+import { DEMO_SIZES, seedDemo } from '../../../src/demo/seed';
 import { readSettings } from '../../../src/platform/settings';
 import { startLocalHost, type LocalHost } from '../../../src/host/local-host';
 import { startTestAzurite, type TestAzurite } from '../../support/azurite';

@@ -3,7 +3,7 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { seedDemo } from '../../../examples/demo/seed';
+import { seedDemo } from '../../../src/demo/seed';
 import { startTestAzurite, type TestAzurite } from '../../support/azurite';
 import { FOOTPRINT_PREFIX, type Footprint } from './support/footprint-child';
 

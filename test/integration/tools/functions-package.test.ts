@@ -59,6 +59,8 @@ describe('the Functions deployment package', () => {
     expect(manifest.devDependencies).toBeUndefined();
     expect(Object.keys(manifest.dependencies)).not.toContain('better-sqlite3');
     expect(fs.existsSync(path.join(pkg, 'host.json'))).toBe(true);
+    // The demo seeds SQLite databases: only the local CLI runs it.
+    expect(fs.existsSync(path.join(pkg, 'dist/src/demo'))).toBe(false);
   });
 
   it('loads from the package alone: every function registers', () => {

@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { DEMO_PUSH_SECRET_FILE, DEMO_PUSH_SECRET_SETTING, demoAccountNotification, demoPushSecret } from '../../../examples/demo/push';
+import { DEMO_PUSH_SECRET_FILE, DEMO_PUSH_SECRET_SETTING, demoAccountNotification, demoPushSecret } from '../../../src/demo/push';
 
 describe('the demo push secret', () => {
   let dir: string;

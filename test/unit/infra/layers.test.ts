@@ -13,7 +13,7 @@ import { promisify } from 'node:util';
 const ROOT = resolve(__dirname, '../../..');
 const CONFIG = join(ROOT, '.dependency-cruiser.cjs');
 const CLI = join(ROOT, 'node_modules/dependency-cruiser/bin/dependency-cruise.mjs');
-const FOLDERS = ['src', 'connectors', 'functions', 'tools', 'bench', 'examples'];
+const FOLDERS = ['src', 'connectors', 'functions', 'tools', 'bench'];
 
 interface Violation {
   from: string;

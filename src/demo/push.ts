@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { PUSH_SIGNATURE_HEADER, pushSignature } from '../../src/push/push-auth';
+import { PUSH_SIGNATURE_HEADER, pushSignature } from '../push/push-auth';
 
 /** The demo job that takes pushed changes (its `push` block in jobs.yaml). */
 export const DEMO_PUSH_JOB = 'crm-accounts-to-erp';
