@@ -8,7 +8,7 @@ import { RESULT_PREFIX, SKIPPED_PREFIX, type BenchResult, type Workload } from '
  * concurrency, each run in its own child process (separate peak RSS), alternating adapters and
  * reporting the median of `--runs` runs. Run without a build:
  *
- *   node -r ./test/support/swc-register.js bench/bus/run.ts [--messages 100000] [--runs 3]
+ *   node -r ./src/platform/swc-register.js bench/bus/run.ts [--messages 100000] [--runs 3]
  *     [--concurrency 16] [--prefetch 16] [--body-bytes 1024] [--synchronous NORMAL|FULL]
  *
  * (`npm run bench:bus -- <flags>`; `--help` prints this usage.)
@@ -43,7 +43,7 @@ const USAGE = `usage: npm run bench:bus -- [--messages 100000] [--runs 3] [--con
 The local bus (prefetch 1 and --prefetch) against BullMQ on the local Redis; --synchronous sets the
 local bus's option of that name (default NORMAL).`;
 
-const REGISTER = path.resolve(__dirname, '../../test/support/swc-register.js');
+const REGISTER = path.resolve(__dirname, '../../src/platform/swc-register.js');
 
 function runChild(config: Config, workload: Workload): Promise<BenchResult | string> {
   return new Promise((resolve, reject) => {

@@ -15,7 +15,7 @@ import { WatermarkValue } from '../../src/model/watermark-value';
  * table of ~300-byte rows. Prints one line per measurement; asserts nothing.
  *
  *   HIGHWATER_TEST_PG_URL=postgres://postgres@127.0.0.1:5432/test \
- *     node -r ./test/support/swc-register.js bench/detect/postgres-xmin.ts [--sizes 100000,1000000] [--page-size 500] [--paged-up-to 100000]
+ *     node -r ./src/platform/swc-register.js bench/detect/postgres-xmin.ts [--sizes 100000,1000000] [--page-size 500] [--paged-up-to 100000]
  *
  * `--paged-up-to`: sizes up to which the first xmin run is also taken with a pool of one
  * connection (keyset pages by LIMIT, a table scan each: what streaming avoids).

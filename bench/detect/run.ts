@@ -14,13 +14,13 @@ import { LOCAL_HOST_V8_FLAGS } from '../../src/host/gc-flags';
  * read + serialize), `runtime` (the real path: runJob → ServiceBusService → local bus, watermark
  * to an in-memory Azurite started here). Run without a build:
  *
- *   node -r ./test/support/swc-register.js bench/detect/run.ts [--sizes 10000,100000,1000000]
+ *   node -r ./src/platform/swc-register.js bench/detect/run.ts [--sizes 10000,100000,1000000]
  *     [--row-bytes 1024] [--page-size 500] [--stages keyset,source,runtime] [--runs 1]
  *     [--profile DIR]   (writes a --cpu-prof profile of each measured child into DIR)
  *     [--v8-flags none|host]   (host: the runtime stage with the local host's V8 flags, src/host/gc-flags.ts)
  */
 const STAGES: ReadonlyArray<BenchTask['stage']> = ['keyset', 'source', 'runtime'];
-const REGISTER = path.resolve(__dirname, '../../test/support/swc-register.js');
+const REGISTER = path.resolve(__dirname, '../../src/platform/swc-register.js');
 
 function flag(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);

@@ -11,7 +11,7 @@ import { LOCAL_HOST_V8_FLAGS } from '../../src/host/gc-flags';
  * from `/proc/<pid>` every 100 ms until it exits, and the `--once` summary it prints.
  */
 const REPO = path.resolve(__dirname, '../..');
-const REGISTER = path.join(REPO, 'test/support/swc-register.js');
+const REGISTER = path.join(REPO, 'src/platform/swc-register.js');
 const CLI = path.join(REPO, 'src/cli/main.ts');
 const SAMPLE_MS = 100;
 

@@ -26,7 +26,7 @@ import { createLatencyTarget, percentile, prepareLatencyFolder, readLatencies, S
  *     [--interval 200] [--seconds 20 (without a flood: how long changes are written)]
  */
 const REPO = path.resolve(__dirname, '../..');
-const REGISTER = path.join(REPO, 'test/support/swc-register.js');
+const REGISTER = path.join(REPO, 'src/platform/swc-register.js');
 const CLI = path.join(REPO, 'src/cli/main.ts');
 const FLAGS = ['scenario', 'modes', 'flood', 'limits', 'runs', 'interval', 'seconds'];
 const MODES: readonly LatencyMode[] = ['poll', 'push'];

@@ -19,7 +19,7 @@ import { PROCESSING_MODES, type ProcessingMode } from '../../src/host/processing
  * upsert transactions). Each measurement runs in its own child process (its own peak RSS), on a
  * fresh target. Run without a build:
  *
- *   node -r ./test/support/swc-register.js bench/e2e/run.ts [--sizes 10000,100000,1000000]
+ *   node -r ./src/platform/swc-register.js bench/e2e/run.ts [--sizes 10000,100000,1000000]
  *     [--row-bytes 1024] [--runs 1] [--stages direct,e2e] [--profile DIR] [--concurrency N]
  *     [--processing worker|inline|worker,inline] [--v8-flags host|none|'--flag=value …']
  *
@@ -33,7 +33,7 @@ import { PROCESSING_MODES, type ProcessingMode } from '../../src/host/processing
  * (latency-scenario.ts); `--scenario single-job` (the default) is the one above.
  */
 const STAGES: ReadonlyArray<E2eTask['stage']> = ['direct', 'e2e'];
-const REGISTER = path.resolve(__dirname, '../../test/support/swc-register.js');
+const REGISTER = path.resolve(__dirname, '../../src/platform/swc-register.js');
 
 function flag(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);

@@ -6,7 +6,7 @@
  *   (default 7), with `@azure/functions-core` stood in as the worker provides it; the median time
  *   and the median resident set size (RSS) after the import.
  *
- *   node -r ./test/support/swc-register.js bench/package/measure.ts before=<folder> after=.deploy [--runs 7]
+ *   node -r ./src/platform/swc-register.js bench/package/measure.ts before=<folder> after=.deploy [--runs 7]
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';

@@ -9,8 +9,8 @@ export interface WorkerEntry {
 
 /** `.js` when the project runs from `dist/`, `.ts` when its sources run through the swc register hook. */
 const EXT = path.extname(__filename);
-/** The hook that lets plain `node` require the TypeScript sources (test/support, not built into `dist/`). */
-const REGISTER = path.resolve(__dirname, '../../test/support/swc-register.js');
+/** The hook that lets plain `node` require the TypeScript sources; not built into `dist/`, which needs none. */
+const REGISTER = path.join(__dirname, 'swc-register.js');
 
 /** The file of the worker script `name` (no extension) in `dir`, built or source as this file is. */
 export function workerScript(dir: string, name: string): string {

@@ -7,7 +7,7 @@ import { LocalBus } from '../../../src/bus/local/local-bus';
 import { bulkBody } from './fixtures/bus-bulk-sender';
 
 const MB = 1024 * 1024;
-const REGISTER = path.resolve(__dirname, '../../support/swc-register.js');
+const REGISTER = path.resolve(__dirname, '../../../src/platform/swc-register.js');
 const SENDER = path.join(__dirname, 'fixtures', 'bus-bulk-sender.ts');
 
 const sizeOf = (file: string) => (existsSync(file) ? statSync(file).size : 0);

@@ -43,7 +43,7 @@ afterAll(async () => {
 
 it('writes all of a large --json answer into a pipe whose reader is slow, then exits 0', async () => {
   const env = { ...process.env, AzureWebJobsStorage: azurite.connectionString, HIGHWATER_DATA_DIR: path.join(dir, 'data') };
-  const cli = `${JSON.stringify(process.execPath)} -r ./test/support/swc-register.js src/cli/main.ts run pipe-accounts --config ${JSON.stringify(path.join(dir, 'config'))} --dry-run --limit 2000 --json`;
+  const cli = `${JSON.stringify(process.execPath)} -r ./src/platform/swc-register.js src/cli/main.ts run pipe-accounts --config ${JSON.stringify(path.join(dir, 'config'))} --dry-run --limit 2000 --json`;
   // The answer holds timings (a run's duration), so two runs may differ by a byte: what arrived through
   // the pipe is checked whole on its own (the bug cut it at the pipe's 65,536 bytes: no valid JSON).
   const piped = path.join(dir, 'piped.json');

@@ -36,7 +36,7 @@ describe('a redelivery after a kill and a newer change applied meanwhile', () =>
 
   /** A host that receives the one visible message of the normal queue, applies it and is killed before completing it. */
   async function applyAndDie(): Promise<void> {
-    const child = spawn(process.execPath, ['-r', path.join(__dirname, '../../support/swc-register.js'), path.join(__dirname, 'fixtures/crash-worker.ts')], {
+    const child = spawn(process.execPath, ['-r', path.join(__dirname, '../../../src/platform/swc-register.js'), path.join(__dirname, 'fixtures/crash-worker.ts')], {
       env: { ...process.env, CRASH_CONFIG_DIR: f.dir, CRASH_STORAGE: f.settings.storageConnectionString, CRASH_QUEUE: 'normal', CRASH_OFFSET_MS: String(offsetMs) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

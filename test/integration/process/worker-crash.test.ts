@@ -26,7 +26,7 @@ describe('worker killed mid-message', () => {
     const run = await f.runtime.detection.runJob(f.runtime.init.getJob('crm-accounts'));
     expect(run.sentByQueue).toEqual({ sbqhigh: 1 });
 
-    const child = spawn(process.execPath, ['-r', path.join(__dirname, '../../support/swc-register.js'), path.join(__dirname, 'fixtures/crash-worker.ts')], {
+    const child = spawn(process.execPath, ['-r', path.join(__dirname, '../../../src/platform/swc-register.js'), path.join(__dirname, 'fixtures/crash-worker.ts')], {
       env: { ...process.env, CRASH_CONFIG_DIR: f.dir, CRASH_STORAGE: f.settings.storageConnectionString },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -14,7 +14,7 @@ import { FOOTPRINT_PREFIX, type Footprint } from './support/footprint-child';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const CHILD = path.join(__dirname, 'support/footprint-child.ts');
-const REGISTER = path.join(ROOT, 'test/support/swc-register.js');
+const REGISTER = path.join(ROOT, 'src/platform/swc-register.js');
 
 /** SDKs a sqlite-only local host has no use for. */
 const UNUSED_BY_SQLITE_HOST = ['@azure/service-bus', 'rhea', 'rhea-promise', 'applicationinsights', 'durable-functions', 'pg', 'mysql2', '@azure/functions'];

@@ -70,7 +70,7 @@ interface Child {
 
 async function startChild(dir: string, ingestion: IngestionStandIn): Promise<Child> {
   const process_: ChildProcess = fork(path.join(__dirname, 'app-insights-child.ts'), [], {
-    execArgv: ['-r', path.resolve(__dirname, '../../../support/swc-register.js')],
+    execArgv: ['-r', path.resolve(__dirname, '../../../../src/platform/swc-register.js')],
     // Structured clone: NaN and Infinity reach the adapter as they were tracked.
     serialization: 'advanced',
     // The exporter keeps what it could not send under the temporary folder: this suite's.

@@ -4,7 +4,7 @@ import path from 'node:path';
 
 /** The repository root (children run from there, as `npm` would). */
 export const REPO_ROOT = path.resolve(__dirname, '../../../..');
-const REGISTER = path.join(REPO_ROOT, 'test/support/swc-register.js');
+const REGISTER = path.join(REPO_ROOT, 'src/platform/swc-register.js');
 
 export interface ChildExit {
   code: number | null;

@@ -1,5 +1,5 @@
 /*
- * Child process of module-footprint.test.ts (run with test/support/swc-register.js): plays one
+ * Child process of module-footprint.test.ts (run with src/platform/swc-register.js): plays one
  * scenario and prints, after each stage, one line `FOOTPRINT <json>` naming the npm packages and
  * the project modules in Node's require cache. A process of its own because jest keeps its own
  * module registry, and the test process has loaded everything already.

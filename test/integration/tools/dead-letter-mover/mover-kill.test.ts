@@ -11,7 +11,7 @@ import { MoverFixture } from './mover-fixture';
 
 const ROOT = path.resolve(__dirname, '../../../..');
 const MAIN = path.join(ROOT, 'tools/dead-letter-mover/main.ts');
-const REGISTER = path.join(ROOT, 'test/support/swc-register.js');
+const REGISTER = path.join(ROOT, 'src/platform/swc-register.js');
 const COUNT = 2000;
 const LOCK_MS = 1000;
 

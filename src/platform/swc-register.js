@@ -1,10 +1,11 @@
 /*
  * Lets plain `node` run the TypeScript sources without a build:
- *   node -r ./test/support/swc-register.js bench/bus/run.ts
+ *   node -r ./src/platform/swc-register.js bench/bus/run.ts
  * Each .ts file is compiled with @swc/core when required (same settings as jest.config.js).
  * Compiled output is cached under <tmpdir>/highwater-swc-cache by content hash, and @swc/core
  * is loaded only on a cache miss: a warm child process carries no compiler in its memory, which
- * keeps benchmark RSS figures honest. For child processes of tests and for benchmarks only.
+ * keeps benchmark RSS figures honest. For runs from the sources only (tests, their child processes,
+ * benchmarks, worker threads started from `.ts`): the build compiles to `dist/` and needs no hook.
  */
 'use strict';
 /* eslint-disable @typescript-eslint/no-require-imports -- a CommonJS preload: it runs before TypeScript can be loaded */
