@@ -5,7 +5,7 @@ import { ROOT, tsFiles } from './infra-files';
 
 /**
  * What the code reads, found in the code itself: `SETTING_NAMES`, every exported
- * `*_SETTING(S)` and `*_TABLE(S)` constant under src/ (loaded from its module), and the
+ * `*_SETTING(S)` and `*_TABLE(S)` constant under src/ but the demo's (loaded from its module), and the
  * `%Setting%` and connection names the Functions in functions/ bind to.
  */
 export interface CodeFacts {
@@ -34,9 +34,12 @@ function stringsOf(value: unknown): string[] {
   return [];
 }
 
+/** The demo (`highwater demo`) runs on the local host only: its settings are no app setting of the Function App. */
+const DEMO = path.join(ROOT, 'src/demo') + path.sep;
+
 async function exportedConstants(): Promise<{ settings: string[]; tables: string[] }> {
   const found = { settings: [] as string[], tables: [] as string[] };
-  for (const file of tsFiles('src')) {
+  for (const file of tsFiles('src').filter((f) => !f.startsWith(DEMO))) {
     const names = [...fs.readFileSync(file, 'utf8').matchAll(CONSTANT)];
     if (names.length === 0) continue;
     const module = (await import(file)) as Record<string, unknown>;
