@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import path from 'node:path';
 
 /**
@@ -7,13 +6,11 @@ import path from 'node:path';
  */
 
 /**
- * The default rules file: next to this module (sources), or in the package's `src/mover` folder
- * when running from `dist/` (the build compiles TypeScript only; the YAML stays in the sources,
- * which the package and the Functions deployment both ship).
+ * The default rules file, next to this module: in the sources, and in `dist/`, where the build
+ * copies it (tools/build/data-files.ts).
  */
 export function defaultRulesFile(): string {
-  const candidates = [path.join(__dirname, 'default-rules.yaml'), path.resolve(__dirname, '../../../src/mover/default-rules.yaml')];
-  return candidates.find((file) => existsSync(file)) ?? candidates[0];
+  return path.join(__dirname, 'default-rules.yaml');
 }
 
 /** How reports name a rules file: relative to `cwd` when it is inside it, else its absolute path. */

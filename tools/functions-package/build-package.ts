@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { BUILD_DATA_FILES } from '../build/data-files';
 import { productionClosure, type Lockfile } from './production-closure';
 
 /**
@@ -10,12 +11,8 @@ export const LOCAL_ONLY_DEPENDENCIES: Readonly<Record<string, string>> = {
   'better-sqlite3': 'native; the local bus, SQLite tables and sqlite connections, which run on the local host only',
 };
 
-/** Files the app reads at run time besides its JavaScript: project path → path in the package. */
-const DATA_FILES: ReadonlyArray<[string, string]> = [
-  ['host.json', 'host.json'],
-  // The dead-letter mover's default rules, read by the scheduled requeue (src/mover/default-rules.ts).
-  ['src/mover/default-rules.yaml', 'dist/src/mover/default-rules.yaml'],
-];
+/** Files the app reads at run time outside `dist/`: project path → path in the package. */
+const DATA_FILES: ReadonlyArray<[string, string]> = [['host.json', 'host.json']];
 
 /**
  * Files of installed packages nothing loads at run time: type declarations and TypeScript sources,
@@ -69,6 +66,8 @@ export function buildFunctionsPackage(options: FunctionsPackageOptions): Functio
     return file;
   };
   need('dist/functions/index.js', 'build first (npm run build)');
+  // The build copies the data files the code reads (the mover's default rules) into dist/.
+  for (const file of BUILD_DATA_FILES) need(`dist/${file}`, 'build with npm run build, which copies it there');
   const manifest = JSON.parse(fs.readFileSync(need('package.json', 'not a project folder'), 'utf8')) as Record<string, unknown>;
   const lock = JSON.parse(fs.readFileSync(need('package-lock.json', 'the package is built from the lockfile (npm install writes it)'), 'utf8')) as Lockfile;
   const closure = productionClosure(lock, exclude);
@@ -91,7 +90,7 @@ export function buildFunctionsPackage(options: FunctionsPackageOptions): Functio
 
   copyTree(path.join(project, 'dist'), path.join(out, 'dist'), (rel) => {
     if (SKIPPED_DIST.some((skipped) => `dist/${rel}`.startsWith(`${skipped}/`))) return false;
-    return rel.endsWith('.js') || rel.endsWith('.json');
+    return rel.endsWith('.js') || rel.endsWith('.json') || BUILD_DATA_FILES.includes(rel);
   }, copyFile);
   for (const key of closure) {
     const from = path.join(project, key);

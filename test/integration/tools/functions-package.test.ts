@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import { builtinModules } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
+import { copyBuildDataFiles } from '../../../tools/build/data-files';
 import { buildFunctionsPackage, type FunctionsPackageSummary } from '../../../tools/functions-package/build-package';
 import { productionClosure, type Lockfile } from '../../../tools/functions-package/production-closure';
 
@@ -34,10 +35,12 @@ describe('the Functions deployment package', () => {
   beforeAll(() => {
     // A project folder as azd sees it after its restore and build: the real manifest, lockfile and
     // installed modules, and a fresh build of this tree.
-    fs.mkdirSync(path.join(project, 'src/mover'), { recursive: true });
-    for (const file of ['package.json', 'package-lock.json', 'host.json', 'src/mover/default-rules.yaml']) fs.copyFileSync(path.join(root, file), path.join(project, file));
+    fs.mkdirSync(project, { recursive: true });
+    for (const file of ['package.json', 'package-lock.json', 'host.json']) fs.copyFileSync(path.join(root, file), path.join(project, file));
     fs.symlinkSync(path.join(root, 'node_modules'), path.join(project, 'node_modules'));
+    // npm run build's two steps: tsc, then the data files beside the built code.
     execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', path.join(project, 'dist')], { cwd: root, stdio: 'pipe' });
+    copyBuildDataFiles(root, path.join(project, 'dist'));
     summary = buildFunctionsPackage({ projectDir: project, outDir: pkg });
   }, 240_000);
 
