@@ -8,3 +8,4 @@ export * from './source-connector';
 export * from './target-connector';
 export * from './target-batch';
 export * from './apply-one-by-one';
+export * from './group-commit';

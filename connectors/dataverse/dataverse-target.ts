@@ -15,7 +15,7 @@ import { dataverseColumns, type DataverseColumns } from './dataverse-columns';
 import { withLookupBinds } from './dataverse-lookups';
 import { dataverseRecord, needsColumnTypes } from './dataverse-typed-values';
 import type { DataverseLookup } from './dataverse-settings';
-import { GroupCommit, type ItemResult } from './group-commit';
+import { GroupCommit, type ItemResult } from '../base/group-commit';
 import { type BulkTable, UpsertMultiple } from './upsert-multiple';
 
 export interface DataverseTargetOptions {

@@ -3,5 +3,4 @@ export { createDataverseConnectorFactory, dataverseConnectorFactory, EXPIRED_VER
 export { withLookupBinds } from './dataverse-lookups';
 export { dataverseServiceRoot, type DataverseLookup, type DataverseSettings, validateDataverseSettings } from './dataverse-settings';
 export { DataverseTarget, type DataverseTargetOptions } from './dataverse-target';
-export { GroupCommit, type GroupCommitOptions, type ItemResult } from './group-commit';
 export { type BulkTable, UpsertMultiple, type UpsertMultipleOptions } from './upsert-multiple';
