@@ -2,14 +2,17 @@
  * Groups error messages that differ only in their particulars: GUIDs, timestamps, long hex
  * strings and numbers of four or more digits (ids, durations, ports) become placeholders, so
  * `timeout after 30000 ms (request 7f3c…)` and `timeout after 15000 ms (request 19ab…)` are one
- * group. Short numbers stay: `HTTP 404` and `HTTP 500` are different problems.
+ * group. Short numbers stay: `HTTP 404` and `HTTP 500` are different problems, and so does the
+ * error code a connector writes beside its words (`a check constraint failed (23514): …`, see
+ * classifyError in connectors/base), which tells an operator what to look up.
  */
 
 const REPLACEMENTS: ReadonlyArray<[RegExp, string]> = [
   [/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, '<guid>'],
   [/\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?/g, '<time>'],
   [/\b(?:0x)?(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{8,}\b/gi, '<hex>'],
-  [/\b\d{4,}(?:\.\d+)?\b/g, '<n>'],
+  // A number counts as an error code only as `(<digits>)` closing a reason: followed by `:` or the end.
+  [/(?<!\()\b\d{4,}(?:\.\d+)?\b|\b\d{4,}(?:\.\d+)?\b(?!\)(?::|\s*$))/g, '<n>'],
   [/\s+/g, ' '],
 ];
 

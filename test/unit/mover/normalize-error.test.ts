@@ -1,3 +1,6 @@
+import { classifyError } from '../../../connectors/base/error-classification';
+import { MYSQL_ERROR_RULES, mysqlErrorCode } from '../../../connectors/sql/mysql-errors';
+import { POSTGRES_ERROR_RULES, postgresErrorCode } from '../../../connectors/sql/postgres-errors';
 import { normalizeErrorMessage } from '../../../src/mover/normalize-error';
 
 describe('normalizeErrorMessage', () => {
@@ -11,6 +14,28 @@ describe('normalizeErrorMessage', () => {
   it('keeps short numbers and words: HTTP 404 and HTTP 500 are different problems', () => {
     expect(normalizeErrorMessage('HTTP 404 Not Found')).toBe('HTTP 404 Not Found');
     expect(normalizeErrorMessage('HTTP 500 deadbeef')).toBe('HTTP 500 deadbeef');
+  });
+
+  it('keeps the error code a connector writes beside its words, so the group names what to look up', () => {
+    const postgres = classifyError(Object.assign(new Error('new row for relation "customers" violates check constraint "customers_credit_check"'), { code: '23514' }), POSTGRES_ERROR_RULES, {
+      codeOf: postgresErrorCode,
+      operation: 'postgres connection "erp": upsert into "customers"',
+    });
+    expect(normalizeErrorMessage(postgres.message)).toBe(
+      'postgres connection "erp": upsert into "customers": a check constraint failed (23514): new row for relation "customers" violates check constraint "customers_credit_check"',
+    );
+    const mysql = classifyError(Object.assign(new Error("Check constraint 'credit_positive' is violated."), { errno: 3819, sqlState: 'HY000', code: 'ER_CHECK_CONSTRAINT_VIOLATED' }), MYSQL_ERROR_RULES, {
+      codeOf: mysqlErrorCode,
+      operation: 'mysql connection "erp": upsert into "customers"',
+    });
+    expect(normalizeErrorMessage(mysql.message)).toBe('mysql connection "erp": upsert into "customers": a check constraint failed (3819): Check constraint \'credit_positive\' is violated.');
+    // At the end of a message (a hidden driver message) the code stays too.
+    expect(normalizeErrorMessage('postgres connection "crm": authentication failed (28000)')).toBe('postgres connection "crm": authentication failed (28000)');
+  });
+
+  it('still replaces a number in parentheses that is a value, not a code', () => {
+    expect(normalizeErrorMessage('duplicate key: Key (id)=(12345) already exists')).toBe('duplicate key: Key (id)=(<n>) already exists');
+    expect(normalizeErrorMessage('order (12345) not found')).toBe('order (<n>) not found');
   });
 
   it('names a missing message and cuts long ones', () => {

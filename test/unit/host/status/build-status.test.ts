@@ -72,6 +72,19 @@ describe('buildStatus', () => {
     });
   });
 
+  it('a failure row keeps the error code beside the words, and groups the records it names', async () => {
+    const f = statusFixture();
+    for (const [id, key] of [['x1', '10042'], ['x2', '10043']]) {
+      const error = `postgres connection "erp": upsert into "customers": a check constraint failed (23514): Failing row contains (${key}, null).`;
+      f.stats.recordProcessed({ at: NOW, queue: 'sbqhigh', jobName: 'crm-accounts-to-erp', outcome: 'Failed', disposition: 'deadLettered', messageId: id, error });
+    }
+    const model = await buildStatus(f.sources, f.stats);
+    expect(model.failures.map((g) => [g.error, g.count])).toContainEqual([
+      'postgres connection "erp": upsert into "customers": a check constraint failed (23514): Failing row contains (<n>, null).',
+      2,
+    ]);
+  });
+
   it('reports a job whose schedule is invalid, and still lists it', async () => {
     const f = statusFixture();
     f.jobs[1].schedule = '*/5 * * * *';
