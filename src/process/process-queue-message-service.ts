@@ -107,6 +107,29 @@ export class ProcessQueueMessageService {
     return verdicts;
   }
 
+  /**
+   * One line per message set aside, also inside a group, with what finds it again (the body may
+   * be unreadable): dead-lettered at once (permanent, malformed body, unknown job) is an error;
+   * parked (a missing dependency) a warning that says how it comes back, as nothing retries it by itself.
+   */
+  private logSetAside(v: Extract<Verdict, { kind: 'failed' }>, queue: string, disposition: SetAside, context: Record<string, unknown>): void {
+    const props = v.item.message.applicationProperties ?? {};
+    const job = v.work?.job.name ?? v.message?.jobName ?? String(props[MESSAGE_PROPERTY.jobName] ?? 'unknown');
+    const sourceKey = v.message?.sourceKey ?? String(props[MESSAGE_PROPERTY.sourceKey] ?? 'unknown');
+    const what = `message ${v.item.message.messageId} (job ${job}, source key ${sourceKey})`;
+    const reason = `${errorTypeName(v.error)}: ${safeErrorText(errorMessage(v.error))}`;
+    if (disposition === 'deadLetter' || !v.work) {
+      this.deps.log.error(`${what} dead-lettered on ${queue}: ${reason}`, { ...context, job, sourceKey });
+      return;
+    }
+    const parkedIn = this.deps.queues.transitive[v.work.job.priority];
+    this.deps.log.warn(
+      `${what} parked in ${parkedIn} from ${queue} after attempt ${v.work.attempt}: ${reason}; ` +
+        `no retry is scheduled: it runs again when ${parkedIn} is requeued (the scheduled requeue, or dead-letter-mover --queue ${parkedIn} --apply)`,
+      { ...context, job, sourceKey, parkedIn },
+    );
+  }
+
   /** One line per failed message (per group when the whole group failed with one error). */
   private logFailures(verdicts: readonly Verdict[], queue: string): void {
     const groupsLogged = new Set<string>();
@@ -118,16 +141,9 @@ export class ProcessQueueMessageService {
       if (v.kind !== 'failed') continue;
       const text = errorMessage(v.error);
       const context = { ...receivedLogContext(v.item.message, queue), ...(v.message ? messageLogContext(v.message) : {}) };
-      // Dead-lettered at once (permanent, malformed body, unknown job): an error, one line each,
-      // also inside a group, with what finds the message again (the body may be unreadable).
-      if (dispositionFor(errorKind(v.error), v.work?.attempt ?? 1, v.work?.job, maxAttempts) === 'deadLetter') {
-        const props = v.item.message.applicationProperties ?? {};
-        const job = v.work?.job.name ?? v.message?.jobName ?? String(props[MESSAGE_PROPERTY.jobName] ?? 'unknown');
-        const sourceKey = v.message?.sourceKey ?? String(props[MESSAGE_PROPERTY.sourceKey] ?? 'unknown');
-        this.deps.log.error(
-          `message ${v.item.message.messageId} (job ${job}, source key ${sourceKey}) dead-lettered on ${queue}: ${errorTypeName(v.error)}: ${safeErrorText(text)}`,
-          { ...context, job, sourceKey },
-        );
+      const disposition = dispositionFor(errorKind(v.error), v.work?.attempt ?? 1, v.work?.job, maxAttempts);
+      if (disposition === 'deadLetter' || disposition === 'park') {
+        this.logSetAside(v, queue, disposition, context);
         continue;
       }
       if (v.group) {
@@ -161,6 +177,9 @@ export class ProcessQueueMessageService {
     }
   }
 }
+
+/** A failed verdict that leaves its work queue: dead-lettered at once, or parked in a transitive queue. */
+type SetAside = 'deadLetter' | 'park';
 
 function groupKey(v: Extract<Verdict, { kind: 'failed' }>): string {
   return `${v.work?.job.name ?? ''}\u0000${v.message?.action ?? ''}\u0000${errorMessage(v.error)}`;

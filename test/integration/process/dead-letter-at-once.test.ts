@@ -8,9 +8,10 @@ import { createSyncFixture, type SyncFixture } from '../../support/sync-fixture'
  * Issue 21 items 8 and 9 on the local bus and a real SQLite target: what is dead-lettered at once
  * (a permanent error, a malformed body, an unknown job) leaves one `[error]` line each with message
  * id, job, source key and reason; a message whose target key is null is one of them (it used to
- * insert a row with id NULL: SQLite allows NULL in a TEXT primary key).
+ * insert a row with id NULL: SQLite allows NULL in a TEXT primary key). A parked message (its
+ * dependency is missing) leaves one `[warn]` line the same way.
  */
-describe('messages dead-lettered at once', () => {
+describe('messages dead-lettered at once, and parked', () => {
   let f: SyncFixture;
   const lines: Array<{ level: string; message: string; context?: Record<string, unknown> }> = [];
   const log: Logger = {
@@ -65,5 +66,29 @@ describe('messages dead-lettered at once', () => {
     expect(errors.find((e) => e.startsWith('message broken-1 (job crm-contacts, source key C-4) dead-lettered on sbqnormal: '))).toBeDefined();
     expect(lines.filter((l) => l.level === 'warn')).toEqual([]);
     expect((await f.runtime.bus.counts('sbqnormal')).deadLetter).toBe(3);
+  });
+
+  it('logs one [warn] line per message parked, naming id, job, source key, reason and how it is retried', async () => {
+    const orphan = toOutgoingMessage(createQueueMessage({
+      jobName: 'crm-contacts',
+      action: JobActionType.NewUpdate,
+      sourceKey: 'C-5',
+      targetKey: { crm_id: 'C-5' },
+      changeTracker: '2026-01-01T00:00:00.0000000Z',
+      fields: { crm_id: 'C-5', customer_crm_id: 'A-missing', full_name: 'Grace Hopper' },
+    }));
+    await f.runtime.bus.send('sbqnormal', [orphan]);
+
+    const results = await f.drain();
+
+    expect(results.map((r) => [r.outcome, r.disposition])).toEqual([['Transitive', 'transitive']]);
+    expect(lines.filter((l) => l.level === 'error')).toEqual([]);
+    expect(lines.filter((l) => l.level === 'warn').map((l) => l.message)).toEqual([
+      `message ${orphan.messageId} (job crm-contacts, source key C-5) parked in sbqtransitivenormal from sbqnormal after attempt 1: ` +
+        'TransitiveError: sqlite connection "erp": upsert into "contacts": a referenced record is missing (foreign key) (SQLITE_CONSTRAINT_FOREIGNKEY): FOREIGN KEY constraint failed; ' +
+        'no retry is scheduled: it runs again when sbqtransitivenormal is requeued (the scheduled requeue, or dead-letter-mover --queue sbqtransitivenormal --apply)',
+    ]);
+    expect(lines.find((l) => l.level === 'warn')?.context).toMatchObject({ job: 'crm-contacts', sourceKey: 'C-5', parkedIn: 'sbqtransitivenormal' });
+    expect((await f.runtime.bus.counts('sbqtransitivenormal')).active).toBe(1);
   });
 });
