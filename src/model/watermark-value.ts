@@ -53,10 +53,11 @@ export class WatermarkValue {
    * The watermark of a job from its configured type and stored value. Nothing stored (null,
    * undefined, blank) → the type's default. An unknown type keeps the stored value and calls `warn`.
    * @param jobName names the job in the warning and the error (optional).
-   * @throws ConfigError when the stored value is not valid for a known type (fix or clear it).
+   * @throws ConfigError when the stored value is not valid for a known type; the message names the command that resets it.
    */
   static initialize(type: string, stored: string | null | undefined, warn?: (message: string) => void, jobName?: string): WatermarkValue {
     const prefix = jobName === undefined ? '' : `job "${jobName}": `;
+    const reset = `highwater watermark reset ${jobName ?? '<job>'}`;
     const parsed = parseWatermarkType(type);
     if (parsed === undefined) {
       warn?.(`${prefix}unknown watermark type "${type}"; keeping the stored value and comparing ordinally`);
@@ -68,7 +69,7 @@ export class WatermarkValue {
     } catch (err) {
       if (!(err instanceof InvalidValue)) throw err;
       throw new ConfigError(
-        `${prefix}stored watermark ${describe(stored)} is not a valid ${parsed}: ${err.message}; fix it or clear the Watermark column to rerun from the start`,
+        `${prefix}stored watermark ${describe(stored)} is not a valid ${parsed}: ${err.message}; run ${reset} to rerun from the start, or ${reset} --to <value> to set a valid one`,
         { cause: err },
       );
     }

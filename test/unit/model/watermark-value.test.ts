@@ -154,9 +154,9 @@ describe('WatermarkValue.initialize', () => {
   });
 
   it.each([
-    ['datetime', 'not a date', 'orders', 'job "orders": stored watermark "not a date" is not a valid datetime: expected ISO 8601 like 2026-01-02T03:04:05.1234567Z; fix it or clear the Watermark column to rerun from the start'],
-    ['number', '12abc', 'orders', 'job "orders": stored watermark "12abc" is not a valid number: not a decimal number; fix it or clear the Watermark column to rerun from the start'],
-    ['date', '2026-13-01', undefined, 'stored watermark "2026-13-01" is not a valid date: you specified 13 (of type number) as a month, which is invalid; fix it or clear the Watermark column to rerun from the start'],
+    ['datetime', 'not a date', 'orders', 'job "orders": stored watermark "not a date" is not a valid datetime: expected ISO 8601 like 2026-01-02T03:04:05.1234567Z; run highwater watermark reset orders to rerun from the start, or highwater watermark reset orders --to <value> to set a valid one'],
+    ['number', '12abc', 'orders', 'job "orders": stored watermark "12abc" is not a valid number: not a decimal number; run highwater watermark reset orders to rerun from the start, or highwater watermark reset orders --to <value> to set a valid one'],
+    ['date', '2026-13-01', undefined, 'stored watermark "2026-13-01" is not a valid date: you specified 13 (of type number) as a month, which is invalid; run highwater watermark reset <job> to rerun from the start, or highwater watermark reset <job> --to <value> to set a valid one'],
   ])('bad stored %s value %j → ConfigError', (type, stored, jobName, message) => {
     const err = caught(() => WatermarkValue.initialize(type, stored, undefined, jobName));
     expect(err).toBeInstanceOf(ConfigError);
