@@ -4,6 +4,7 @@ import path from 'node:path';
 import { Client } from 'pg';
 import { stringify } from 'yaml';
 import { checkFolder } from '../../../src/cli/commands/check';
+import { formatIssueNamed } from '../../../src/platform/config-issue';
 import { defaultConnectorRegistry } from '../../../connectors/default-registry';
 
 import { describeEngine, PG_URL } from '../connectors/sql/sql-test-engines';
@@ -86,6 +87,9 @@ describePg('highwater check on PostgreSQL', () => {
       `jobs.yaml: jobs[3].watermark.type (j-no-table): a number watermark needs a numeric column: column "code" of table "accounts" is text (text orders "10" before "9") ${pg}`,
     ]);
     expect(report.notices).toEqual([]);
+    // The README quotes this line as the CLI prints it.
+    const readme = fs.readFileSync(path.join(__dirname, '../../../README.md'), 'utf8');
+    expect(readme).toContain(`\nerror: ${formatIssueNamed(report.issues[1])}\n`);
   });
 
   it('takes xmin (the system column) as a number watermark of any table, and refuses it as another type', async () => {
