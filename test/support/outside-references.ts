@@ -34,6 +34,8 @@ export const OUTSIDE_REFERENCE_PATTERNS: readonly OutsideReferencePattern[] = [
   { name: 'section number of an outside document', pattern: /[§]\s?\d/ },
   // A tracker number: the word issue followed by a number. Plain "issues" is an ordinary word.
   { name: 'issue number', pattern: /\b[Ii]ssues?\s+#?\d/ },
+  // A tracker's item cited by name in parentheses: the word issue opens them, an item number follows.
+  { name: 'tracker item', pattern: /\([Ii]ssue\b[^)]*\bitems?\s+\d/ },
   // Specification seeds by their zero-padded number; a random seed of a soak test is not one.
   { name: 'specification seed', pattern: /\b[Ss]eeds?\s+0{2}\d/ },
   { name: 'specification file', pattern: /datenfl(?:ue|ü)ss[e]/i },

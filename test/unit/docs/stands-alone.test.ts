@@ -21,6 +21,7 @@ describe('the repository stands alone', () => {
       join('see ../', 'shared', '/seeds/', 'datenfl', 'uesse', '.md'),
       join('the tools are in ', 'TOOLING', '.md'),
       join('as the spec says (', '§', '5.6)'),
+      join('the outage mode (', 'issue', ': long runs, ', 'item', ' 4)'),
     ].join('\n');
 
     expect(findOutsideReferences(planted, 'planted.ts').map(formatOutsideReference)).toEqual([
@@ -33,6 +34,7 @@ describe('the repository stands alone', () => {
       join('planted.ts:8: see ../', 'shared', '/seeds/', 'datenfl', 'uesse', '.md'),
       join('planted.ts:9: the tools are in ', 'TOOLING', '.md'),
       join('planted.ts:10: as the spec says (', '§', '5.6)'),
+      join('planted.ts:11: the outage mode (', 'issue', ': long runs, ', 'item', ' 4)'),
     ]);
   });
 
@@ -42,6 +44,7 @@ describe('the repository stands alone', () => {
       'The soak test takes a random seed (seed 42, seeds 7 and 9) per run.',
       'The design: docs/architecture.md, Detection. The architecture of the shared bus.',
       'Item 5 of the list; tissue 19; reissue 3 messages.',
+      'if (issue.code === 1) return items[0]; // an issue of the schema: items 2 and 3 are kept',
     ].join('\n');
 
     expect(findOutsideReferences(harmless, 'harmless.md')).toEqual([]);
