@@ -131,7 +131,7 @@ var tableNames = [
   'highwaterlocal'
 ]
 
-// ARCHITECTURE §7: the app setting naming each queue, and the queue (the code's defaults in
+// The queues (docs/architecture.md): the app setting naming each queue, and the queue (the code's defaults in
 // src/platform/settings.ts). The Service Bus module creates exactly these queues.
 var queueSettings = {
   QUEUE_HIGH: 'sbqhigh'

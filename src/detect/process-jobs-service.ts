@@ -39,7 +39,7 @@ export interface ExecuteOptions {
 }
 
 /**
- * Change detection (ARCHITECTURE §3): due jobs in order; per job pages of changes → batched
+ * Change detection (docs/architecture.md, Detection): due jobs in order; per job pages of changes → batched
  * sends by priority → flush → watermark and `LastCronRun` written only at the end. A run that
  * breaks off keeps the old watermark, so the next run rereads (duplicates, never gaps).
  */

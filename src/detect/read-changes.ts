@@ -11,7 +11,7 @@ import type { RunProgress } from './run-progress';
 import { recordSkippedRow, sendOrSkip } from './skipped-rows';
 
 /**
- * One run's reading of its source (ARCHITECTURE §3): page by page, each change sent in batches
+ * One run's reading of its source (docs/architecture.md, Detection): page by page, each change sent in batches
  * by priority (or kept as a preview on a dry run), the watermark advanced over every change read.
  * The run's bookkeeping around it (watermark, run state, run log) is process-jobs-service.ts's.
  */

@@ -99,7 +99,7 @@ const GAUGE_INTERVAL_MS = 15_000;
 const RECORD_ALL_AFTER_TAKEOVER_MS = 5 * 60_000;
 
 /**
- * The local host (ARCHITECTURE §10): one process running the same handlers as the Functions app —
+ * The local host (docs/architecture.md, Hosts): one process running the same handlers as the Functions app —
  * GetChanges on its schedule, the HTTP functions on the same routes, one processor per work queue.
  * It only composes: each part is a lifecycle component (lifecycle.ts), started in the order
  * below and stopped in reverse, so nothing stops while a part started after it still runs.

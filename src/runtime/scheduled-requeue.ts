@@ -11,7 +11,7 @@ import type { MoverReport } from '../mover/report';
 import { PRIORITIES } from '../platform/queue-topology';
 
 /**
- * The scheduled requeue of parked messages (issue 19, item 5): on the schedule of the config
+ * The scheduled requeue of parked messages (docs/long-runs.md): on the schedule of the config
  * folder's requeue file, the dead-letter mover's rules run with `--apply` over the three transitive
  * queues. Each resubmission raises the message's `RequeueCount`; a message the schedule has sent
  * back `maxRequeues` times is left parked for a person (decision `capped`). Same code for the local

@@ -132,7 +132,7 @@ export async function workQueuesIdle(host: Pick<LocalHost, 'processors' | 'runti
 /**
  * Forgets what the configured jobs have done, before anything runs: watermarks (and last runs),
  * applied hashes and recorded deletions. Kept, any of them makes the re-created records look
- * sent already (issue 20: the demo's `--reset` sent 3 of 2,000 accounts). @returns a notice.
+ * sent already (the demo's `--reset` once sent 3 of 2,000 accounts). @returns a notice.
  */
 export async function resetJobsState(runtime: Pick<Runtime, 'init' | 'watermarks' | 'storage' | 'couplings'>): Promise<string> {
   const names = runtime.init.config.jobs.map((job) => job.name);

@@ -1,5 +1,5 @@
 /**
- * The durable detection path (ARCHITECTURE §4): names and the JSON shapes that cross the
+ * The durable detection path (docs/architecture.md, Detection): names and the JSON shapes that cross the
  * Durable Task engine (orchestration input/output, activity input/output). Everything here is
  * serialized by the engine between steps, so it holds plain JSON only.
  */

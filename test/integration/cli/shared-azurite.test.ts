@@ -7,7 +7,7 @@ import { openTableStorage } from '../../../src/storage/table-client-factory';
 import type { TableStorage } from '../../../src/storage/table-store';
 
 /**
- * Issue 20, item 3: with one host's Azurite on 10002, `HIGHWATER_DATA_DIR=/other highwater
+ * With one host's Azurite on 10002, `HIGHWATER_DATA_DIR=/other highwater
  * watermark list` printed the first instance's watermarks. The local Azurite's port is a setting
  * (`HIGHWATER_AZURITE_PORT`), and an Azurite started for another data folder is refused.
  */

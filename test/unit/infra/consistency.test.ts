@@ -140,7 +140,7 @@ describe('queues: Bicep, the emulator config and the code agree', () => {
     expect(sorted(created as string[])).toEqual(sorted(allQueueNames(DEFAULT_QUEUES)));
   });
 
-  it('every Azure queue has the local bus\u2019s queue defaults (ARCHITECTURE \u00a77)', () => {
+  it('every Azure queue has the local bus\u2019s queue defaults (docs/architecture.md, Queues)', () => {
     const [body, ...more] = resourceBodies(bicepSource('infra/modules/service-bus.bicep'), 'Microsoft.ServiceBus/namespaces/queues');
     expect(more).toEqual([]);
     const p = objectEntries(objectEntries(body).get('properties') ?? '{}');

@@ -1,6 +1,6 @@
 import { readSettings } from '../../../src/platform/settings';
 
-/** Issue 21 item 3 (and item 4 for the URL setting): every app setting is checked when it is read. */
+/** Every app setting is checked when it is read. */
 describe('readSettings: validation', () => {
   const fails = (env: NodeJS.ProcessEnv) => {
     try {

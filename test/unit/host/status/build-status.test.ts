@@ -28,7 +28,7 @@ describe('buildStatus', () => {
     expect(model.jobs[0].watermarkAgeSeconds).toBe(300);
   });
 
-  it('lag is how far a caught-up job is behind its source, however old its watermark (issue 20, item 8)', async () => {
+  it('lag is how far a caught-up job is behind its source, however old its watermark', async () => {
     const f = statusFixture();
     // Caught up over a quiet source: the newest change is almost a year old, the last complete read 10 s.
     f.watermarks.set('crm-accounts-to-erp', { jobName: 'crm-accounts-to-erp', watermark: '2025-06-30T12:00:00.0000000Z', lastCronRun: new Date('2026-06-01T10:30:20Z'), persisted: true, resync: null });
@@ -36,7 +36,7 @@ describe('buildStatus', () => {
     expect([job.lagSeconds, Math.round(job.watermarkAgeSeconds! / 86_400)]).toEqual([10, 336]);
   });
 
-  it('a disabled response job says which jobs feed it (issue 20, item 8)', async () => {
+  it('a disabled response job says which jobs feed it', async () => {
     const f = statusFixture();
     f.jobs[0].responseJob = 'erp-numbers-to-crm';
     const model = await buildStatus(f.sources, f.stats);
@@ -47,7 +47,7 @@ describe('buildStatus', () => {
     ]);
   });
 
-  it('recent failures include what waits in dead-letter subqueues, merged by error (issue 20, item 8)', async () => {
+  it('recent failures include what waits in dead-letter subqueues, merged by error', async () => {
     const f = statusFixture();
     f.stats.recordProcessed({ at: NOW, queue: 'sbqhigh', jobName: 'crm-accounts-to-erp', outcome: 'Failed', disposition: 'deadLettered', messageId: 'x9', error: 'customer 7: 400 invalid vat' });
     const model = await buildStatus(f.sources, f.stats);
