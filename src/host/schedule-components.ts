@@ -36,7 +36,7 @@ export function requeueComponent({ settings, configDir, runtime, clock, telemetr
   );
 }
 
-/** GetChanges on `settings.getChangesSchedule`. */
+/** GetChanges on `settings.getChangesSchedule`, and at the occurrences of finer job schedules. */
 export function detectionScheduleComponent({ settings, runtime, clock, log }: ScheduleOptions): LifecycleComponent {
   return resource(
     'the GetChanges schedule',
@@ -47,6 +47,7 @@ export function detectionScheduleComponent({ settings, runtime, clock, log }: Sc
         clock,
         log,
         tick: () => runtime.value.detection.execute(),
+        jobSchedules: () => runtime.value.init.config.jobs.filter((job) => job.enabled).map((job) => job.schedule),
       });
       scheduler.start();
       return scheduler;
