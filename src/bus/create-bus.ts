@@ -3,6 +3,7 @@ import type { Clock } from '../platform/clock';
 import { SETTING_NAMES, type Settings } from '../platform/settings';
 import { BusError, type MessageBus } from './message-bus';
 import { allQueueNames } from '../platform/queue-topology';
+import { sayWhenNewDataFolder } from '../platform/new-data-folder-notice';
 
 /** Where the bus runs, for messages (never secrets). */
 export function describeBus(settings: Pick<Settings, 'serviceBusConnectionString' | 'serviceBusNamespace' | 'dataDir'>): string {
@@ -26,6 +27,7 @@ export async function createBus(settings: Settings, options: { clock?: Pick<Cloc
     const { AzureServiceBus } = await import('./azure/azure-bus');
     return new AzureServiceBus({ fullyQualifiedNamespace: settings.serviceBusNamespace, knownQueues });
   }
+  sayWhenNewDataFolder(settings.dataDir);
   const synchronous = localBusSynchronous(settings.localBusSynchronous);
   // The local bus (better-sqlite3, a native module) likewise: the Functions app never loads it.
   const { LocalBus } = await import('./local/local-bus');

@@ -4,6 +4,7 @@ import { TableClient, type TableServiceClientOptions } from '@azure/data-tables'
 import type { Settings } from '../platform/settings';
 import { SETTING_NAMES } from '../platform/settings';
 import { ConfigError } from '../platform/errors';
+import { sayWhenNewDataFolder } from '../platform/new-data-folder-notice';
 import { AzureTableStore, type ManyLookups, PARTITIONS_IN_FLIGHT } from './azure-table-store';
 import { AZURITE_ACCOUNT_NAME, AZURITE_DEFAULT_TABLE_PORT, azuriteConnectionString, isAzuriteListening, startAzurite, type AzuriteProcess } from './azurite';
 import type { TableStorage, TableStore } from './table-store';
@@ -202,6 +203,8 @@ export async function openTableStorage(
       (table) => new TableClient(endpoint, table, credential, clientOptions(insecure, options)),
     );
   }
+  // Local tables from here on, in the data folder.
+  sayWhenNewDataFolder(settings.dataDir);
   if (parseLocalTables(settings.localTables) === 'sqlite') {
     const fresh = !fs.existsSync(path.join(settings.dataDir, LOCAL_TABLES_FILE));
     // Loaded only here: better-sqlite3 is native, and the Functions app must load without it.

@@ -52,8 +52,8 @@ describe('buildStatus', () => {
     f.stats.recordProcessed({ at: NOW, queue: 'sbqhigh', jobName: 'crm-accounts-to-erp', outcome: 'Failed', disposition: 'deadLettered', messageId: 'x9', error: 'customer 7: 400 invalid vat' });
     const model = await buildStatus(f.sources, f.stats);
     expect(model.failures).toEqual([
-      { error: 'customer 7: 400 invalid vat', count: 1, deadLettered: 1, lastAt: NOW.toISOString(), jobs: ['crm-accounts-to-erp'] },
-      { error: 'MaxDeliveryCountExceeded', count: 0, deadLettered: 1, lastAt: null, jobs: ['crm-accounts-to-erp'] },
+      { error: 'customer 7: 400 invalid vat', count: 1, messages: 1, deadLettered: 1, lastAt: NOW.toISOString(), jobs: ['crm-accounts-to-erp'] },
+      { error: 'MaxDeliveryCountExceeded', count: 0, messages: 0, deadLettered: 1, lastAt: null, jobs: ['crm-accounts-to-erp'] },
     ]);
   });
 
@@ -66,6 +66,7 @@ describe('buildStatus', () => {
     expect(model.failures.find((g) => g.error === 'customer C-<n>: parent missing')).toEqual({
       error: 'customer C-<n>: parent missing',
       count: 2,
+      messages: 2,
       deadLettered: 0,
       lastAt: NOW.toISOString(),
       jobs: ['crm-accounts-to-erp'],
@@ -95,8 +96,11 @@ describe('buildStatus', () => {
       ['sbqtransitivelow', 'transitive', 0, 0],
       ['sbqignored', 'ignored', 0, 0],
     ]);
-    expect(model.queues[0].processed).toEqual({ Success: 1, Superseded: 0, Deferred: 0, Transitive: 0, Ignored: 0, Failed: 1 });
-    expect(model.processedTotals).toEqual({ Success: 1, Superseded: 0, Deferred: 0, Transitive: 1, Ignored: 0, Failed: 1 });
+    // x2 was released for redelivery: an attempt, not yet a message that ended.
+    expect(model.queues[0].processed).toEqual({ Success: 1, Superseded: 0, Deferred: 0, Transitive: 0, Ignored: 0, Failed: 0 });
+    expect(model.queues[0].attempts).toBe(2);
+    expect(model.processedTotals).toEqual({ Success: 1, Superseded: 0, Deferred: 0, Transitive: 1, Ignored: 0, Failed: 0 });
+    expect(model.attemptTotal).toBe(3);
     expect(model.failures.map((g) => [g.error, g.count, g.deadLettered])).toEqual([
       ['boom', 1, 0],
       ['missing', 1, 0],
