@@ -14,12 +14,12 @@ import { text, url } from './setting-schemas';
  */
 export const TRIGGER_CONNECTION_SETTING = 'ServiceBusConnection';
 
-/** Read by the Functions host and its extensions only: documented, never read by the code. */
+/** Read by the Functions host, its extensions or an SDK only: documented, never read by Highwater's code. */
 const platform = (name: string, section: 'storage' | 'serviceBus' | 'identity' | 'telemetry', readers: string, local: string, azure: string): AppSetting<undefined> =>
-  defineSetting({ name, readBy: 'platform', type: 'text', description: readers, local, azure, section, schema: text().transform(() => undefined) });
+  defineSetting({ name, readBy: 'platform', type: 'text', description: `Read by ${readers}.`, local, azure, section, schema: text().transform(() => undefined) });
 
-const hostReads = 'Functions host, Durable Functions';
-const triggersRead = 'Service Bus triggers';
+const hostReads = 'the Functions host and Durable Functions (the identity-based storage connection)';
+const triggersRead = 'the Service Bus triggers (their identity-based connection)';
 
 export const CONNECTION_DECLARATIONS = {
   storage: defineSetting({
@@ -88,7 +88,7 @@ export const CONNECTION_DECLARATIONS = {
   azureClientId: platform(
     'AZURE_CLIENT_ID',
     'identity',
-    '`DefaultAzureCredential` in the code (tables, Service Bus) picks the user-assigned identity by it',
+    '`DefaultAzureCredential` in the code (tables, Service Bus): it picks the user-assigned identity by it',
     'not set: your `az login` / `azd auth login` is used',
     'client id of the user-assigned identity',
   ),
@@ -106,7 +106,7 @@ export const CONNECTION_DECLARATIONS = {
   workerRuntime: platform(
     'FUNCTIONS_WORKER_RUNTIME',
     'telemetry',
-    '`func start`',
+    '`func start`: the language worker to start',
     '`node`',
     'not set: the Flex Consumption plan takes the runtime (Node.js 20) from the app\u2019s `functionAppConfig`',
   ),
