@@ -8,8 +8,10 @@ export { TRIGGER_CONNECTION_SETTING, DEFAULT_GET_CHANGES_SCHEDULE } from './app-
 
 /**
  * The platform's app settings, read from the environment (Functions app settings arrive as env
- * vars). Every setting is declared once in the registry, {@link APP_SETTINGS}; the local ones
- * below are kept as given (trimmed) and turned into their values where they are used.
+ * vars). Every setting is declared once in the registry, {@link APP_SETTINGS}. The four local
+ * ones are kept as given (trimmed): {@link readSettings} has checked them, and the code that opens
+ * the storage, the bus or the processors parses them again with the same schema, so that
+ * settings built by hand (tests, the worker thread) are refused with the same message.
  */
 export interface Settings {
   /** Table storage connection string (`AzureWebJobsStorage`); unset → local Azurite. */
@@ -25,24 +27,23 @@ export interface Settings {
   /**
    * Table port of the local Azurite (`HIGHWATER_AZURITE_PORT`), used when no storage is set: one
    * serving this `dataDir` is reused, one serving another folder is refused. Default 10002.
-   * Checked when storage opens (as given here).
    */
   azuritePort?: string;
   /**
-   * Where the local host keeps its tables when no storage is set (`HIGHWATER_LOCAL_TABLES`, as
-   * given, checked when storage opens): `azurite` (default: a local Azurite, as the Functions host
+   * Where the local host keeps its tables when no storage is set (`HIGHWATER_LOCAL_TABLES`):
+   * `azurite` (default: a local Azurite, as the Functions host
    * would use) or `sqlite` (`<dataDir>/tables.db`, no server process; see docs/benchmarks.md).
    */
   localTables?: string;
   /**
-   * How durable the local bus's sends are (`HIGHWATER_LOCAL_BUS_SYNCHRONOUS`, as given, checked
-   * when the bus opens): `NORMAL` (default) survives a crash of the process, `FULL` a power loss
+   * How durable the local bus's sends are (`HIGHWATER_LOCAL_BUS_SYNCHRONOUS`):
+   * `NORMAL` (default) survives a crash of the process, `FULL` a power loss
    * too (a send waits for an fdatasync of the bus's WAL). Unused with Service Bus.
    */
   localBusSynchronous?: string;
   /**
-   * Where the local host runs its queue processors (`HIGHWATER_LOCAL_PROCESSING`, as given,
-   * checked when the host starts): `worker` (a worker thread, the second core) or `inline` (the
+   * Where the local host runs its queue processors (`HIGHWATER_LOCAL_PROCESSING`):
+   * `worker` (a worker thread, the second core) or `inline` (the
    * main thread). Default: `src/host/processing-mode.ts`. Unused by the Functions app.
    */
   localProcessing?: string;
