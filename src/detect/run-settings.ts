@@ -27,8 +27,6 @@ export interface RunSettings {
   queueDepthLimit: number;
 }
 
-export const DEFAULT_RUN_SETTINGS: RunSettings = readRunSettings({});
-
 export { MAX_QUEUE_DEPTH_LIMIT } from '../platform/app-settings';
 
 /** Share of `functionTimeout` a timer run may use before it stops at a page boundary. */

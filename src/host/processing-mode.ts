@@ -1,4 +1,4 @@
-import { APP_SETTINGS } from '../platform/app-settings';
+import { APP_SETTINGS, DEFAULT_LOCAL_PROCESSING } from '../platform/app-settings';
 import { parseSetting } from '../platform/setting-spec';
 import type { Priority } from '../platform/queue-topology';
 
@@ -7,14 +7,8 @@ export type ProcessingMode = 'worker' | 'inline';
 
 export const PROCESSING_MODES: readonly ProcessingMode[] = ['worker', 'inline'];
 
-/**
- * The default, measured end to end (`npm run bench -- --sizes 100000,1000000 --processing
- * inline,worker --runs 2`, docs/benchmarks.md "End to end", 2026-12-02, load 2.4–3.9 on 2 shared
- * cores): the worker tied at 100k (11.2k vs 11.3k rows/s) and gained 14% at 1M (13.2k vs 11.6k)
- * but peaked at 199 / 236 MB of RSS against 138 / 165 MB inline — over the 175 MB bound. Inline
- * until the worker's memory is cut; `worker` is there for a machine with a core to spare.
- */
-export const DEFAULT_PROCESSING_MODE: ProcessingMode = parseSetting(APP_SETTINGS.localProcessing, undefined);
+/** The default of `HIGHWATER_LOCAL_PROCESSING`, declared (and why) with the setting. */
+export const DEFAULT_PROCESSING_MODE: ProcessingMode = DEFAULT_LOCAL_PROCESSING;
 
 /**
  * The mode of the setting `HIGHWATER_LOCAL_PROCESSING` (any case, trimmed); unset → the default.

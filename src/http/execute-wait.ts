@@ -1,12 +1,7 @@
 import { APP_SETTINGS } from '../platform/app-settings';
 import { readSetting } from '../platform/setting-spec';
 
-/**
- * Default wait of `POST jobs/{name}/execute` for its run before it answers `202 Accepted`: 100 s.
- * Azure's front end drops an HTTP request after 230 s whatever `functionTimeout` says; the
- * default leaves room for a cold start and a slow caller.
- */
-export const DEFAULT_EXECUTE_WAIT_SECONDS = readSetting({}, APP_SETTINGS.executeWaitSeconds);
+export { DEFAULT_EXECUTE_WAIT_SECONDS } from '../platform/app-settings';
 
 /**
  * The wait in milliseconds from the environment (`HIGHWATER_EXECUTE_WAIT_SECONDS`).

@@ -1,5 +1,5 @@
 import { defineSetting, type AppSetting } from './setting-spec';
-import { text, url } from './setting-schemas';
+import { ignored, text, url } from './setting-schemas';
 
 /**
  * App settings of the connections to Azure: storage, Service Bus, the identity and Application
@@ -16,7 +16,7 @@ export const TRIGGER_CONNECTION_SETTING = 'ServiceBusConnection';
 
 /** Read by the Functions host, its extensions or an SDK only: documented, never read by Highwater's code. */
 const platform = (name: string, section: 'storage' | 'serviceBus' | 'identity' | 'telemetry', readers: string, local: string, azure: string): AppSetting<undefined> =>
-  defineSetting({ name, readBy: 'platform', type: 'text', description: `Read by ${readers}.`, local, azure, section, schema: text().transform(() => undefined) });
+  defineSetting({ name, readBy: 'platform', type: 'text', description: `Read by ${readers}.`, local, azure, section, schema: ignored() });
 
 const hostReads = 'the Functions host and Durable Functions (the identity-based storage connection)';
 const triggersRead = 'the Service Bus triggers (their identity-based connection)';

@@ -1,5 +1,5 @@
 import { defineSetting } from './setting-spec';
-import { oneOf, port, queueName, schedule, secondsAsMs, text, textOr, timeZone, wholeNumber } from './setting-schemas';
+import { oneOf, port, queueName, schedule, secondsAsMs, secondsAsMsOrOff, text, textOr, timeZone, wholeNumber } from './setting-schemas';
 import { DEFAULT_QUEUES } from './queue-topology';
 
 /** App settings of what runs: queues, schedules, long runs, local state, HTTP and push. */
@@ -11,6 +11,22 @@ export const MAX_QUEUE_DEPTH_LIMIT = 10_000_000;
 
 /** Longest `HIGHWATER_EXECUTE_WAIT_SECONDS`: still under the 230 s after which Azure's front end drops a request. */
 export const MAX_EXECUTE_WAIT_SECONDS = 200;
+
+/**
+ * Default `HIGHWATER_EXECUTE_WAIT_SECONDS`: 100 s. Azure's front end drops an HTTP request after
+ * 230 s whatever `functionTimeout` says; the default leaves room for a cold start and a slow caller.
+ */
+export const DEFAULT_EXECUTE_WAIT_SECONDS = 100;
+
+/**
+ * Default `HIGHWATER_LOCAL_PROCESSING`, measured end to end (`npm run bench -- --sizes
+ * 100000,1000000 --processing inline,worker --runs 2`, docs/benchmarks.md "End to end",
+ * 2026-12-02, load 2.4–3.9 on 2 shared cores): the worker tied at 100k (11.2k vs 11.3k rows/s) and
+ * gained 14% at 1M (13.2k vs 11.6k) but peaked at 199 / 236 MB of RSS against 138 / 165 MB inline
+ * — over the 175 MB bound. Inline until the worker's memory is cut; `worker` is there for a
+ * machine with a core to spare.
+ */
+export const DEFAULT_LOCAL_PROCESSING = 'inline';
 
 const queue = (name: string, fallback: string, role: string) =>
   defineSetting({
@@ -103,7 +119,7 @@ export const RUNTIME_DECLARATIONS = {
     azure: 'not set',
     section: 'runs',
     optional: true,
-    schema: secondsAsMs(0).transform((ms) => (ms === 0 ? undefined : ms)),
+    schema: secondsAsMsOrOff(),
   }),
   functionTimeout: defineSetting({
     name: 'AzureFunctionsJobHost__functionTimeout',
@@ -180,27 +196,25 @@ export const RUNTIME_DECLARATIONS = {
     name: 'HIGHWATER_LOCAL_PROCESSING',
     readBy: 'code',
     type: '`worker` \\| `inline`',
-    // Measured end to end: see DEFAULT_PROCESSING_MODE in src/host/processing-mode.ts.
-    default: '`inline`',
+    default: `\`${DEFAULT_LOCAL_PROCESSING}\``,
     description:
       'Where the local host runs its queue processors: `inline` (the main thread) or `worker` (a worker thread, the second core: faster on a large first load, more memory). Unused by the Functions app.',
     local: '`inline`',
     azure: '`inline` (unused)',
     section: 'localState',
-    schema: oneOf(['worker', 'inline'], 'inline', 'must be worker or inline'),
+    schema: oneOf(['worker', 'inline'], DEFAULT_LOCAL_PROCESSING, 'must be worker or inline'),
   }),
   executeWaitSeconds: defineSetting({
     name: 'HIGHWATER_EXECUTE_WAIT_SECONDS',
     readBy: 'code',
     type: `whole seconds 0–${MAX_EXECUTE_WAIT_SECONDS}`,
-    // 100 s: Azure's front end drops a request after 230 s; this leaves room for a cold start and a slow caller.
-    default: '`100`',
+    default: `\`${DEFAULT_EXECUTE_WAIT_SECONDS}\``,
     description:
       'How long `POST /api/jobs/{name}/execute` waits for its run before answering `202` with a status URL (`GET /api/runs/{id}`); dry runs always wait.',
     local: '`100`',
     azure: '`100`',
     section: 'http',
-    schema: wholeNumber(0, MAX_EXECUTE_WAIT_SECONDS, 100, `expected whole seconds from 0 to ${MAX_EXECUTE_WAIT_SECONDS}`),
+    schema: wholeNumber(0, MAX_EXECUTE_WAIT_SECONDS, DEFAULT_EXECUTE_WAIT_SECONDS, `expected whole seconds from 0 to ${MAX_EXECUTE_WAIT_SECONDS}`),
   }),
   dataverseEventsQueue: defineSetting({
     name: 'HIGHWATER_DATAVERSE_EVENTS_QUEUE',

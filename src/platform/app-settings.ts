@@ -4,7 +4,7 @@ import { rawSetting, settingProblems, type AppSetting } from './setting-spec';
 import type { ConfigIssue } from './config-issue';
 
 export { TRIGGER_CONNECTION_SETTING } from './app-settings-connections';
-export { DEFAULT_GET_CHANGES_SCHEDULE, MAX_EXECUTE_WAIT_SECONDS, MAX_QUEUE_DEPTH_LIMIT } from './app-settings-runtime';
+export { DEFAULT_EXECUTE_WAIT_SECONDS, DEFAULT_GET_CHANGES_SCHEDULE, DEFAULT_LOCAL_PROCESSING, MAX_EXECUTE_WAIT_SECONDS, MAX_QUEUE_DEPTH_LIMIT } from './app-settings-runtime';
 
 /**
  * The registry of app settings: every setting Highwater's code, the Functions host or an SDK

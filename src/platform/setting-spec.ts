@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import { ConfigError } from './errors';
 
 /**
@@ -13,6 +13,9 @@ export type SettingSection = (typeof SETTING_SECTIONS)[number];
 
 /** The value a schema is given: the setting trimmed, `undefined` when unset or blank. */
 export type RawSetting = string | undefined;
+
+/** A setting's zod schema, built when first asked for (see `setting-schemas.ts`). */
+export type SettingSchema<T> = () => z.ZodType<T, RawSetting>;
 
 export interface AppSetting<T = unknown> {
   /** The environment variable / app setting name, exactly. */
@@ -36,7 +39,7 @@ export interface AppSetting<T = unknown> {
    */
   optional?: true;
   /** Parses the trimmed value (undefined when unset); its issue messages follow the setting's name. */
-  schema: z.ZodType<T, RawSetting>;
+  schema: SettingSchema<T>;
 }
 
 /** Declares a setting; the type of its value is the schema's output. */
@@ -50,7 +53,7 @@ export function rawSetting(env: NodeJS.ProcessEnv, name: string): RawSetting {
 
 /** Each problem of one value, as `message` (without the setting's name). */
 export function settingProblems(setting: AppSetting, raw: RawSetting): string[] {
-  const result = setting.schema.safeParse(raw);
+  const result = setting.schema().safeParse(raw);
   return result.success ? [] : result.error.issues.map((issue) => issue.message);
 }
 
@@ -68,13 +71,7 @@ export function readSetting<T>(env: NodeJS.ProcessEnv, setting: AppSetting<T>): 
  */
 export function parseSetting<T>(setting: AppSetting<T>, value: string | undefined): T {
   const raw = value === undefined || value.trim() === '' ? undefined : value.trim();
-  const result = setting.schema.safeParse(raw);
+  const result = setting.schema().safeParse(raw);
   if (result.success) return result.data;
   throw new ConfigError(`${setting.name}: ${result.error.issues[0]?.message ?? 'invalid'}`);
-}
-
-/** A schema helper: a refusal with `message` for the value (the setting's name comes before it). */
-export function refuse(ctx: z.RefinementCtx, message: string): typeof z.NEVER {
-  ctx.addIssue({ code: 'custom', message });
-  return z.NEVER;
 }
