@@ -143,7 +143,7 @@ var queueSettings = {
   QUEUE_IGNORED: 'sbqignored'
 }
 
-// Settings Highwater's code reads (src/platform/settings.ts, src/telemetry/create-telemetry.ts).
+// Settings Highwater's code reads (declared in src/platform/app-settings.ts; docs/settings.md).
 var highwaterSettings = {
   // Tables through the identity (src/storage/table-client-factory.ts), not AzureWebJobsStorage.
   HIGHWATER_TABLES_ENDPOINT: storage.outputs.tableEndpoint

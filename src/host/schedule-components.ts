@@ -3,7 +3,9 @@ import { loadRequeueConfig } from '../config/requeue-config';
 import type { Clock } from '../platform/clock';
 import type { Settings } from '../platform/settings';
 import type { Runtime } from '../runtime/runtime';
-import { REQUEUE_CONFIG_SETTING, startScheduledRequeue } from '../runtime/scheduled-requeue';
+import { startScheduledRequeue } from '../runtime/scheduled-requeue';
+import { APP_SETTINGS } from '../platform/app-settings';
+import { readSetting } from '../platform/setting-spec';
 import type { Logger } from '../telemetry/logger';
 import { DetectionScheduler } from './detection-scheduler';
 import { resource, type LifecycleComponent, type Resource } from './lifecycle';
@@ -32,7 +34,7 @@ export function requeueComponent({ settings, configDir, runtime, clock, telemetr
     async () => {
       const rt = runtime.value;
       const requeue = { bus: rt.bus, settings, jobs: () => rt.init.config.jobs, clock, log: telemetryLog() };
-      const folder = configDir ?? process.env[REQUEUE_CONFIG_SETTING]?.trim();
+      const folder = configDir ?? readSetting(process.env, APP_SETTINGS.requeueConfig);
       return startScheduledRequeue(requeue, folder ? await loadRequeueConfig(path.resolve(folder)) : undefined);
     },
     (stop) => stop(),

@@ -18,9 +18,6 @@ import { PRIORITIES } from '../platform/queue-topology';
  * host (a loop on the schedule) and the Functions app (the RequeueParked timer).
  */
 
-/** The app setting naming the folder (relative to the app root) whose requeue file the Functions app uses. Unset: off. */
-export const REQUEUE_CONFIG_SETTING = 'HIGHWATER_REQUEUE_CONFIG';
-
 export interface RequeueDependencies {
   bus: MessageBus;
   settings: Pick<Settings, 'queues' | 'timeZone' | 'dataDir' | 'serviceBusConnectionString' | 'serviceBusNamespace'>;

@@ -71,5 +71,5 @@ it('refuses a HIGHWATER_AZURITE_PORT that is not a port', async () => {
   process.env.HIGHWATER_DATA_DIR = path.join(root, 'first');
   process.env.HIGHWATER_AZURITE_PORT = '99999';
   expect(await runCli(['watermark', 'list'])).toBe(1);
-  expect(err).toEqual(['error: HIGHWATER_AZURITE_PORT: expected a port number 1–65535, got "99999"']);
+  expect(err).toEqual(['error: app settings: HIGHWATER_AZURITE_PORT: expected a port number 1–65535, got "99999"']);
 });
