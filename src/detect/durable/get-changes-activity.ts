@@ -27,13 +27,13 @@ export interface GetChangesActivityDependencies {
   log: Logger;
   /** `skipUnchanged` jobs: changes equal to what was last applied are not sent. */
   unchanged?: UnchangedCheck;
-  /** Records per page. Default {@link MAX_BATCH_SIZE} (3). */
+  /** Records per page, over the job's `pageSize`. Default: the job's, else {@link MAX_BATCH_SIZE} (3). */
   pageSize?: number;
 }
 
 /**
- * `GetChangesActivity`: reads one page of a job's changes (at most `MaxBatchSize` records,
- * continuing after `param.cursor`) and sends them to the job's work queue in batches, as the
+ * `GetChangesActivity`: reads one page of a job's changes (at most the job's `pageSize`
+ * records, else `MaxBatchSize`; continuing after `param.cursor`) and sends them to the job's work queue in batches, as the
  * timer's runs do (process-page.ts), every batch sent before it returns. The watermark
  * is advanced in the result but never persisted (spec); a job that breaks off is read again from
  * the stored watermark by the next run, and broker duplicate detection drops the resends.
@@ -57,7 +57,7 @@ export async function runGetChangesActivity(deps: GetChangesActivityDependencies
   const advanced = WatermarkValue.initialize(job.watermark.type, param.watermark ?? startWatermark, warn, job.name);
 
   const source = await deps.sources.source(job.source);
-  const page = await firstPage(source.retrieveChanges(mapping, job, lowerBound, { pageSize: deps.pageSize ?? MAX_BATCH_SIZE, cursor: param.cursor }));
+  const page = await firstPage(source.retrieveChanges(mapping, job, lowerBound, { pageSize: deps.pageSize ?? job.pageSize ?? MAX_BATCH_SIZE, cursor: param.cursor }));
   const result: JobActivityResult = {
     jobName: job.name,
     page: param.pageNumber,

@@ -27,7 +27,6 @@ const JOB: Job = {
   action: JobActionType.NewUpdate,
   skipOutdatedMessages: false,
   skipUnchanged: false,
-  pageSize: 500,
   lookbackSeconds: 0,
 };
 const MAPPING = { name: 'accounts', source: { entity: 'accounts', key: ['id'] }, target: { entity: 'customers', key: ['crm_id'] }, fields: [] } as unknown as Mapping;
@@ -119,6 +118,21 @@ describe('GetChangesActivity logic', () => {
     expect(source.closedIterators).toBe(1);
     expect(watermarkReads).toEqual(['crm-accounts']);
     expect(metrics.points.map((p) => [p.name, p.value, p.dimensions])).toEqual([['ChangesDetected', 3, { job: 'crm-accounts' }]]);
+  });
+
+  it("reads pages of the job's pageSize when it sets one, sent in batches of at most 200", async () => {
+    const rows = Array.from({ length: 460 }, (_, i) => ({ ...change(1), sourceKey: `A-${i}`, changeTracker: `2026-01-01T00:00:00.${String(i).padStart(7, '0')}Z` }));
+    const source = new ListSource(rows);
+    const { d, sent, bus } = deps(source, null, { config: { ensureInitialized: async () => undefined, getJob: () => ({ ...JOB, pageSize: 450 }), getMapping: () => MAPPING } });
+    const result = await runGetChangesActivity(d, { jobName: 'crm-accounts', pageNumber: 0 });
+    expect(result).toMatchObject({ cursor: '450', hasMoreRecord: true, detected: 450, sent: 450, watermark: '2026-01-01T00:00:00.0000449Z' });
+    expect(source.calls[0].options).toEqual({ pageSize: 450, cursor: undefined });
+    expect(bus.sends).toEqual([
+      { queue: 'sbqhigh', count: 200 },
+      { queue: 'sbqhigh', count: 200 },
+      { queue: 'sbqhigh', count: 50 },
+    ]);
+    expect(sent().map(([, key]) => key)).toEqual(rows.slice(0, 450).map((m) => m.sourceKey));
   });
 
   it('continues after the cursor from the run start watermark without reading storage again', async () => {
