@@ -39,7 +39,7 @@ export interface RunState {
   running: RunningMarker | null;
 }
 
-/** Reads and writes {@link RunState} beside the watermark (implemented by `WatermarkService`). */
+/** Reads and writes {@link RunState} beside the watermark (implemented by `RunStateService`). */
 export interface RunStateStore {
   getRunState(jobName: string): Promise<RunState>;
   /** All jobs' states, one bulk read. */
@@ -104,9 +104,4 @@ export function runStateColumns(state: RunState): EntityProperties {
     [RUN_STATE_COLUMNS.runningTrigger]: state.running?.trigger ?? null,
     [RUN_STATE_COLUMNS.heartbeatAt]: state.running?.heartbeatAt ?? null,
   };
-}
-
-/** Whether a watermark store also keeps run state (the runtime's `WatermarkService` does). */
-export function isRunStateStore(store: unknown): store is RunStateStore {
-  return typeof (store as Partial<RunStateStore> | null)?.updateRunState === 'function';
 }
