@@ -10,7 +10,7 @@ export const JOB_STATE_ENTITY = 'JobState';
 /** One entity instance holds the in-progress set of all jobs. */
 export const JOB_STATE_KEY = 'jobs';
 
-/** Records read per activity call (the spec's `MaxBatchSize`). */
+/** Records read per activity call when the job sets no `pageSize` (the spec's `MaxBatchSize`). */
 export const MAX_BATCH_SIZE = 3;
 
 /** Orchestration input: the jobs to run, in order (resolved by the starter). */

@@ -24,7 +24,6 @@ describe('validateConfig', () => {
       skipOutdatedMessages: false,
       skipUnchanged: false,
       transitiveRetries: 0,
-      pageSize: 500,
       lookbackSeconds: 0,
     });
     expect(config.mappings[1]).toEqual(validRawConfig().mappings[1]);
