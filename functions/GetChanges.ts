@@ -10,7 +10,7 @@ import { getRuntime } from './runtime-instance';
 export const GET_CHANGES_SCHEDULE = '%GetChangesSchedule%';
 
 /**
- * Timer: runs every due job in order (ARCHITECTURE §3). A failing job does not stop the others
+ * Timer: runs every due job in order (docs/architecture.md, Detection). A failing job does not stop the others
  * and does not fail the invocation (its run log and metrics say why); only a failure to start
  * (runtime, configuration) fails it, so the host logs it and the next tick tries again.
  *

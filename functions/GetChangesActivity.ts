@@ -4,7 +4,7 @@ import { runGetChangesActivity } from '../src/detect/durable/get-changes-activit
 import { activityDependencies } from '../src/runtime/runtime-dependencies';
 import { getRuntime } from './runtime-instance';
 
-/** Reads one page (at most `MaxBatchSize` = 3 records) of a job and sends each record. */
+/** Reads one page of a job (its `pageSize`, else `MaxBatchSize` = 3 records) and sends its records in batches. */
 export async function getChangesActivity(input: unknown): Promise<JobActivityResult> {
   return runGetChangesActivity(activityDependencies(await getRuntime()), input);
 }

@@ -1,5 +1,6 @@
 import { app, type InvocationContext } from '@azure/functions';
-import { DATAVERSE_EVENTS_QUEUE_SETTING } from '../src/push/push-settings';
+import { APP_SETTINGS } from '../src/platform/app-settings';
+import { readSetting } from '../src/platform/setting-spec';
 import { getRuntime } from './runtime-instance';
 
 /**
@@ -25,10 +26,10 @@ export function asContext(message: unknown): unknown {
 
 // Registered only when the setting names a queue: an unresolvable %setting% would put the
 // function in error on every app that does not take Dataverse events.
-if (process.env[DATAVERSE_EVENTS_QUEUE_SETTING]) {
+if (readSetting(process.env, APP_SETTINGS.dataverseEventsQueue)) {
   app.serviceBusQueue('ReceiveDataverseEvents', {
     connection: 'ServiceBusConnection',
-    queueName: `%${DATAVERSE_EVENTS_QUEUE_SETTING}%`,
+    queueName: `%${APP_SETTINGS.dataverseEventsQueue.name}%`,
     cardinality: 'one',
     handler: receiveDataverseEvent,
   });

@@ -1,7 +1,9 @@
 import path from 'node:path';
 import { app, type InvocationContext, type Timer } from '@azure/functions';
 import { loadRequeueConfig, type LoadedRequeueConfig } from '../src/config/requeue-config';
-import { REQUEUE_CONFIG_SETTING, requeueDue, requeueParked } from '../src/runtime/scheduled-requeue';
+import { requeueDue, requeueParked } from '../src/runtime/scheduled-requeue';
+import { APP_SETTINGS } from '../src/platform/app-settings';
+import { readSetting } from '../src/platform/setting-spec';
 import { getRuntime } from './runtime-instance';
 
 /**
@@ -18,8 +20,8 @@ const LOOK_EVERY_MS = 60_000;
  * requeue file with `enabled: true`. A bad requeue file fails the invocation (the host logs it).
  */
 export async function requeueParkedTimer(_timer: Timer, context: InvocationContext, env: NodeJS.ProcessEnv = process.env): Promise<void> {
-  const folder = env[REQUEUE_CONFIG_SETTING]?.trim();
-  if (!folder) return context.debug(`requeue off: ${REQUEUE_CONFIG_SETTING} is not set`);
+  const folder = readSetting(env, APP_SETTINGS.requeueConfig);
+  if (!folder) return context.debug(`requeue off: ${APP_SETTINGS.requeueConfig.name} is not set`);
   const config: LoadedRequeueConfig | undefined = await loadRequeueConfig(path.resolve(folder));
   if (!config?.enabled) return context.debug(`requeue off: no requeue file with enabled: true in ${folder}`);
   const runtime = await getRuntime();

@@ -131,7 +131,7 @@ var tableNames = [
   'highwaterlocal'
 ]
 
-// ARCHITECTURE §7: the app setting naming each queue, and the queue (the code's defaults in
+// The queues (docs/architecture.md): the app setting naming each queue, and the queue (the code's defaults in
 // src/platform/settings.ts). The Service Bus module creates exactly these queues.
 var queueSettings = {
   QUEUE_HIGH: 'sbqhigh'
@@ -143,7 +143,7 @@ var queueSettings = {
   QUEUE_IGNORED: 'sbqignored'
 }
 
-// Settings Highwater's code reads (src/platform/settings.ts, src/telemetry/create-telemetry.ts).
+// Settings Highwater's code reads (declared in src/platform/app-settings.ts; docs/settings.md).
 var highwaterSettings = {
   // Tables through the identity (src/storage/table-client-factory.ts), not AzureWebJobsStorage.
   HIGHWATER_TABLES_ENDPOINT: storage.outputs.tableEndpoint

@@ -39,7 +39,7 @@ export interface RefusedMessage {
 }
 
 export interface RetrieveOptions {
-  /** Rows per page. Default: `job.pageSize`. */
+  /** Rows per page. Default: `job.pageSize`, else `DEFAULT_PAGE_SIZE` (500). */
   pageSize?: number;
   /** Continue after the page that returned this cursor (same run bounds). Default: start a new run. */
   cursor?: string;

@@ -3,7 +3,7 @@ import { type RelatedValueLookup, ResolverCache } from '../base/resolvers';
 import type { RetrieveOptions, SourcePage } from '../base/source-connector';
 import type { Clock } from '../../src/platform/clock';
 import { PermanentError } from '../../src/platform/errors';
-import { type Job, JobActionType } from '../../src/model/job';
+import { DEFAULT_PAGE_SIZE, type Job, JobActionType } from '../../src/model/job';
 import type { Mapping } from '../../src/model/mapping';
 import type { WatermarkValue } from '../../src/model/watermark-value';
 import { checkDeltaJob, DELTA_LINK_FIELD, formatDeltaWatermark, nextStamp, parseDeltaWatermark } from './delta-watermark';
@@ -62,7 +62,7 @@ export class DeltaReader {
     const set = identifier(mapping.source.entity, `mapping "${mapping.name}": source.entity`);
     // Types from elsewhere are read first: a run that cannot type its records reads none.
     const columnTypes = this.options.columnTypes ? await this.options.columnTypes(set) : undefined;
-    const pageSize = options.pageSize ?? job.pageSize;
+    const pageSize = options.pageSize ?? job.pageSize ?? DEFAULT_PAGE_SIZE;
     // The filter is applied to the records read, so they must carry its fields (mapped or not).
     const select = new Set([...selectedFields(mapping, job), ...job.filter.map((c, i) => identifier(c.field, `job "${job.name}": filter[${i}].field`))]);
     const initial = `${set}${queryString([['$select', [...select].join(',')]])}`;

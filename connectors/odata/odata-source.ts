@@ -6,7 +6,7 @@ import type { CurrentTrackers, RetrieveOptions, SourceConnector, SourcePage } fr
 import { lookbackLowerBound } from '../sql/change-window';
 import type { Clock } from '../../src/platform/clock';
 import { PermanentError } from '../../src/platform/errors';
-import type { Job } from '../../src/model/job';
+import { DEFAULT_PAGE_SIZE, type Job } from '../../src/model/job';
 import type { Mapping } from '../../src/model/mapping';
 import type { QueueMessage } from '../../src/model/queue-message';
 import { parseWatermarkType, WatermarkValue } from '../../src/model/watermark-value';
@@ -80,7 +80,7 @@ export class OdataSource extends ConnectorBase implements SourceConnector, Relat
     // Types from elsewhere are read first: a run that cannot type its records reads none.
     const columnTypes = this.options.columnTypes ? await this.options.columnTypes(set) : undefined;
     const type = parseWatermarkType(job.watermark.type);
-    const pageSize = options.pageSize ?? job.pageSize;
+    const pageSize = options.pageSize ?? job.pageSize ?? DEFAULT_PAGE_SIZE;
     const headers = { Prefer: `odata.maxpagesize=${pageSize}` };
 
     let upper: string;

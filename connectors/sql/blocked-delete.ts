@@ -2,7 +2,7 @@ import type { ItemOutcome } from '../base/target-batch';
 import { PermanentError } from '../../src/platform/errors';
 
 /**
- * A DELETE refused by a foreign key (issue 19, item 6). The error tables classify a foreign-key
+ * A DELETE refused by a foreign key. The error tables classify a foreign-key
  * violation as "a referenced record is missing" (transitive: an insert or update whose parent has
  * not arrived yet), but they cannot see which statement failed. On a DELETE the same code means
  * the opposite: other rows still refer to this one (deleting a customer that still has contacts).

@@ -4,7 +4,7 @@ import type { SkippedRow } from '../base/skipped-rows';
 import type { RefusedMessage, RetrieveOptions, SourceConnector, SourcePage } from '../base/source-connector';
 import type { Clock } from '../../src/platform/clock';
 import { ConfigError, errorKind, errorMessage } from '../../src/platform/errors';
-import type { Job } from '../../src/model/job';
+import { DEFAULT_PAGE_SIZE, type Job } from '../../src/model/job';
 import type { Mapping } from '../../src/model/mapping';
 import type { QueueMessage } from '../../src/model/queue-message';
 import { parseWatermarkType, type WatermarkValue } from '../../src/model/watermark-value';
@@ -55,7 +55,7 @@ export class OutboxSource extends ConnectorBase implements SourceConnector {
   async *retrieveChanges(mapping: Mapping, job: Job, _watermark: WatermarkValue, options: RetrieveOptions = {}): AsyncIterable<SourcePage> {
     this.checkJob(job);
     const type = this.store.table.quoted.type !== undefined ? mapping.source.entity : undefined;
-    const pageSize = options.pageSize ?? job.pageSize;
+    const pageSize = options.pageSize ?? job.pageSize ?? DEFAULT_PAGE_SIZE;
     const claiming = options.preview !== true;
     if (claiming) await this.retain();
     const lookup = new ResolverCache(this.related);

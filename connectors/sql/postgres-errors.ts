@@ -13,7 +13,7 @@ export const POSTGRES_ERROR_RULES: readonly ErrorRule[] = [
   { code: '23505', kind: 'permanent', reason: 'a unique value is taken by another record' },
   { code: /^23/, kind: 'permanent', reason: 'an integrity constraint failed' },
   { code: /^22/, kind: 'permanent', reason: 'invalid data' },
-  // As a missing table (issue 20, item 11): one schema mistake, every message fails alike.
+  // As a missing table: one schema mistake, every message fails alike.
   { code: '42703', kind: 'config', reason: 'a column does not exist' },
   { code: '42P01', kind: 'config', reason: 'the table does not exist' },
   { code: '42883', kind: 'config', reason: 'the function does not exist' },

@@ -20,7 +20,9 @@ export const sqliteSettingsSchema = described(
       versionField: versionField(),
       groupCommit: described(
         boolean().optional(),
-        'As a target, commit the writes of concurrently processed messages together (one transaction per event-loop turn). ' +
+        'Commit together the single writes this connection issues in one event-loop turn (one transaction per turn): ' +
+          'those of two-way pairs synced in parallel, InvokeAction calls, and an outbox source\'s own bookkeeping. ' +
+          'NewUpdate and Delete groups of one-way jobs are not affected: each runs in one transaction of its own either way. ' +
           'Default false: it widens the window in which a child is written before its parent has committed (more transitive retries).',
         false,
       ),

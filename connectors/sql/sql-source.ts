@@ -3,7 +3,7 @@ import { ConnectorBase, canonicalChangeTracker } from '../base/connector-base';
 import { type RelatedValueLookup, ResolverCache } from '../base/resolvers';
 import type { CurrentTrackers, RetrieveOptions, SourceConnector, SourcePage } from '../base/source-connector';
 import type { Clock } from '../../src/platform/clock';
-import type { Job } from '../../src/model/job';
+import { DEFAULT_PAGE_SIZE, type Job } from '../../src/model/job';
 import type { Mapping } from '../../src/model/mapping';
 import type { QueueMessage } from '../../src/model/queue-message';
 import { parseWatermarkType, WatermarkValue } from '../../src/model/watermark-value';
@@ -58,7 +58,7 @@ export class SqlSource extends ConnectorBase implements SourceConnector, Related
     // PostgreSQL `xmin` (postgres-xmin.ts): the row's transaction id, a computed tracker.
     const { sql: column, computed } = watermarkExpression(dialect, job, quoted);
     const keys = mapping.source.key.map((k, i) => quoteIdentifier(k, `mapping "${mapping.name}": source.key[${i}]`));
-    const pageSize = options.pageSize ?? job.pageSize;
+    const pageSize = options.pageSize ?? job.pageSize ?? DEFAULT_PAGE_SIZE;
     const type = parseWatermarkType(job.watermark.type);
 
     let position: RunPosition;

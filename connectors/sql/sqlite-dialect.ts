@@ -45,8 +45,10 @@ export interface SqliteOptions {
   /** Names the connection in error messages. */
   connectionName: string;
   /**
-   * Commits the writes issued in one event-loop turn together ({@link SqliteGroupCommit}).
-   * Default false: each write commits on its own, at once.
+   * Commits the single writes (`query`, `firstWithRows`) issued in one event-loop turn together
+   * ({@link SqliteGroupCommit}): two-way pair writes, InvokeAction calls, outbox bookkeeping.
+   * `transactionSync` (the batch groups) never goes through it. Default false: each write
+   * commits on its own, at once.
    */
   groupCommit?: boolean;
   /** Page cache of the connection, in KiB. Default {@link DEFAULT_CACHE_SIZE_KB}. */

@@ -33,7 +33,7 @@ export const SQLITE_ERROR_RULES: readonly ErrorRule[] = [
   { code: /^SQLITE_CORRUPT/, kind: 'config', reason: 'the database file is corrupt' },
   { code: /^SQLITE_AUTH/, kind: 'config', reason: 'not authorized' },
   { code: 'SQLITE_ERROR', message: /no such table/, kind: 'config', reason: 'the table does not exist' },
-  // A missing column is a missing table's twin (issue 20, item 11): the schema and the mapping
+  // A missing column is a missing table's twin: the schema and the mapping
   // disagree, every message of the job fails alike, and fixing the schema heals them all: config.
   { code: 'SQLITE_ERROR', message: /no such column|has no column named/, kind: 'config', reason: 'a column does not exist' },
   {

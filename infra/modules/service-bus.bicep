@@ -1,4 +1,4 @@
-// The Service Bus namespace and the queues of ARCHITECTURE §7. Local (SAS) authentication is off:
+// The Service Bus namespace and the queues of docs/architecture.md. Local (SAS) authentication is off:
 // the app and people reach it with Microsoft Entra identities only.
 
 @description('Namespace name, unique in Azure.')

@@ -1,8 +1,12 @@
 import path from 'node:path';
 import type { Clock } from '../platform/clock';
-import { SETTING_NAMES, type Settings } from '../platform/settings';
+import type { Settings } from '../platform/settings';
+import { APP_SETTINGS } from '../platform/app-settings';
+import { parseSetting } from '../platform/setting-spec';
+import { errorMessage } from '../platform/errors';
 import { BusError, type MessageBus } from './message-bus';
 import { allQueueNames } from '../platform/queue-topology';
+import { sayWhenNewDataFolder } from '../platform/new-data-folder-notice';
 
 /** Where the bus runs, for messages (never secrets). */
 export function describeBus(settings: Pick<Settings, 'serviceBusConnectionString' | 'serviceBusNamespace' | 'dataDir'>): string {
@@ -26,6 +30,7 @@ export async function createBus(settings: Settings, options: { clock?: Pick<Cloc
     const { AzureServiceBus } = await import('./azure/azure-bus');
     return new AzureServiceBus({ fullyQualifiedNamespace: settings.serviceBusNamespace, knownQueues });
   }
+  sayWhenNewDataFolder(settings.dataDir);
   const synchronous = localBusSynchronous(settings.localBusSynchronous);
   // The local bus (better-sqlite3, a native module) likewise: the Functions app never loads it.
   const { LocalBus } = await import('./local/local-bus');
@@ -37,8 +42,9 @@ export async function createBus(settings: Settings, options: { clock?: Pick<Cloc
  * @throws BusError `InvalidArgument` naming the setting when it is neither NORMAL nor FULL.
  */
 export function localBusSynchronous(value: string | undefined): 'NORMAL' | 'FULL' | undefined {
-  if (value === undefined) return undefined;
-  const upper = value.trim().toUpperCase();
-  if (upper === 'NORMAL' || upper === 'FULL') return upper;
-  throw new BusError('InvalidArgument', `${SETTING_NAMES.localBusSynchronous} must be NORMAL or FULL, got ${JSON.stringify(value)}`);
+  try {
+    return parseSetting(APP_SETTINGS.localBusSynchronous, value);
+  } catch (err) {
+    throw new BusError('InvalidArgument', errorMessage(err));
+  }
 }

@@ -6,7 +6,7 @@ import type { ApplicationProperties, OutgoingMessage } from './message-bus';
 import { secretNamePattern, URL_USERINFO } from '../platform/secret-vocabulary';
 
 /**
- * The broker-visible side of the message contract (ARCHITECTURE §6): message id, subject,
+ * The broker-visible side of the message contract (docs/architecture.md, Message contract): message id, subject,
  * application properties and the error properties written on failure.
  */
 

@@ -4,7 +4,7 @@ import { isBusError, type ApplicationProperties, type MessageBatch, type Message
 import { toOutgoingMessage } from './message-properties';
 import type { QueueNames, Priority } from '../platform/queue-topology';
 
-/** Most messages in one batch (ARCHITECTURE §3): a batch is sent when it holds this many. */
+/** Most messages in one batch (docs/architecture.md, Detection): a batch is sent when it holds this many. */
 export const MAX_MESSAGES_PER_BATCH = 200;
 
 export interface ServiceBusServiceOptions {

@@ -67,7 +67,10 @@ export const jobSchema = documented(
         'Deliveries retried with backoff before a TransitiveError parks the message in sbqtransitive<priority> (absorbs ordering races, e.g. a contact processed before its account). Default 0: park at once, as the spec says.',
       ),
       responseJob: documented(nonEmptyString().optional(), "Job that receives the target's response (e.g. a generated key) to write it back."),
-      pageSize: documented(z.number().int().positive().default(500), 'Rows read per source page. Default 500.'),
+      pageSize: documented(
+        z.number().int().positive().optional(),
+        "Rows read per source page. Default 500; on the durable path (one page per activity call) the spec's MaxBatchSize of 3.",
+      ),
       lookbackSeconds: documented(
         z.number().int().min(0).default(0),
         "Re-read changes this many seconds behind the watermark (stamps set by an application whose clock runs behind the source's, late replicas). Not needed for correctness: a run never reads past the source's settled horizon. Default 0.",

@@ -3,7 +3,7 @@ import { scheduleProblem } from '../platform/schedule';
 import { documented, nonEmptyString } from './schema-common';
 
 /**
- * The scheduled requeue of parked messages (issue 19, item 5): the optional file
+ * The scheduled requeue of parked messages (docs/long-runs.md): the optional file
  * `requeue.(json|yaml|yml)` of a config folder. Without it, or with `enabled: false`, parked
  * queues stay manual, as the specification has them.
  *

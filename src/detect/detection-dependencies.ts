@@ -48,7 +48,7 @@ export interface DetectionDependencies {
   log: Logger;
   unchanged?: UnchangedCheck;
   runLog?: RunLog;
-  /** Resume cursors, running markers, failure backoff. Default: `watermarks` when it keeps run state (WatermarkService does); none otherwise. */
+  /** Resume cursors, running markers, failure backoff (RunStateService). None: runs read from the watermark, backoff held in memory. */
   runStates?: RunStateStore;
   /**
    * Active messages in a queue (the bus's `counts`), for backpressure (`queue-room.ts`). None:

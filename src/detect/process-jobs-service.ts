@@ -11,7 +11,7 @@ import { RunProgress } from './run-progress';
 import { readRunSettings, type RunSettings } from './run-settings';
 import { MemoryBackoff } from './memory-backoff';
 import { QueueRoom, waitForRoom } from './queue-room';
-import { EMPTY_RUN_STATE, isRunStateStore, type RunState, type RunStateStore } from './run-state';
+import { EMPTY_RUN_STATE, type RunState, type RunStateStore } from './run-state';
 
 export interface RunJobOptions {
   trigger?: JobRunResult['trigger'];
@@ -39,7 +39,7 @@ export interface ExecuteOptions {
 }
 
 /**
- * Change detection (ARCHITECTURE §3): due jobs in order; per job pages of changes → batched
+ * Change detection (docs/architecture.md, Detection): due jobs in order; per job pages of changes → batched
  * sends by priority → flush → watermark and `LastCronRun` written only at the end. A run that
  * breaks off keeps the old watermark, so the next run rereads (duplicates, never gaps).
  */
@@ -100,7 +100,7 @@ export class ProcessJobsForRetrievalInOrderService {
   }
 
   private runStates(): RunStateStore | undefined {
-    return this.deps.runStates ?? (isRunStateStore(this.deps.watermarks) ? this.deps.watermarks : undefined);
+    return this.deps.runStates;
   }
 
   private settings(): RunSettings {

@@ -1,17 +1,16 @@
-import type { RefusedMessage, SourceConnector } from '../../connectors/base/source-connector';
+import type { SourceConnector } from '../../connectors/base/source-connector';
 import type { Job } from '../model/job';
 import type { Mapping } from '../model/mapping';
-import type { QueueMessage } from '../model/queue-message';
 import type { WatermarkValue } from '../model/watermark-value';
 import { PermanentError } from '../platform/errors';
 import type { BatchingSender, DetectionDependencies } from './detection-dependencies';
 import type { JobRunResult, StopReason } from './job-run';
 import type { QueueRoom } from './queue-room';
 import type { RunProgress } from './run-progress';
-import { recordSkippedRow, sendOrSkip } from './skipped-rows';
+import { processPage, watermarkAdvancer, type PageStep } from './process-page';
 
 /**
- * One run's reading of its source (ARCHITECTURE §3): page by page, each change sent in batches
+ * One run's reading of its source: page by page (process-page.ts), each change sent in batches
  * by priority (or kept as a preview on a dry run), the watermark advanced over every change read.
  * The run's bookkeeping around it (watermark, run state, run log) is process-jobs-service.ts's.
  */
@@ -64,53 +63,22 @@ export async function detectChanges(deps: DetectionDependencies, read: ChangeRea
 
 async function readPages(deps: DetectionDependencies, read: ChangeRead, mapping: Mapping, source: SourceConnector, sender: BatchingSender | undefined): Promise<StopReason | undefined> {
   const { job, watermark, run, limit, progress, deadline, listeners, room } = read;
-  const resync = read.resync ?? undefined;
-  // Advancing to the tracker just advanced to is a no-op (and an exact string compare is far
-  // cheaper than re-canonicalizing): rows of one bulk update share their change tracker.
-  let advancedTo: string | undefined;
-  const advance = (changeTracker: string) => {
-    if (changeTracker === advancedTo) return;
-    watermark.advance(changeTracker);
-    advancedTo = changeTracker;
+  const step: PageStep = {
+    job,
+    source,
+    sender,
+    resync: read.resync ?? undefined,
+    unchanged: deps.unchanged,
+    counts: run,
+    advance: watermarkAdvancer(watermark),
+    log: deps.log,
+    ...(sender ? {} : { preview: { messages: (run.preview ??= []), limit } }),
   };
   let rowsRead = 0;
   const options = { ...(progress?.resume ? { cursor: progress.resume.position } : {}), ...(sender ? {} : { preview: true }) };
   for await (const page of source.retrieveChanges(mapping, job, watermark, options)) {
-    const refused: RefusedMessage[] = [];
-    const unchanged = job.skipUnchanged && deps.unchanged && sender ? await deps.unchanged.unchanged(job, page.messages) : new Set<QueueMessage>();
-    for (const stamp of page.timeStamps) {
-      advance(stamp.changeTracker);
-      run.timeStamps++;
-      run.detected++;
-    }
-    for (const row of page.skipped ?? []) {
-      run.detected++;
-      recordSkippedRow(run, job, row, deps.log);
-      advance(row.changeTracker);
-    }
-    for (const message of page.messages) {
-      run.detected++;
-      if (resync !== undefined) message.resync = resync;
-      if (unchanged.has(message)) {
-        run.timeStamps++;
-      } else if (sender) {
-        if (!job.skipFailedRows) await sender.addMessageOrSend(message, job.priority);
-        else {
-          const error = await sendOrSkip(() => sender.addMessageOrSend(message, job.priority), message, job, run, deps.log);
-          if (error !== undefined) refused.push({ message, error });
-        }
-      } else {
-        run.preview?.push(message);
-        if ((run.preview?.length ?? 0) >= limit) return undefined;
-      }
-      advance(message.changeTracker);
-    }
+    if (await processPage(step, page)) return undefined;
     rowsRead += page.rowCount;
-    if (sender && source.acknowledge) {
-      // A source that hands out work learns that the page is done only once it is on the bus.
-      await sender.flushBatch();
-      await source.acknowledge(page, refused);
-    }
     if (sender && listeners.size > 0) {
       run.sentByQueue = sender.sentCounts();
       // A listener only watches: its failure must not fail the run.

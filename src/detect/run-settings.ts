@@ -1,10 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { ConfigError } from '../platform/errors';
+import { APP_SETTINGS } from '../platform/app-settings';
+import { rawSetting, readSetting } from '../platform/setting-spec';
 
 /**
  * Settings of long runs: the resume checkpoints, the timer's time budget and the failure
- * backoff. Read from app settings (env); every one has a default.
+ * backoff. Read from app settings (env, declared in `src/platform/app-settings-runtime.ts`); every
+ * one has a default.
  */
 export interface RunSettings {
   /**
@@ -25,50 +27,20 @@ export interface RunSettings {
   queueDepthLimit: number;
 }
 
-export const RUN_SETTING_NAMES = {
-  checkpointSeconds: 'HIGHWATER_RESUME_CHECKPOINT_SECONDS',
-  retryBaseSeconds: 'HIGHWATER_RETRY_BASE_SECONDS',
-  retryMaxSeconds: 'HIGHWATER_RETRY_MAX_SECONDS',
-  budgetSeconds: 'HIGHWATER_RUN_BUDGET_SECONDS',
-  queueDepthLimit: 'HIGHWATER_QUEUE_DEPTH_LIMIT',
-  functionTimeout: 'AzureFunctionsJobHost__functionTimeout',
-} as const;
-
-export const DEFAULT_RUN_SETTINGS: RunSettings = { checkpointIntervalMs: 5_000, retryBaseMs: 30_000, retryMaxMs: 30 * 60_000, queueDepthLimit: 5_000 };
-
-/** Largest `HIGHWATER_QUEUE_DEPTH_LIMIT`: above it the limit would never be reached in practice; set 0 to turn it off. */
-export const MAX_QUEUE_DEPTH_LIMIT = 10_000_000;
+export { MAX_QUEUE_DEPTH_LIMIT } from '../platform/app-settings';
 
 /** Share of `functionTimeout` a timer run may use before it stops at a page boundary. */
 export const BUDGET_SHARE_OF_TIMEOUT = 2 / 3;
 /** Functions' `functionTimeout` when neither host.json nor the app settings give one (Premium/Dedicated default). */
 export const DEFAULT_FUNCTION_TIMEOUT_MS = 30 * 60_000;
 
-function seconds(env: NodeJS.ProcessEnv, name: string, fallbackMs: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw.trim() === '') return fallbackMs;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value < 0) throw new ConfigError(`${name}: expected a number of seconds ≥ 0, got ${JSON.stringify(raw)}`);
-  return value * 1000;
-}
-
-function messageCount(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw.trim() === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isSafeInteger(value) || value < 0 || value > MAX_QUEUE_DEPTH_LIMIT || !/^\s*\d+\s*$/.test(raw)) {
-    throw new ConfigError(`${name}: expected a whole number of messages from 0 (no limit) to ${MAX_QUEUE_DEPTH_LIMIT}, got ${JSON.stringify(raw)}`);
-  }
-  return value;
-}
-
 /** @throws ConfigError naming the setting when one is not a number of seconds (or of messages). */
 export function readRunSettings(env: NodeJS.ProcessEnv = process.env): RunSettings {
   return {
-    checkpointIntervalMs: seconds(env, RUN_SETTING_NAMES.checkpointSeconds, DEFAULT_RUN_SETTINGS.checkpointIntervalMs),
-    retryBaseMs: seconds(env, RUN_SETTING_NAMES.retryBaseSeconds, DEFAULT_RUN_SETTINGS.retryBaseMs),
-    retryMaxMs: seconds(env, RUN_SETTING_NAMES.retryMaxSeconds, DEFAULT_RUN_SETTINGS.retryMaxMs),
-    queueDepthLimit: messageCount(env, RUN_SETTING_NAMES.queueDepthLimit, DEFAULT_RUN_SETTINGS.queueDepthLimit),
+    checkpointIntervalMs: readSetting(env, APP_SETTINGS.checkpointSeconds),
+    retryBaseMs: readSetting(env, APP_SETTINGS.retryBaseSeconds),
+    retryMaxMs: readSetting(env, APP_SETTINGS.retryMaxSeconds),
+    queueDepthLimit: readSetting(env, APP_SETTINGS.queueDepthLimit),
   };
 }
 
@@ -89,16 +61,12 @@ export function parseTimeSpan(text: string): number | undefined {
  * @throws ConfigError naming the setting when it is not a number of seconds.
  */
 export function readTimeBudgetMs(env: NodeJS.ProcessEnv = process.env, appRoot: string = process.cwd()): number | undefined {
-  const explicit = env[RUN_SETTING_NAMES.budgetSeconds];
-  if (explicit !== undefined && explicit.trim() !== '') {
-    const ms = seconds(env, RUN_SETTING_NAMES.budgetSeconds, 0);
-    return ms > 0 ? ms : undefined;
-  }
+  if (rawSetting(env, APP_SETTINGS.budgetSeconds.name) !== undefined) return readSetting(env, APP_SETTINGS.budgetSeconds);
   return Math.floor(functionTimeoutMs(env, appRoot) * BUDGET_SHARE_OF_TIMEOUT);
 }
 
 function functionTimeoutMs(env: NodeJS.ProcessEnv, appRoot: string): number {
-  const fromSetting = env[RUN_SETTING_NAMES.functionTimeout];
+  const fromSetting = readSetting(env, APP_SETTINGS.functionTimeout);
   if (fromSetting) return parseTimeSpan(fromSetting) ?? DEFAULT_FUNCTION_TIMEOUT_MS;
   try {
     const host = JSON.parse(fs.readFileSync(path.join(appRoot, 'host.json'), 'utf8')) as { functionTimeout?: unknown };

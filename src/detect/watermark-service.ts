@@ -1,7 +1,6 @@
 import { newResyncToken, WATERMARK_PARTITION, WATERMARK_TABLE, type WatermarkRecord, type WatermarkStore } from '../model/watermark-record';
 import type { EntityProperties, TableRow, TableStorage, TableStore } from '../storage/table-store';
 import { assertTableKey } from '../storage/table-key';
-import { readRunState, runStateColumns, type RunState, type RunStateStore } from './run-state';
 
 /** Columns of the spec. */
 const WATERMARK_COLUMN = 'Watermark';
@@ -43,13 +42,15 @@ function toRow(jobName: string, watermark: string | null, lastCronRun: Date | nu
 /**
  * Persists watermarks in table `watermark` (partition `watermark`, row key = job name, columns
  * `Watermark` string and `LastCronRun` DateTime). Only persists: the value logic is
- * `WatermarkValue`'s. Writes are unconditional (no ETag): last writer wins, and a stale writer
- * only causes repeated messages, never gaps.
+ * `WatermarkValue`'s. The runs' state beside it in the same entity is `RunStateService`'s;
+ * writing a watermark replaces the entity, which clears that state (a finished run's end).
+ * Writes are unconditional (no ETag): last writer wins, and a stale writer only causes repeated
+ * messages, never gaps.
  *
  * Job names that cannot be row keys (`/ \ # ?`, control characters, over 512 characters) are
  * rejected with a ConfigError naming the job; config validation already forbids them.
  */
-export class WatermarkService implements WatermarkStore, RunStateStore {
+export class WatermarkService implements WatermarkStore {
   constructor(private readonly table: TableStore) {}
 
   /** A service on `storage`'s `watermark` table, created if missing. */
@@ -68,35 +69,10 @@ export class WatermarkService implements WatermarkStore, RunStateStore {
     return new Map(rows.map((row) => [row.rowKey, toRecord(row)]));
   }
 
+  /** Replaces the entity: also clears the run state (see `RunStateService`). */
   async updateWatermarkByJobName(jobName: string, watermark: string | null, lastCronRun: Date | null, resync: string | null = null): Promise<void> {
     assertTableKey('job', jobName);
     await this.table.upsert(toRow(jobName, watermark, lastCronRun, resync));
-  }
-
-  async getRunState(jobName: string): Promise<RunState> {
-    assertTableKey('job', jobName);
-    const row = await this.table.get(WATERMARK_PARTITION, jobName);
-    return readRunState(row?.properties ?? {});
-  }
-
-  async getAllRunStates(): Promise<Map<string, RunState>> {
-    const rows = await this.table.queryPartition(WATERMARK_PARTITION);
-    return new Map(rows.map((row) => [row.rowKey, readRunState(row.properties)]));
-  }
-
-  /**
-   * Read-then-replace of the run-state columns (Table upserts replace the whole entity):
-   * `Watermark` and `LastCronRun` are written back as read. A finished run's
-   * {@link updateWatermarkByJobName} replaces the entity and so clears the run state.
-   */
-  async updateRunState(jobName: string, change: Partial<RunState>): Promise<void> {
-    assertTableKey('job', jobName);
-    const row = await this.table.get(WATERMARK_PARTITION, jobName);
-    const properties = row?.properties ?? {};
-    const state = { ...readRunState(properties), ...change };
-    const kept: EntityProperties = { [WATERMARK_COLUMN]: properties[WATERMARK_COLUMN] ?? null, [LAST_CRON_RUN_COLUMN]: properties[LAST_CRON_RUN_COLUMN] ?? null };
-    if (properties[RESYNC_COLUMN] !== undefined && properties[RESYNC_COLUMN] !== null) kept[RESYNC_COLUMN] = properties[RESYNC_COLUMN];
-    await this.table.upsert({ partitionKey: WATERMARK_PARTITION, rowKey: jobName, properties: { ...kept, ...runStateColumns(state) } });
   }
 
   /**

@@ -16,7 +16,8 @@ import { statusRoutes } from './status/status-routes';
 export interface HostRoutesOptions {
   runtime: Runtime;
   stats: HostStats;
-  configDir: string;
+  /** Absent: the configuration tables (tables mode). */
+  configDir?: string;
   durable: ReturnType<typeof durableRoutes>;
   /** More routes; earlier routes win, so these can replace the status page's. Default none. */
   extraRoutes?: (ctx: { runtime: Runtime; stats: HostStats }) => HttpRoute[];

@@ -1,3 +1,4 @@
+import type { HighwaterConfig } from '../model/config';
 import path from 'node:path';
 import type { ConnectorRegistry } from '../../connectors/base/registry';
 import { defaultConnectorRegistry } from '../../connectors/default-registry';
@@ -28,8 +29,11 @@ export { DEFAULT_CONCURRENCY } from './processing-mode';
 export { portInUseMessage } from './start-checks';
 
 export interface LocalHostOptions {
-  /** Configuration folder (files mode). */
-  configDir: string;
+  /**
+   * Configuration folder (files mode). Absent: the configuration tables, filled by
+   * `highwater config push` (tables mode), as the Functions app reads them.
+   */
+  configDir?: string;
   /** HTTP port on 127.0.0.1. Default 7071 (as `func start`); 0 picks a free port. */
   port?: number;
   /** Default: read from the environment (`AzureWebJobsStorage`, `SERVICEBUS_CONNECTION_STRING`, …). */
@@ -99,7 +103,7 @@ const GAUGE_INTERVAL_MS = 15_000;
 const RECORD_ALL_AFTER_TAKEOVER_MS = 5 * 60_000;
 
 /**
- * The local host (ARCHITECTURE §10): one process running the same handlers as the Functions app —
+ * The local host (docs/architecture.md, Hosts): one process running the same handlers as the Functions app —
  * GetChanges on its schedule, the HTTP functions on the same routes, one processor per work queue.
  * It only composes: each part is a lifecycle component (lifecycle.ts), started in the order
  * below and stopped in reverse, so nothing stops while a part started after it still runs.
@@ -109,11 +113,12 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
   const log = options.log ?? consoleLogger;
   const clock = options.clock ?? systemClock;
   const stats = new HostStats(clock.now());
-  const configDir = path.resolve(options.configDir);
+  const configDir = options.configDir === undefined ? undefined : path.resolve(options.configDir);
   const port = options.port ?? 7071;
   const mode = chosenMode(options, settings);
   // A broken config folder or a taken port is reported at once, not after Azurite has started.
-  const config = await loadConfigFolder(configDir, { connectionTypes: (options.registry ?? defaultConnectorRegistry()).connectionTypes() });
+  // The configuration tables can only be read once storage is open (the `prepared` step).
+  const config = configDir === undefined ? undefined : await loadConfigFolder(configDir, { connectionTypes: (options.registry ?? defaultConnectorRegistry()).connectionTypes() });
   // A second host on this data folder is refused before it touches the folder's bus and tables.
   const lock = lockDataDir(settings.dataDir);
   try {
@@ -128,11 +133,12 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
   const recordAllAppliedUntil = lock.tookOver ? new Date(clock.now().getTime() + RECORD_ALL_AFTER_TAKEOVER_MS) : undefined;
   if (recordAllAppliedUntil) log.warn(`the host before this one on ${settings.dataDir} stopped without releasing it: until ${recordAllAppliedUntil.toISOString()} every applied change is recorded, so that the batches it held, delivered again, cannot overwrite newer changes`);
   // What `highwater check` finds is logged as warnings; the host starts all the same.
-  const check = resource(
-    'the connection check',
-    async () => ({ done: options.checkConnections === false ? Promise.resolve() : runStartCheck(config, { configDir, resolveSecret: (name) => process.env[name], log }) }),
-    (started) => started.done,
-  );
+  const check = (loaded: () => HighwaterConfig) =>
+    resource(
+      'the connection check',
+      async () => ({ done: options.checkConnections === false ? Promise.resolve() : runStartCheck(loaded(), { ...(configDir ? { configDir } : {}), resolveSecret: (name) => process.env[name], log }) }),
+      (started) => started.done,
+    );
 
   // Application Insights when its connection string is set, and always the local metrics the
   // status page charts from.
@@ -183,7 +189,9 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
   const schedule = { settings, configDir, runtime, clock, log, telemetryLog: () => telemetry.value.log };
   const timers: LifecycleComponent[] = options.noSchedule ? [] : [requeueComponent(schedule), detectionScheduleComponent(schedule), subscriptionsComponent(schedule)];
 
-  const stop = await startInOrder([dataDirLock, check, telemetry, runtime, prepared, gauges, durable, processors, server, ...timers], {
+  // Files mode checks at once, beside Azurite's start; tables mode once the tables are read.
+  const [checkEarly, checkLate] = config ? [[check(() => config)], []] : [[], [check(() => runtime.value.init.config)]];
+  const stop = await startInOrder([dataDirLock, ...checkEarly, telemetry, runtime, prepared, ...checkLate, gauges, durable, processors, server, ...timers], {
     onStopError: (err) => log.warn(`stopping: ${String(err)}`),
   });
   return {

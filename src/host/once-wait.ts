@@ -1,5 +1,5 @@
 import type { Clock } from '../platform/clock';
-import type { HostStats } from './host-stats';
+import { FINAL_DISPOSITIONS, type HostStats } from './host-stats';
 
 /** How `start --once` stopped waiting for the work queues. */
 export type OnceEnd = 'drained' | 'stalled' | 'timeout';
@@ -46,10 +46,8 @@ export async function waitForDrainOrStall(options: OnceWaitOptions): Promise<Onc
   }
 }
 
-/** Dispositions that are a message's last word in its work queue. */
-const FINAL = ['completed', 'superseded', 'ignored', 'transitive', 'deadLettered'] as const;
 
 /** Messages that ended in a final place since the host started (the progress {@link waitForDrainOrStall} looks for). */
 export function settledCount(stats: Pick<HostStats, 'dispositions'>): number {
-  return FINAL.reduce((n, d) => n + (stats.dispositions.get(d) ?? 0), 0);
+  return [...FINAL_DISPOSITIONS].reduce((n, d) => n + (stats.dispositions.get(d) ?? 0), 0);
 }

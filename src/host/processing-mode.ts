@@ -1,5 +1,5 @@
-import { SETTING_NAMES } from '../platform/settings';
-import { ConfigError } from '../platform/errors';
+import { APP_SETTINGS, DEFAULT_LOCAL_PROCESSING } from '../platform/app-settings';
+import { parseSetting } from '../platform/setting-spec';
 import type { Priority } from '../platform/queue-topology';
 
 /** Where the local host runs its queue processors: on a worker thread (the second core) or on the main thread. */
@@ -7,24 +7,15 @@ export type ProcessingMode = 'worker' | 'inline';
 
 export const PROCESSING_MODES: readonly ProcessingMode[] = ['worker', 'inline'];
 
-/**
- * The default, measured end to end (`npm run bench -- --sizes 100000,1000000 --processing
- * inline,worker --runs 2`, docs/benchmarks.md "End to end", 2026-12-02, load 2.4–3.9 on 2 shared
- * cores): the worker tied at 100k (11.2k vs 11.3k rows/s) and gained 14% at 1M (13.2k vs 11.6k)
- * but peaked at 199 / 236 MB of RSS against 138 / 165 MB inline — over the 175 MB bound. Inline
- * until the worker's memory is cut; `worker` is there for a machine with a core to spare.
- */
-export const DEFAULT_PROCESSING_MODE: ProcessingMode = 'inline';
+/** The default of `HIGHWATER_LOCAL_PROCESSING`, declared (and why) with the setting. */
+export const DEFAULT_PROCESSING_MODE: ProcessingMode = DEFAULT_LOCAL_PROCESSING;
 
 /**
  * The mode of the setting `HIGHWATER_LOCAL_PROCESSING` (any case, trimmed); unset → the default.
  * @throws ConfigError naming the setting and the value when it is neither `worker` nor `inline`.
  */
 export function processingMode(value: string | undefined): ProcessingMode {
-  if (value === undefined) return DEFAULT_PROCESSING_MODE;
-  const mode = value.trim().toLowerCase();
-  if ((PROCESSING_MODES as readonly string[]).includes(mode)) return mode as ProcessingMode;
-  throw new ConfigError(`${SETTING_NAMES.localProcessing} must be worker or inline, got ${JSON.stringify(value)}`);
+  return parseSetting(APP_SETTINGS.localProcessing, value);
 }
 
 /**

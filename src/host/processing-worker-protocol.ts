@@ -14,7 +14,8 @@ import type { OutageState, RecoveryState } from '../process/target-health';
 /** Given to the worker at start. */
 export interface ProcessingWorkerData {
   settings: Settings;
-  configDir: string;
+  /** The host's configuration folder; absent: the configuration tables (tables mode). */
+  configDir?: string;
   concurrency: Record<Priority, number>;
   /** How often a receive on an empty queue looks again, ms (no wake-up crosses threads). */
   pollIntervalMs: number;

@@ -24,7 +24,8 @@ export interface ProcessorsOptions {
   /** Where they run: a worker thread, or the main thread. */
   mode: ProcessingMode;
   settings: Settings;
-  configDir: string;
+  /** Absent: the configuration tables (tables mode). */
+  configDir?: string;
   /** Per priority. Default {@link DEFAULT_CONCURRENCY}. */
   concurrency?: Partial<Record<Priority, number>>;
   /** Started before the processors: inline ones use its bus and processor. */

@@ -3,9 +3,12 @@ import type { JobRunResult } from '../detect/job-run';
 import { totalSent } from '../detect/job-run';
 import type { Clock } from '../platform/clock';
 import type { HostStats } from './host-stats';
+import type { ProcessOutcome } from '../telemetry/metrics';
 import { type QueueNames, allQueueNames } from '../platform/queue-topology';
 
 const OUTCOMES = ['Success', 'Superseded', 'Deferred', 'Ignored', 'Transitive', 'Failed'] as const;
+/** How a message can end (a deferral always brings it back). */
+const ENDED = OUTCOMES.filter((o) => o !== 'Deferred');
 
 /** The progress line's words for the outcomes. */
 const OUTCOME_WORDS: Record<(typeof OUTCOMES)[number], string> = {
@@ -31,12 +34,18 @@ export function progressLine(stats: HostStats, now: Date): string {
     .map(([queue, byOutcome]) => `${queue} ${OUTCOMES.filter((o) => (byOutcome.get(o) ?? 0) > 0 || o === 'Success').map((o) => `${byOutcome.get(o) ?? 0} ${OUTCOME_WORDS[o]}`).join(', ')}`)
     .join(' · ');
   const failedRuns = stats.recentRuns.filter((r) => r.outcome === 'Failed').length;
-  return `[${now.toISOString().slice(11, 19)}] detected ${detected}, sent ${sent}${failedRuns ? `, ${failedRuns} failed run(s)` : ''} | processed ${stats.processedCount()}${queues ? ` (${queues})` : ''}`;
+  return `[${now.toISOString().slice(11, 19)}] detected ${detected}, sent ${sent}${failedRuns ? `, ${failedRuns} failed run(s)` : ''} | processed ${stats.processedCount()}${queues ? ` (${queues})` : ''}${attemptsNote(stats)}`;
+}
+
+/** `, 158 attempts` when messages took more attempts than there are messages (retries, deferrals); else nothing. */
+function attemptsNote(stats: HostStats): string {
+  const attempts = stats.attemptCount();
+  return attempts === stats.processedCount() ? '' : `, ${attempts} attempts`;
 }
 
 /** The line printed once the work queues have drained after some processing. */
 export function caughtUpLine(stats: HostStats, now: Date): string {
-  return `[${now.toISOString().slice(11, 19)}] all caught up: ${stats.processedCount()} messages processed, the work queues are empty`;
+  return `[${now.toISOString().slice(11, 19)}] all caught up: ${stats.processedCount()} messages processed${attemptsNote(stats)}, the work queues are empty`;
 }
 
 /** The line printed on Ctrl-C: how long the host ran and what it did. */
@@ -66,14 +75,15 @@ export function startProgress(stats: HostStats, clock: Clock, print: (line: stri
     const key = line.slice(11);
     if (key !== last) print(line);
     last = key;
-    const processed = stats.processedCount();
+    // Attempts, not messages: a retry is work too, and the queues are not idle while one waits.
+    const processed = stats.attemptCount();
     if (!options.idle || checking || processed === 0 || processed === reportedAt) return;
     checking = true;
     void options
       .idle()
       .then((idle) => {
         // Nothing was processed while the queues were counted: not just a gap between two batches.
-        if (idle && stats.processedCount() === processed) {
+        if (idle && stats.attemptCount() === processed) {
           reportedAt = processed;
           print(caughtUpLine(stats, clock.now()));
         }
@@ -92,24 +102,30 @@ export function formatSummary(args: { runs: JobRunResult[]; stats: HostStats; de
     const sentTo = Object.entries(run.sentByQueue).map(([q, n]) => `${n} → ${q}`).join(', ') || '0';
     lines.push(`  ${run.jobName.padEnd(width)}  ${run.outcome.padEnd(9)}  detected ${String(run.detected).padStart(6)}  sent ${sentTo}${run.error ? `  error: ${run.error}` : ''}`);
   }
-  lines.push('', 'Processed');
-  for (const [queue, byOutcome] of stats.processed) {
-    lines.push(`  ${queue.padEnd(20)} ${OUTCOMES.map((o) => `${o} ${byOutcome.get(o) ?? 0}`).join('  ')}`);
+  lines.push('', 'Processed (messages by how they ended, each once; attempts count every try)');
+  for (const queue of new Set([...stats.attempts.keys(), ...stats.processed.keys()])) {
+    const byOutcome = stats.processed.get(queue) ?? new Map<ProcessOutcome, number>();
+    lines.push(`  ${queue.padEnd(20)} ${ENDED.map((o) => `${o} ${byOutcome.get(o) ?? 0}`).join('  ')}  · attempts ${stats.attemptCount(queue)}`);
   }
   const d = (k: Parameters<HostStats['dispositions']['get']>[0]) => stats.dispositions.get(k) ?? 0;
+  const rows = (list: Array<[string, number, string]>) => list.map(([label, n, where]) => `  ${label.padEnd(29)}${String(n).padStart(6)}${where ? `  → ${where}` : ''}`);
   lines.push(
     '',
     'Where messages ended',
-    ...[
+    ...rows([
       ['applied to the target', d('completed'), ''],
       ['superseded (newer in batch)', d('superseded'), ''],
-      ['waiting for their target', d('deferred'), 'a scheduled copy (target in outage)'],
       ['ignored (outdated)', d('ignored'), queues.ignored],
       ['parked (dependency missing)', d('transitive'), Object.values(queues.transitive).join(' / ')],
       ['dead-lettered', d('deadLettered'), '<queue>/$deadletterqueue'],
+    ]),
+    '',
+    'Attempts that brought a message back for another',
+    ...rows([
       ['retried later', d('retried'), 'a scheduled copy in its queue'],
+      ['waiting for their target', d('deferred'), 'a scheduled copy (target in outage)'],
       ['released for redelivery', d('abandoned'), 'redelivered'],
-    ].map(([label, n, where]) => `  ${String(label).padEnd(29)}${String(n).padStart(6)}${where ? `  → ${where}` : ''}`),
+    ]),
     '',
     'Queues now (active / scheduled / dead-letter)',
   );

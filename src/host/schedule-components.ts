@@ -1,8 +1,11 @@
+import path from 'node:path';
 import { loadRequeueConfig } from '../config/requeue-config';
 import type { Clock } from '../platform/clock';
 import type { Settings } from '../platform/settings';
 import type { Runtime } from '../runtime/runtime';
 import { startScheduledRequeue } from '../runtime/scheduled-requeue';
+import { APP_SETTINGS } from '../platform/app-settings';
+import { readSetting } from '../platform/setting-spec';
 import type { Logger } from '../telemetry/logger';
 import { DetectionScheduler } from './detection-scheduler';
 import { resource, type LifecycleComponent, type Resource } from './lifecycle';
@@ -14,7 +17,8 @@ import { resource, type LifecycleComponent, type Resource } from './lifecycle';
 
 export interface ScheduleOptions {
   settings: Settings;
-  configDir: string;
+  /** Absent: the configuration tables (tables mode); the requeue file is then read from `HIGHWATER_REQUEUE_CONFIG`, as the Functions app reads it. */
+  configDir?: string;
   runtime: Resource<Runtime>;
   clock: Clock;
   /** The host's logger (the scheduler's messages). */
@@ -23,20 +27,21 @@ export interface ScheduleOptions {
   telemetryLog: () => Logger;
 }
 
-/** The scheduled requeue: off unless the config folder's requeue file enables it. */
+/** The scheduled requeue: off unless the config folder's requeue file (tables mode: `HIGHWATER_REQUEUE_CONFIG`'s) enables it. */
 export function requeueComponent({ settings, configDir, runtime, clock, telemetryLog }: ScheduleOptions): LifecycleComponent {
   return resource(
     'the scheduled requeue',
     async () => {
       const rt = runtime.value;
       const requeue = { bus: rt.bus, settings, jobs: () => rt.init.config.jobs, clock, log: telemetryLog() };
-      return startScheduledRequeue(requeue, await loadRequeueConfig(configDir));
+      const folder = configDir ?? readSetting(process.env, APP_SETTINGS.requeueConfig);
+      return startScheduledRequeue(requeue, folder ? await loadRequeueConfig(path.resolve(folder)) : undefined);
     },
     (stop) => stop(),
   );
 }
 
-/** GetChanges on `settings.getChangesSchedule`. */
+/** GetChanges on `settings.getChangesSchedule`, and at the occurrences of finer job schedules. */
 export function detectionScheduleComponent({ settings, runtime, clock, log }: ScheduleOptions): LifecycleComponent {
   return resource(
     'the GetChanges schedule',
@@ -47,6 +52,7 @@ export function detectionScheduleComponent({ settings, runtime, clock, log }: Sc
         clock,
         log,
         tick: () => runtime.value.detection.execute(),
+        jobSchedules: () => runtime.value.init.config.jobs.filter((job) => job.enabled).map((job) => job.schedule),
       });
       scheduler.start();
       return scheduler;

@@ -61,11 +61,13 @@ export async function assertPortFree(port: number): Promise<void> {
  * each notice as info, or one line that all is well. Never fails the host.
  * @returns resolves when the check has ended (the host waits for it when it stops).
  */
-export function runStartCheck(config: HighwaterConfig, options: { configDir: string; resolveSecret: (name: string) => string | undefined; log: Pick<Logger, 'info' | 'warn'> }): Promise<void> {
+export function runStartCheck(config: HighwaterConfig, options: { configDir?: string; resolveSecret: (name: string) => string | undefined; log: Pick<Logger, 'info' | 'warn'> }): Promise<void> {
   const { log } = options;
   return (async () => {
-    const { files } = await findConfigFiles(options.configDir, CONFIG_KINDS);
-    const report = await checkConnections(config, { configDir: options.configDir, files, resolveSecret: options.resolveSecret });
+    // Tables mode: issues name the tables (`jobs`, …), and relative files resolve against the
+    // working directory, as the runtime resolves them.
+    const { files } = options.configDir === undefined ? { files: {} } : await findConfigFiles(options.configDir, CONFIG_KINDS);
+    const report = await checkConnections(config, { configDir: options.configDir ?? process.cwd(), files, resolveSecret: options.resolveSecret });
     for (const notice of report.notices) log.info(`check: ${notice}`);
     for (const issue of report.issues) log.warn(`check: ${formatIssueNamed(issue)}`);
     if (report.issues.length === 0) log.info(`check: every connection opened; the tables, columns and keys the configuration names are there`);

@@ -42,6 +42,9 @@ export interface JobPairRef {
   partner: string;
 }
 
+/** Rows a page holds when the job sets no `pageSize` (the durable path has its own default). */
+export const DEFAULT_PAGE_SIZE = 500;
+
 export interface Job {
   name: string;
   /** Jobs due in the same run execute in ascending `order`, then by name. Default 100. */
@@ -83,8 +86,11 @@ export interface Job {
   transitiveRetries?: number;
   /** Job that receives the target's response (e.g. a generated key) to write it back. */
   responseJob?: string;
-  /** Rows read per source page. Default 500. */
-  pageSize: number;
+  /**
+   * Rows read per source page. Default {@link DEFAULT_PAGE_SIZE} (500); on the durable path, where
+   * each page is one activity call, the spec's `MaxBatchSize` of 3.
+   */
+  pageSize?: number;
   /**
    * Re-read changes this many seconds behind the watermark: for stamps an application sets from
    * a clock that runs behind the source's, or a replica that applies late. Not needed for

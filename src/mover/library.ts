@@ -17,7 +17,7 @@ import { takeSnapshot } from './snapshot';
  * The mover as a library: one pass over one queue on a bus the caller has open, returning the
  * typed {@link MoverReport} (the object `--json` prints). No arguments, environment, files or
  * process: the caller has already parsed its rules and loaded its jobs. The command line, the
- * status page and the scheduled requeue are its callers (issue 22, item 3); the bus is the
+ * status page and the scheduled requeue are its callers; the bus is the
  * caller's and stays open.
  */
 export interface MoverPassOptions {

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ensureFolder } from './data-folder';
+import { sayWhenNewDataFolder } from './new-data-folder-notice';
 import { ConfigError } from './errors';
 
 /**
@@ -94,6 +95,7 @@ export function lockDataDir(dataDir: string, options: LockOptions = {}): DataDir
   const isAlive = options.isAlive ?? isAliveBySignal;
   let tookOver = false;
   if (!held.has(file)) {
+    sayWhenNewDataFolder(dir);
     ensureFolder(dir);
     const mine: LockContent = { pid: process.pid, hostname: os.hostname(), startedAt: (options.now?.() ?? new Date()).toISOString() };
     tookOver = acquire(file, dir, JSON.stringify(mine), isAlive);

@@ -1,71 +1,65 @@
-import { nextOccurrence, scheduleProblem, timeZoneProblem } from './schedule';
+import { nextOccurrence } from './schedule';
 import { ConfigValidationError, type ConfigIssue } from './config-issue';
-import { urlCredentialsProblem } from './url-credentials';
+import { APP_SETTINGS, appSettingIssues, SETTINGS_SOURCE } from './app-settings';
+import { readSetting, type AppSetting } from './setting-spec';
 
 /**
- * Checks the app settings before anything starts. An invalid `GetChangesSchedule` used to pass
+ * Checks the app settings before anything starts: each declared setting with its own schema
+ * (`app-settings.ts`), then what involves several. An invalid `GetChangesSchedule` used to pass
  * until the scheduler first used it, and then crashed the running host with a cron-parser stack
- * trace. Issues read like configuration issues: `app settings: <NAME>: <what is wrong>`.
- *
- * Not checked here: connection strings (their clients check them when the host opens them,
- * before it serves, without echoing a secret) and `HIGHWATER_LOCAL_BUS_SYNCHRONOUS` (checked
- * when the bus opens, also before anything starts).
+ * trace. Issues read like configuration issues: `app settings: <NAME>: <what is wrong>`; none
+ * shows a connection string or a URL's credentials.
  */
 
-/** The `file` of settings issues. */
-export const SETTINGS_SOURCE = 'app settings';
+const QUEUE_SETTINGS: readonly AppSetting<string>[] = [
+  APP_SETTINGS.queueHigh,
+  APP_SETTINGS.queueNormal,
+  APP_SETTINGS.queueLow,
+  APP_SETTINGS.queueTransitiveHigh,
+  APP_SETTINGS.queueTransitiveNormal,
+  APP_SETTINGS.queueTransitiveLow,
+  APP_SETTINGS.queueIgnored,
+];
 
-/** Service Bus entity names, as the local bus and Service Bus accept them. */
-const QUEUE_NAME = /^[A-Za-z0-9](?:[A-Za-z0-9._/-]{0,258}[A-Za-z0-9])?$/;
-
-/** What the validator needs: each setting's name with its (defaulted) value. */
-export interface SettingsToCheck {
-  getChangesSchedule: { name: string; value: string };
-  timeZone: { name: string; value: string };
-  /** Queue settings by name, in a fixed order (work, transitive, ignored). */
-  queues: Array<{ name: string; value: string }>;
-  /** URL settings that are set. */
-  urls: Array<{ name: string; value: string }>;
-}
-
-function scheduleIssue(schedule: string, zone: string): string | undefined {
-  const problem = scheduleProblem(schedule);
-  if (problem) return problem;
+/** The value when the setting is valid on its own (its problems are reported already), else undefined. */
+function validValue<T>(env: NodeJS.ProcessEnv, setting: AppSetting<T>): T | undefined {
   try {
-    nextOccurrence(schedule, new Date(), zone);
+    return readSetting(env, setting);
+  } catch {
     return undefined;
-  } catch (err) {
-    return `invalid NCRONTAB "${schedule}": ${(err as Error).message}`;
   }
 }
 
-/** Every problem of the settings, in the order of the checks. */
-export function settingsIssues(s: SettingsToCheck): ConfigIssue[] {
+/** Problems across settings: a schedule the time zone cannot run, a queue named by two settings. */
+function crossIssues(env: NodeJS.ProcessEnv): ConfigIssue[] {
   const issues: ConfigIssue[] = [];
-  const add = (name: string, message: string) => issues.push({ file: SETTINGS_SOURCE, path: name, message });
-  const zone = timeZoneProblem(s.timeZone.value);
-  if (zone) add(s.timeZone.name, zone);
-  const schedule = scheduleIssue(s.getChangesSchedule.value, zone ? 'UTC' : s.timeZone.value);
-  if (schedule) add(s.getChangesSchedule.name, schedule);
-  const owner = new Map<string, string>();
-  for (const { name, value } of s.queues) {
-    if (!QUEUE_NAME.test(value)) {
-      add(name, `queue name ${JSON.stringify(value)} is invalid: use 1-260 letters, digits, '.', '-', '_' or '/', starting and ending with a letter or digit`);
-      continue;
+  const add = (setting: AppSetting, message: string) => issues.push({ file: SETTINGS_SOURCE, path: setting.name, message });
+  const schedule = validValue(env, APP_SETTINGS.getChangesSchedule);
+  if (schedule !== undefined) {
+    try {
+      nextOccurrence(schedule, new Date(), validValue(env, APP_SETTINGS.timeZone) ?? 'UTC');
+    } catch (err) {
+      add(APP_SETTINGS.getChangesSchedule, `invalid NCRONTAB "${schedule}": ${(err as Error).message}`);
     }
-    const first = owner.get(value.toLowerCase());
-    if (first) add(name, `queue "${value}" is already the queue of ${first}: every queue setting needs a queue of its own`);
-    else owner.set(value.toLowerCase(), name);
   }
-  for (const { name, value } of s.urls) {
-    const problem = urlCredentialsProblem(value);
-    if (problem) add(name, problem);
+  const owner = new Map<string, string>();
+  for (const setting of QUEUE_SETTINGS) {
+    const value = validValue(env, setting);
+    if (value === undefined) continue;
+    const first = owner.get(value.toLowerCase());
+    if (first) add(setting, `queue "${value}" is already the queue of ${first}: every queue setting needs a queue of its own`);
+    else owner.set(value.toLowerCase(), setting.name);
   }
   return issues;
 }
 
+/** Every problem of the app settings in `env`, each setting's own first. */
+export function settingsIssues(env: NodeJS.ProcessEnv): ConfigIssue[] {
+  return [...appSettingIssues(env), ...crossIssues(env)];
+}
+
 /** @throws ConfigValidationError (`ConfigError`) listing every problem. */
-export function validateSettings(s: SettingsToCheck): void {
-  const issues = settingsIssues(s);
+export function validateSettings(env: NodeJS.ProcessEnv): void {
+  const issues = settingsIssues(env);
   if (issues.length > 0) throw new ConfigValidationError(issues);
 }

@@ -5,7 +5,7 @@ import { parseWatermarkType, WatermarkValue } from '../model/watermark-value';
 import type { TargetConnector } from '../../connectors/base/target-connector';
 
 /**
- * Skip-outdated (ARCHITECTURE §5.4): the change is outdated when the target record's version is
+ * Skip-outdated (docs/architecture.md, Processing): the change is outdated when the target record's version is
  * newer than the message's change tracker, compared by the job's watermark type. A target that
  * cannot tell (no version) never makes a message outdated.
  */

@@ -26,7 +26,7 @@ export type { ProcessResult } from './process-result';
 export const DEFAULT_LOCK_RENEWAL_MS = 30_000;
 
 /**
- * Applies received messages to their targets and settles each (ARCHITECTURE §5), a batch at a
+ * Applies received messages to their targets and settles each (docs/architecture.md, Processing), a batch at a
  * time: triage (what can never be applied is dead-lettered before any target call), coalescing
  * per record (the newest change wins), the stale guard (a message that comes back older than
  * a change applied since is ignored), the source check (a redelivery whose record changed at

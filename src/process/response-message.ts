@@ -6,7 +6,7 @@ import { createQueueMessage, type JsonValue, type QueueMessage } from '../model/
 import { joinSourceKey, splitSourceKey } from '../model/source-key';
 
 /**
- * Builds the message for a response job (ARCHITECTURE §5, "Response jobs"): job A wrote a record
+ * Builds the message for a response job (docs/architecture.md, Response jobs): job A wrote a record
  * into its target, which returned generated fields; the response job B writes them back into A's
  * source record. B's target key fields are matched position by position with A's source key
  * values, because B's target *is* A's source record.

@@ -1,5 +1,5 @@
 /**
- * The outage mode of a target connection (issue: long runs, item 4). A target that is down, has a
+ * The outage mode of a target connection (docs/long-runs.md). A target that is down, has a
  * wrong credential or a missing table fails every group; without this, every message would use up
  * its attempts and end dead-lettered for one broken setting. After `threshold` consecutive group
  * failures the connection is in outage: its messages are not applied but rescheduled (no attempt

@@ -1,3 +1,4 @@
+import { ServiceBusService } from '../bus/service-bus-service';
 import { configLookup } from './config-lookup';
 import type { Runtime } from './runtime';
 import type { GetChangesActivityDependencies } from '../detect/durable/get-changes-activity';
@@ -12,8 +13,7 @@ export function activityDependencies(runtime: Runtime): GetChangesActivityDepend
     config: configLookup(runtime.init),
     watermarks: runtime.watermarks,
     sources: runtime.connectors,
-    sender: runtime.sender,
-    queues: runtime.settings.queues,
+    newSender: () => new ServiceBusService({ bus: runtime.bus, queues: runtime.settings.queues }),
     metrics: runtime.metrics,
     log: runtime.log,
     unchanged: runtime.unchanged,

@@ -15,6 +15,7 @@ import { RUNS_TABLE, RunLogStore } from '../detect/run-log-store';
 import { readRunSettings } from '../detect/run-settings';
 import type { JobRunResult } from '../detect/job-run';
 import { WatermarkService } from '../detect/watermark-service';
+import { RunStateService } from '../detect/run-state-service';
 import { systemClock, type Clock } from '../platform/clock';
 import { APPLIED_HASHES_TABLE, AppliedHashStore } from '../process/applied-hash-store';
 import { APPLIED_VERSIONS_TABLE, AppliedVersionStore } from '../storage/applied-version-store';
@@ -85,6 +86,8 @@ export interface Runtime {
   readonly bus: MessageBus;
   readonly init: InitializationService;
   readonly watermarks: WatermarkService;
+  /** The runs' resume cursors, running markers and failure backoff, beside the watermarks. */
+  readonly runStates: RunStateService;
   readonly jobs: JobService;
   readonly connectors: ConnectorProvider;
   readonly detection: ProcessJobsForRetrievalInOrderService;
@@ -135,6 +138,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       : new InitializationService({ source: 'tables', storage, validateOptions });
     const lookup = configLookup(init);
     const watermarks = await WatermarkService.open(storage);
+    const runStates = await RunStateService.open(storage);
     const jobs = new JobService({ jobs: () => (init.isInitialized ? init.config.jobs : []), watermarks, timeZone: settings.timeZone });
     const connectors = new ConnectorProvider({
       registry,
@@ -162,6 +166,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       config: lookup,
       dueJobs: (now) => jobs.getJobsToRun(now),
       watermarks,
+      runStates,
       sources: connectors,
       newSender: () => new ServiceBusService({ bus: busForSenders, queues: settings.queues }),
       queueDepth: async (queue) => (await busForSenders.counts(queue)).active,
@@ -229,6 +234,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       bus,
       init,
       watermarks,
+      runStates,
       jobs,
       connectors,
       detection,

@@ -11,15 +11,12 @@ import type { MoverReport } from '../mover/report';
 import { PRIORITIES } from '../platform/queue-topology';
 
 /**
- * The scheduled requeue of parked messages (issue 19, item 5): on the schedule of the config
+ * The scheduled requeue of parked messages (docs/long-runs.md): on the schedule of the config
  * folder's requeue file, the dead-letter mover's rules run with `--apply` over the three transitive
  * queues. Each resubmission raises the message's `RequeueCount`; a message the schedule has sent
  * back `maxRequeues` times is left parked for a person (decision `capped`). Same code for the local
  * host (a loop on the schedule) and the Functions app (the RequeueParked timer).
  */
-
-/** The app setting naming the folder (relative to the app root) whose requeue file the Functions app uses. Unset: off. */
-export const REQUEUE_CONFIG_SETTING = 'HIGHWATER_REQUEUE_CONFIG';
 
 export interface RequeueDependencies {
   bus: MessageBus;

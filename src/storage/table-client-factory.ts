@@ -2,8 +2,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { TableClient, type TableServiceClientOptions } from '@azure/data-tables';
 import type { Settings } from '../platform/settings';
-import { SETTING_NAMES } from '../platform/settings';
+import { APP_SETTINGS } from '../platform/app-settings';
+import { parseSetting } from '../platform/setting-spec';
 import { ConfigError } from '../platform/errors';
+import { sayWhenNewDataFolder } from '../platform/new-data-folder-notice';
 import { AzureTableStore, type ManyLookups, PARTITIONS_IN_FLIGHT } from './azure-table-store';
 import { AZURITE_ACCOUNT_NAME, AZURITE_DEFAULT_TABLE_PORT, azuriteConnectionString, isAzuriteListening, startAzurite, type AzuriteProcess } from './azurite';
 import type { TableStorage, TableStore } from './table-store';
@@ -81,7 +83,7 @@ function fromConnectionString(
       return TableClient.fromConnectionString(connectionString, table, clientOptions(insecure, options));
     } catch {
       // The SDK's message may quote the connection string, account key included.
-      throw new ConfigError(`${SETTING_NAMES.storage} is not a valid storage connection string`);
+      throw new ConfigError(`${APP_SETTINGS.storage.name} is not a valid storage connection string`);
     }
   };
   makeClient('probe'); // fail at open, not at first use, when the string is malformed
@@ -110,19 +112,12 @@ const INSTANCE_KEYS = { partitionKey: 'instance', rowKey: 'dataDir' } as const;
 
 /** Where the local tables are kept: `HIGHWATER_LOCAL_TABLES`. @throws ConfigError naming the setting and the value. */
 export function parseLocalTables(value: string | undefined): 'azurite' | 'sqlite' {
-  if (value === undefined || value.toLowerCase() === 'azurite') return 'azurite';
-  if (value.toLowerCase() === 'sqlite') return 'sqlite';
-  throw new ConfigError(`${SETTING_NAMES.localTables}: expected azurite or sqlite, got ${JSON.stringify(value)}`);
+  return parseSetting(APP_SETTINGS.localTables, value);
 }
 
 /** `HIGHWATER_AZURITE_PORT` as a port number. @throws ConfigError naming the setting and the value. */
 export function parseAzuritePort(value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const port = Number(value);
-  if (!/^\d+$/.test(value) || port < 1 || port > 65535) {
-    throw new ConfigError(`${SETTING_NAMES.azuritePort}: expected a port number 1–65535, got ${JSON.stringify(value)}`);
-  }
-  return port;
+  return parseSetting(APP_SETTINGS.azuritePort, value);
 }
 
 /** The data folder an Azurite serves, as recorded by the Highwater that started it (undefined: none recorded). */
@@ -138,8 +133,8 @@ async function reuseLocalAzurite(port: number, dataDir: string, options: OpenTab
   if (served !== undefined && path.resolve(served) !== path.resolve(dataDir)) {
     await storage.close();
     throw new ConfigError(
-      `the Azurite at 127.0.0.1:${port} serves the data folder ${served}, not ${dataDir} (${SETTING_NAMES.dataDir}): ` +
-        `stop the host that uses it, or give this data folder its own Azurite with ${SETTING_NAMES.azuritePort}=<another port>`,
+      `the Azurite at 127.0.0.1:${port} serves the data folder ${served}, not ${dataDir} (${APP_SETTINGS.dataDir.name}): ` +
+        `stop the host that uses it, or give this data folder its own Azurite with ${APP_SETTINGS.azuritePort.name}=<another port>`,
     );
   }
   return storage;
@@ -156,7 +151,7 @@ async function openLocalAzurite(dataDir: string, settingPort: string | undefined
     const inUse = /EADDRINUSE/.test(String(err));
     throw new ConfigError(
       inUse
-        ? `port ${port} is in use by something that does not answer as Azurite: free the port or set ${SETTING_NAMES.storage}`
+        ? `port ${port} is in use by something that does not answer as Azurite: free the port or set ${APP_SETTINGS.storage.name}`
         : `could not start Azurite: ${(err as Error).message}`,
       { cause: err },
     );
@@ -202,6 +197,8 @@ export async function openTableStorage(
       (table) => new TableClient(endpoint, table, credential, clientOptions(insecure, options)),
     );
   }
+  // Local tables from here on, in the data folder.
+  sayWhenNewDataFolder(settings.dataDir);
   if (parseLocalTables(settings.localTables) === 'sqlite') {
     const fresh = !fs.existsSync(path.join(settings.dataDir, LOCAL_TABLES_FILE));
     // Loaded only here: better-sqlite3 is native, and the Functions app must load without it.
@@ -216,7 +213,7 @@ export async function openTableStorage(
   const sqliteFile = path.join(settings.dataDir, LOCAL_TABLES_FILE);
   if (fs.existsSync(sqliteFile)) {
     // A CLI command without the host's setting would read and write other tables than the host.
-    options.log?.(`${sqliteFile} exists but ${SETTING_NAMES.localTables} is not sqlite: these are Azurite's tables, not those (delete the file if it is no longer used)`);
+    options.log?.(`${sqliteFile} exists but ${APP_SETTINGS.localTables.name} is not sqlite: these are Azurite's tables, not those (delete the file if it is no longer used)`);
   }
   return openLocalAzurite(settings.dataDir, settings.azuritePort, options);
 }

@@ -1,5 +1,7 @@
 import path from 'node:path';
 import type { Settings } from '../platform/settings';
+import { APP_SETTINGS } from '../platform/app-settings';
+import { readSetting } from '../platform/setting-spec';
 import { systemClock, type Clock } from '../platform/clock';
 import { deadlineAfter } from '../platform/deadline';
 import { appInsightsLogger } from './app-insights-logger';
@@ -11,9 +13,6 @@ import type { Metrics, MetricsReader } from './metrics';
 
 /** Default time `Telemetry.close` may take in all (flush, then SDK shutdown), ms. */
 export const TELEMETRY_CLOSE_MS = 4_000;
-
-/** The app setting that switches Application Insights on (set by the Functions host in Azure). */
-export const APPINSIGHTS_CONNECTION_SETTING = 'APPLICATIONINSIGHTS_CONNECTION_STRING';
 
 export interface TelemetryOptions {
   /**
@@ -60,7 +59,7 @@ export interface Telemetry {
 export async function createTelemetry(settings: Pick<Settings, 'dataDir'>, env: NodeJS.ProcessEnv = process.env, options: TelemetryOptions = {}): Promise<Telemetry> {
   const clock = options.clock ?? systemClock;
   const baseLog = options.log ?? consoleLogger;
-  const connectionString = env[APPINSIGHTS_CONNECTION_SETTING]?.trim();
+  const connectionString = readSetting(env, APP_SETTINGS.appInsights);
   const local = (withFile: boolean) =>
     new LocalMetrics({ clock, log: baseLog, dir: withFile && options.localFile !== false ? path.join(settings.dataDir, 'metrics') : undefined });
 

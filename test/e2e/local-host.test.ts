@@ -123,7 +123,7 @@ describe('local host on the demo', () => {
     expect((await fetch(`${host.url}/api/orchestrators/instances/nope`)).status).toBe(404);
   });
 
-  // Issue 20, item 1: `npm start -- --once --reset` after a run sent 1–3 of 2,000 accounts, because
+  // `npm start -- --once --reset` after a run sent 1–3 of 2,000 accounts, because
   // the kept applied hashes called the re-created accounts unchanged.
   it('after a reset (demo databases recreated, jobs\' state cleared) syncs every account again', async () => {
     await host.stop();

@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../../src/cli/cli-error';
-import { readSettings, SETTING_NAMES, type Settings } from '../../src/platform/settings';
+import { readSettings, type Settings } from '../../src/platform/settings';
+import { APP_SETTINGS } from '../../src/platform/app-settings';
 import type { ConnectionChoice } from './options';
 
 /** The local bus database file in a data folder (the name `LocalBus.open` uses by default). */
@@ -40,7 +41,7 @@ export function settingsFor(choice: ConnectionChoice, env: NodeJS.ProcessEnv, cw
     const file = path.join(chosen.dataDir, LOCAL_BUS_FILE);
     if (!existsSync(file)) {
       throw new UsageError(
-        `no local bus at ${file}: pass --data-dir or set ${SETTING_NAMES.dataDir}; for Azure Service Bus set ${SETTING_NAMES.serviceBus} or pass --connection-env or --namespace`,
+        `no local bus at ${file}: pass --data-dir or set ${APP_SETTINGS.dataDir.name}; for Azure Service Bus set ${APP_SETTINGS.serviceBus.name} or pass --connection-env or --namespace`,
       );
     }
   }

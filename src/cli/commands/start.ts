@@ -19,9 +19,12 @@ import { DEFAULT_CONCURRENCY } from '../../host/processing-mode';
 import { lockDataDir } from '../../platform/data-dir-lock';
 import { DEFAULT_STALL_SECONDS, settledCount, waitForDrainOrStall } from '../../host/once-wait';
 import { formatWaiting, waitingReport } from '../../host/waiting-report';
+import { UsageError } from '../cli-error';
 
 export interface HostCommandOptions {
   config: string;
+  /** Read the configuration tables (filled by `highwater config push`) instead of the `config` folder. */
+  tables?: boolean;
   once?: boolean;
   port: number;
   /** Seconds `--once` waits for the queues to drain. */
@@ -60,8 +63,12 @@ export function registerStartCommands(program: Command): void {
     program
       .command('start')
       .description('run the local host: GetChanges on its schedule, the HTTP functions, the queue processors')
-      .option('--config <dir>', 'configuration folder', 'config'),
-  ).action(async (opts: HostCommandOptions) => {
+      .option('--config <dir>', 'configuration folder', 'config')
+      .option('--tables', 'read the configuration from the configuration tables (filled by `highwater config push`) instead of a folder'),
+  ).action(async (opts: HostCommandOptions, command: Command) => {
+    if (opts.tables && command.getOptionValueSource('config') === 'cli') {
+      throw new UsageError('--tables and --config exclude each other: --tables reads the configuration tables, --config a folder');
+    }
     process.exitCode = await runHost(opts);
   });
 }
@@ -82,7 +89,7 @@ export async function runHost(opts: HostCommandOptions): Promise<number> {
   applyLocalHostGcFlags();
   const settings = readSettings();
   const log = consoleLogger;
-  const configDir = path.resolve(opts.config);
+  const configDir = opts.tables ? undefined : path.resolve(opts.config);
   const began = Date.now();
   // Held until the host holds it: --reset must not delete the bus of another host on this folder.
   const lock = opts.resetState ? lockDataDir(settings.dataDir) : undefined;
@@ -90,7 +97,7 @@ export async function runHost(opts: HostCommandOptions): Promise<number> {
     for (const suffix of ['', '-wal', '-shm']) rmSync(path.join(settings.dataDir, 'bus.sqlite') + suffix, { force: true });
   }
   const host: LocalHost = await startLocalHost({
-    configDir,
+    ...(configDir === undefined ? {} : { configDir }),
     port: opts.port,
     settings,
     noSchedule: opts.once,
@@ -98,7 +105,7 @@ export async function runHost(opts: HostCommandOptions): Promise<number> {
     concurrency: opts.concurrency,
     ...(opts.resetState ? { beforeStart: async (runtime: Runtime) => log.info(await resetJobsState(runtime)) } : {}),
   }).finally(() => lock?.release());
-  log.info(`Highwater local host on ${host.url} — config ${path.relative(process.cwd(), configDir) || '.'}, tables: ${host.runtime.storage.description}, bus: ${describeBus(settings)}`);
+  log.info(`Highwater local host on ${host.url} — config ${configDir === undefined ? 'from the configuration tables' : path.relative(process.cwd(), configDir) || '.'}, tables: ${host.runtime.storage.description}, bus: ${describeBus(settings)}`);
   // Live: a job's detected and sent counts grow in the progress line while it reads.
   const live = withLiveRuns(host.stats, host.runtime.detection);
   const stopProgress = startProgress(live.view, host.runtime.clock, (line) => console.log(line), { idle: () => workQueuesIdle(host) });
@@ -132,7 +139,7 @@ export async function workQueuesIdle(host: Pick<LocalHost, 'processors' | 'runti
 /**
  * Forgets what the configured jobs have done, before anything runs: watermarks (and last runs),
  * applied hashes and recorded deletions. Kept, any of them makes the re-created records look
- * sent already (issue 20: the demo's `--reset` sent 3 of 2,000 accounts). @returns a notice.
+ * sent already (the demo's `--reset` once sent 3 of 2,000 accounts). @returns a notice.
  */
 export async function resetJobsState(runtime: Pick<Runtime, 'init' | 'watermarks' | 'storage' | 'couplings'>): Promise<string> {
   const names = runtime.init.config.jobs.map((job) => job.name);

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { Settings } from '../../platform/settings';
-import { SETTING_NAMES } from '../../platform/settings';
+import { APP_SETTINGS } from '../../platform/app-settings';
 import type { TableStorage } from '../../storage/table-store';
 import { UsageError } from '../cli-error';
 import { defaultStorageCommandDeps, type StorageCommandDeps } from './config';
@@ -72,13 +72,13 @@ export function registerTablesCommands(program: Command, deps: StorageCommandDep
   const tables = program.command('tables').description('move the local tables between Azurite and SQLite');
   tables
     .command('copy')
-    .description(`copy every table from the other local store into an empty one (then set ${SETTING_NAMES.localTables})`)
+    .description(`copy every table from the other local store into an empty one (then set ${APP_SETTINGS.localTables.name})`)
     .requiredOption('--to <place>', `where to: ${PLACES.join(' or ')}`)
     .action(async (options: { to: string }) => {
       const to = place(options.to);
       const from: Place = to === 'sqlite' ? 'azurite' : 'sqlite';
       const settings = deps.settings();
-      const set = settings.storageConnectionString ? SETTING_NAMES.storage : settings.tablesEndpoint ? SETTING_NAMES.tablesEndpoint : undefined;
+      const set = settings.storageConnectionString ? APP_SETTINGS.storage.name : settings.tablesEndpoint ? APP_SETTINGS.tablesEndpoint.name : undefined;
       if (set) throw new UsageError(`tables copy moves the local tables, but ${set} is set: unset it to copy between the local Azurite and SQLite`);
       // Loaded on use, as the stores are: every CLI start registers this command.
       const { LOCAL_TABLES_FILE } = await import('../../storage/sqlite-table-storage');
@@ -91,7 +91,7 @@ export function registerTablesCommands(program: Command, deps: StorageCommandDep
         const destination = await open(to);
         try {
           for (const { table, rows } of await copyTables(source, destination, await highwaterTables())) deps.print(`${table}: ${rows} row${rows === 1 ? '' : 's'}`);
-          deps.print(`copied from ${source.description} to ${destination.description}; now set ${SETTING_NAMES.localTables}=${to}`);
+          deps.print(`copied from ${source.description} to ${destination.description}; now set ${APP_SETTINGS.localTables.name}=${to}`);
         } finally {
           await destination.close();
         }

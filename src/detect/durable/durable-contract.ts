@@ -1,5 +1,5 @@
 /**
- * The durable detection path (ARCHITECTURE §4): names and the JSON shapes that cross the
+ * The durable detection path (docs/architecture.md, Detection): names and the JSON shapes that cross the
  * Durable Task engine (orchestration input/output, activity input/output). Everything here is
  * serialized by the engine between steps, so it holds plain JSON only.
  */
@@ -10,7 +10,7 @@ export const JOB_STATE_ENTITY = 'JobState';
 /** One entity instance holds the in-progress set of all jobs. */
 export const JOB_STATE_KEY = 'jobs';
 
-/** Records read per activity call (the spec's `MaxBatchSize`). */
+/** Records read per activity call when the job sets no `pageSize` (the spec's `MaxBatchSize`). */
 export const MAX_BATCH_SIZE = 3;
 
 /** Orchestration input: the jobs to run, in order (resolved by the starter). */

@@ -1,17 +1,16 @@
-import type { RefusedMessage, SourceConnector, SourcePage } from '../../../connectors/base/source-connector';
+import type { SourceConnector, SourcePage } from '../../../connectors/base/source-connector';
 import { PermanentError } from '../../platform/errors';
 import type { Job } from '../../model/job';
 import type { Mapping } from '../../model/mapping';
-import type { QueueMessage } from '../../model/queue-message';
 import type { WatermarkStore } from '../../model/watermark-record';
 import { WatermarkValue } from '../../model/watermark-value';
 import type { Logger } from '../../telemetry/logger';
 import { METRIC_NAMES, type Metrics } from '../../telemetry/metrics';
-import type { UnchangedCheck } from '../detection-dependencies';
+import type { BatchingSender, UnchangedCheck } from '../detection-dependencies';
+import { totalSent } from '../job-run';
+import { processPage, watermarkAdvancer, type PageCounts } from '../process-page';
 import { MAX_BATCH_SIZE, type JobActivityResult } from './durable-contract';
 import { parseActivityParam } from './durable-payloads';
-import { recordSkippedRow, sendOrSkip } from '../skipped-rows';
-import type { QueueNames } from '../../platform/queue-topology';
 
 export interface GetChangesActivityDependencies {
   config: {
@@ -22,20 +21,20 @@ export interface GetChangesActivityDependencies {
   /** Read on the first page only (the durable path never writes it). */
   watermarks: Pick<WatermarkStore, 'getWatermarkByJobName'>;
   sources: { source(connectionName: string): Promise<SourceConnector> };
-  /** Sends one message now (ServiceBusService.sendMessage). */
-  sender: { sendMessage(queue: string, message: QueueMessage): Promise<void> };
-  queues: QueueNames;
+  /** A fresh sender per page (a ServiceBusService), so that one page's batches and failures stay its own. */
+  newSender(): BatchingSender;
   metrics: Metrics;
   log: Logger;
   /** `skipUnchanged` jobs: changes equal to what was last applied are not sent. */
   unchanged?: UnchangedCheck;
-  /** Records per page. Default {@link MAX_BATCH_SIZE} (3). */
+  /** Records per page, over the job's `pageSize`. Default: the job's, else {@link MAX_BATCH_SIZE} (3). */
   pageSize?: number;
 }
 
 /**
- * `GetChangesActivity`: reads one page of a job's changes (at most `MaxBatchSize` records,
- * continuing after `param.cursor`) and sends each record to the job's work queue. The watermark
+ * `GetChangesActivity`: reads one page of a job's changes (at most the job's `pageSize`
+ * records, else `MaxBatchSize`; continuing after `param.cursor`) and sends them to the job's work queue in batches, as the
+ * timer's runs do (process-page.ts), every batch sent before it returns. The watermark
  * is advanced in the result but never persisted (spec); a job that breaks off is read again from
  * the stored watermark by the next run, and broker duplicate detection drops the resends.
  * @throws PermanentError for invalid input, an unknown job or mapping; errors of the source or
@@ -58,7 +57,7 @@ export async function runGetChangesActivity(deps: GetChangesActivityDependencies
   const advanced = WatermarkValue.initialize(job.watermark.type, param.watermark ?? startWatermark, warn, job.name);
 
   const source = await deps.sources.source(job.source);
-  const page = await firstPage(source.retrieveChanges(mapping, job, lowerBound, { pageSize: deps.pageSize ?? MAX_BATCH_SIZE, cursor: param.cursor }));
+  const page = await firstPage(source.retrieveChanges(mapping, job, lowerBound, { pageSize: deps.pageSize ?? job.pageSize ?? MAX_BATCH_SIZE, cursor: param.cursor }));
   const result: JobActivityResult = {
     jobName: job.name,
     page: param.pageNumber,
@@ -72,30 +71,14 @@ export async function runGetChangesActivity(deps: GetChangesActivityDependencies
   };
   if (!page) return result;
 
-  const queue = deps.queues.work[job.priority];
-  const unchanged = job.skipUnchanged && deps.unchanged ? await deps.unchanged.unchanged(job, page.messages) : new Set<QueueMessage>();
-  for (const stamp of page.timeStamps) {
-    advanced.advance(stamp.changeTracker);
-    result.detected++;
-  }
-  for (const row of page.skipped ?? []) {
-    result.detected++;
-    recordSkippedRow(result, job, row, deps.log);
-    advanced.advance(row.changeTracker);
-  }
-  const refused: RefusedMessage[] = [];
-  for (const message of page.messages) {
-    result.detected++;
-    if (resync !== null) message.resync = resync;
-    if (!unchanged.has(message)) {
-      const error = await sendOrSkip(() => deps.sender.sendMessage(queue, message), message, job, result, deps.log);
-      if (error === undefined) result.sent++;
-      else refused.push({ message, error });
-    }
-    advanced.advance(message.changeTracker);
-  }
-  // Every message is sent (one by one, above): a source that hands out work may mark the page done.
-  if (source.acknowledge) await source.acknowledge(page, refused);
+  const counts: PageCounts = { detected: 0, timeStamps: 0 };
+  const sender = deps.newSender();
+  const step = { job, source, sender, resync: resync ?? undefined, unchanged: deps.unchanged, counts, advance: watermarkAdvancer(advanced), log: deps.log };
+  await processPage(step, page);
+  await sender.flushBatch();
+  result.sent = totalSent({ sentByQueue: sender.sentCounts() });
+  result.detected = counts.detected;
+  if (counts.skipped !== undefined) Object.assign(result, { skipped: counts.skipped, skippedRows: counts.skippedRows });
   result.watermark = advanced.value;
   deps.metrics.track(METRIC_NAMES.changesDetected, result.detected, { job: job.name });
   return result;

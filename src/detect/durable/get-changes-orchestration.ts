@@ -57,7 +57,7 @@ const RENEW_AFTER_MS = JOB_LEASE_MS / 4;
 export const PAGES_PER_GENERATION = 100;
 
 /**
- * `GetChangesOrchestrator` (ARCHITECTURE §4). Per job, in input order: `InProgress` → skip, else
+ * `GetChangesOrchestrator` (docs/architecture.md, Detection). Per job, in input order: `InProgress` → skip, else
  * `Add`, then `GetChangesActivity` page by page until `hasMoreRecord` is false, then `Remove` —
  * in every exit path, also when a page fails. A failed job does not stop the jobs after it.
  * The job is held under a lease (job-state.ts), renewed between pages once a quarter of it has

@@ -26,8 +26,8 @@ export const JOB_STATE_OPERATIONS = ['InProgress', 'Add', 'Renew', 'Remove'] as 
 export type JobStateOperation = (typeof JOB_STATE_OPERATIONS)[number];
 
 /**
- * How long a lease holds without renewal: one hour. Far above one activity call (a page of
- * `MAX_BATCH_SIZE` records, bounded by the Functions timeout), so a live run never loses it;
+ * How long a lease holds without renewal: one hour. Far above one activity call (a page of the
+ * job's `pageSize` records, else `MAX_BATCH_SIZE`, bounded by the Functions timeout), so a live run never loses it;
  * short enough that a terminated run's job runs again the same hour.
  */
 export const JOB_LEASE_MS = 60 * 60_000;

@@ -46,7 +46,7 @@ export interface StatusSources {
   subscriptions?: Pick<SubscriptionKeeper, 'known'>;
 }
 
-export type StatusStats = Pick<HostStats, 'startedAt' | 'processed' | 'recentRuns' | 'recentProcessed' | 'failuresByMessage'>;
+export type StatusStats = Pick<HostStats, 'startedAt' | 'processed' | 'attemptCount' | 'recentRuns' | 'recentProcessed' | 'failuresByMessage'>;
 
 /** Rows of recent runs shown on the page (no-op runs of a job collapse into one). */
 const RECENT_RUNS = 20;
@@ -101,6 +101,7 @@ export async function buildStatus(sources: StatusSources, stats: StatusStats): P
     targetRecoveries: (sources.targetHealth?.recoveries?.(now) ?? []).map((r) => ({ connection: r.connection, until: r.until.toISOString() })),
     queues,
     processedTotals,
+    attemptTotal: stats.attemptCount(),
     recentRuns,
     failures: failureGroups(stats, deadLetters).slice(0, FAILURE_GROUPS),
     throughput: throughput.buckets,
@@ -176,9 +177,9 @@ async function queueStatuses(sources: StatusSources, stats: StatusStats): Promis
       for (const [outcome, n] of stats.processed.get(queue) ?? []) processed[outcome] = n;
       try {
         const counts = await sources.bus.counts(queue);
-        return { queue, role, active: counts.active, scheduled: counts.scheduled, deadLetter: counts.deadLetter, processed };
+        return { queue, role, active: counts.active, scheduled: counts.scheduled, deadLetter: counts.deadLetter, processed, attempts: stats.attemptCount(queue) };
       } catch (err) {
-        return { queue, role, active: null, scheduled: null, deadLetter: null, processed, problem: errorMessage(err) };
+        return { queue, role, active: null, scheduled: null, deadLetter: null, processed, attempts: stats.attemptCount(queue), problem: errorMessage(err) };
       }
     }),
   );
@@ -218,15 +219,16 @@ function failureGroups(stats: StatusStats, deadLetters: readonly ParkedGroup[]):
     const key = normalizeErrorMessage(f.error);
     const group = groups.get(key);
     if (!group) {
-      groups.set(key, { error: key, count: f.count, deadLettered: 0, lastAt: f.lastAt.toISOString(), jobs: f.jobs });
+      groups.set(key, { error: key, count: f.count, messages: f.messages, deadLettered: 0, lastAt: f.lastAt.toISOString(), jobs: f.jobs });
       continue;
     }
     group.count += f.count;
+    group.messages += f.messages;
     if (group.lastAt === null || f.lastAt.toISOString() > group.lastAt) group.lastAt = f.lastAt.toISOString();
     group.jobs = [...new Set([...group.jobs, ...f.jobs])].sort();
   }
   for (const d of deadLetters) {
-    const group = groups.get(d.reason) ?? { error: d.reason, count: 0, deadLettered: 0, lastAt: null, jobs: [] };
+    const group = groups.get(d.reason) ?? { error: d.reason, count: 0, messages: 0, deadLettered: 0, lastAt: null, jobs: [] };
     group.deadLettered += d.count;
     group.jobs = [...new Set([...group.jobs, ...d.jobs])].sort();
     groups.set(d.reason, group);

@@ -32,7 +32,7 @@ export function throughputChart(buckets: readonly ThroughputBucket[]): string {
     });
     const total = OUTCOMES.reduce((n, o) => n + bucket.counts[o], 0);
     const detail = OUTCOMES.filter((o) => bucket.counts[o] > 0).map((o) => `${bucket.counts[o]} ${o}`).join(', ');
-    const title = `${formatTime(bucket.start)}: ${total} processed${detail ? ` (${detail})` : ''}`;
+    const title = `${formatTime(bucket.start)}: ${total} attempts${detail ? ` (${detail})` : ''}`;
     return `<g class="bar" data-start="${escapeHtml(bucket.start)}" data-total="${total}"><title>${escapeHtml(title)}</title>` +
       `<rect x="${(i * slot).toFixed(1)}" y="0" width="${slot.toFixed(1)}" height="${plot}" fill="transparent"/>${parts.join('')}</g>`;
   });
@@ -41,7 +41,7 @@ export function throughputChart(buckets: readonly ThroughputBucket[]): string {
     `<text x="0" y="${HEIGHT - 4}" font-size="11" fill="#57606a">-${buckets.length} min</text>` +
     `<text x="${WIDTH}" y="${HEIGHT - 4}" font-size="11" fill="#57606a" text-anchor="end">now</text>` +
     `<text x="4" y="12" font-size="11" fill="#57606a">max ${max}/min</text>`;
-  return `<svg id="throughput-chart" role="img" aria-label="Processed messages per minute, last hour" viewBox="0 0 ${WIDTH} ${HEIGHT}" width="${WIDTH}" height="${HEIGHT}">${bars.join('')}${axis}</svg>`;
+  return `<svg id="throughput-chart" role="img" aria-label="Processing attempts per minute, last hour" viewBox="0 0 ${WIDTH} ${HEIGHT}" width="${WIDTH}" height="${HEIGHT}">${bars.join('')}${axis}</svg>`;
 }
 
 /** Horizontal bars: processed messages per outcome over the last hour. */

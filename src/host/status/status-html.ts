@@ -1,6 +1,6 @@
 import { escapeHtml as e, formatSeconds, formatTime, layout } from './html';
 import { outcomesChart, throughputChart } from './status-charts';
-import { OUTCOMES, type IncidentStatus, type JobStatus, type QueueStatus, type RunStatus, type StatusModel } from './status-model';
+import { ENDED, OUTCOMES, type IncidentStatus, type JobStatus, type QueueStatus, type RunStatus, type StatusModel } from './status-model';
 import type { PushStatus } from './push-status';
 import { conflictsSection } from './conflict-status';
 import { statusScript } from './status-script';
@@ -99,20 +99,22 @@ function queuesSection(model: StatusModel): string {
 <td>${e(q.queue)}${q.problem ? `<div class="problem">${e(q.problem)}</div>` : ''}</td><td>${e(q.role)}</td>
 <td class="num">${count(q.active)}</td><td class="num">${count(q.scheduled)}</td>
 <td class="num">${q.deadLetter ? `<a href="/dead-letters#dl-${e(q.queue)}">${q.deadLetter}</a>` : count(q.deadLetter)}</td>
-${OUTCOMES.map((o) => `<td class="num">${q.processed[o]}</td>`).join('')}</tr>`,
+${ENDED.map((o) => `<td class="num">${q.processed[o]}</td>`).join('')}<td class="num" data-attempts="${q.attempts}">${q.attempts}</td></tr>`,
   );
-  const totals = OUTCOMES.map((o) => `<td class="num ${o}" data-total-outcome="${o}">${model.processedTotals[o]}</td>`).join('');
+  const totals =
+    ENDED.map((o) => `<td class="num ${o}" data-total-outcome="${o}">${model.processedTotals[o]}</td>`).join('') +
+    `<td class="num" data-total-attempts="${model.attemptTotal}">${model.attemptTotal}</td>`;
   return `<section id="queues"><h2>Queues</h2><table>
 <thead><tr><th>Queue</th><th>Role</th><th class="num">Active</th><th class="num">Scheduled</th><th class="num">Dead-letter</th>
-${OUTCOMES.map((o) => `<th class="num">${o}</th>`).join('')}</tr></thead>
-<tbody>${rows.join('\n')}</tbody><tfoot><tr><th colspan="5">Processed since start</th>${totals}</tr></tfoot></table></section>`;
+${ENDED.map((o) => `<th class="num" title="messages that ended ${o}, each once">${o}</th>`).join('')}<th class="num" title="every processing, retries and deferrals included">Attempts</th></tr></thead>
+<tbody>${rows.join('\n')}</tbody><tfoot><tr><th colspan="5">Messages processed since start (each once, by how it ended)</th>${totals}</tr></tfoot></table></section>`;
 }
 
 function chartsSection(model: StatusModel): string {
   const note =
     model.throughputSource === 'hostStats' ? '<p class="muted">From the host\'s recent list (bounded): busy periods are undercounted.</p>' : '';
-  return `<section id="charts"><h2>Last hour</h2><p>${model.detectedLastHour} changes detected · ${OUTCOMES.reduce((n, o) => n + outcomeTotals(model.throughput)[o], 0)} messages processed</p>
-<div class="charts"><figure><figcaption>Processed per minute</figcaption>${throughputChart(model.throughput)}</figure>
+  return `<section id="charts"><h2>Last hour</h2><p>${model.detectedLastHour} changes detected · ${OUTCOMES.reduce((n, o) => n + outcomeTotals(model.throughput)[o], 0)} processing attempts</p>
+<div class="charts"><figure><figcaption>Attempts per minute</figcaption>${throughputChart(model.throughput)}</figure>
 <figure><figcaption>Outcomes</figcaption>${outcomesChart(outcomeTotals(model.throughput))}</figure></div>${note}</section>`;
 }
 
@@ -133,10 +135,10 @@ function runsSection(runs: readonly RunStatus[]): string {
 function failuresSection(model: StatusModel): string {
   const rows = model.failures.map(
     (f) =>
-      `<tr data-failure-count="${f.count}" data-dead-lettered="${f.deadLettered}"><td class="num">${f.count}</td><td class="num">${f.deadLettered ? `<a href="/dead-letters">${f.deadLettered}</a>` : 0}</td><td>${e(f.error)}</td><td>${e(f.jobs.join(', '))}</td><td>${e(formatTime(f.lastAt))}</td></tr>`,
+      `<tr data-failure-count="${f.count}" data-failure-messages="${f.messages}" data-dead-lettered="${f.deadLettered}"><td class="num">${f.messages}</td><td class="num">${f.count}</td><td class="num">${f.deadLettered ? `<a href="/dead-letters">${f.deadLettered}</a>` : 0}</td><td>${e(f.error)}</td><td>${e(f.jobs.join(', '))}</td><td>${e(formatTime(f.lastAt))}</td></tr>`,
   );
   return `<section id="failures"><h2>Recent failures by error</h2><table>
-<thead><tr><th class="num" title="failed processings this host saw recently">Failed</th><th class="num" title="messages with this error waiting in dead-letter subqueues">Dead-lettered</th><th>Error</th><th>Jobs</th><th>Last</th></tr></thead>
-<tbody>${rows.join('\n') || '<tr><td colspan="5" class="muted">No failures.</td></tr>'}</tbody></table>
+<thead><tr><th class="num" title="messages that failed in this host recently">Messages</th><th class="num" title="their failed attempts (a retried message fails more than once)">Failed attempts</th><th class="num" title="messages with this error waiting in dead-letter subqueues">Dead-lettered</th><th>Error</th><th>Jobs</th><th>Last</th></tr></thead>
+<tbody>${rows.join('\n') || '<tr><td colspan="6" class="muted">No failures.</td></tr>'}</tbody></table>
 <p><a href="/dead-letters">Dead letters and parked messages →</a></p></section>`;
 }

@@ -30,8 +30,10 @@ export interface StatusModel {
   /** Target connections back from an outage whose deferred messages are still to come back (by `until`). */
   targetRecoveries: TargetRecoveryStatus[];
   queues: QueueStatus[];
-  /** Processed since the host started, per outcome. */
+  /** Messages that ended since the host started, per outcome (each once, however many attempts it took). */
   processedTotals: Record<ProcessOutcome, number>;
+  /** Attempts since the host started: every processing, retries and deferrals included. */
+  attemptTotal: number;
   /** Newest first. */
   recentRuns: RunStatus[];
   /** Recent failures grouped by error message, most frequent first. */
@@ -106,8 +108,10 @@ export interface QueueStatus {
   active: number | null;
   scheduled: number | null;
   deadLetter: number | null;
-  /** Processed by this host from this queue, per outcome. */
+  /** Messages of this queue that ended in this host, per outcome (each once). */
   processed: Record<ProcessOutcome, number>;
+  /** Attempts of this host on this queue's messages (retries and deferrals included). */
+  attempts: number;
   problem?: string;
 }
 
@@ -131,8 +135,10 @@ export interface RunStatus {
 
 export interface FailureGroup {
   error: string;
-  /** Failed processings seen by this host recently (bounded list). */
+  /** Failed attempts seen by this host recently (bounded list). */
   count: number;
+  /** Distinct messages among those attempts. */
+  messages: number;
   /** Messages with this error waiting in dead-letter subqueues now (peeked, so at most the peek limit per queue). */
   deadLettered: number;
   /** Last failure seen by this host; null when the group is known from dead letters only. */
@@ -147,6 +153,9 @@ export interface ThroughputBucket {
 }
 
 export const OUTCOMES: readonly ProcessOutcome[] = ['Success', 'Superseded', 'Deferred', 'Transitive', 'Ignored', 'Failed'];
+
+/** The outcomes a message can end with (a deferral always brings it back): the columns of messages processed. */
+export const ENDED: readonly ProcessOutcome[] = OUTCOMES.filter((o) => o !== 'Deferred');
 
 export function zeroOutcomes(): Record<ProcessOutcome, number> {
   return { Success: 0, Superseded: 0, Deferred: 0, Transitive: 0, Ignored: 0, Failed: 0 };

@@ -13,7 +13,7 @@ export type FailureDisposition =
   | 'exhausted';
 
 /**
- * The spec's failure paths as one pure decision (ARCHITECTURE §5.6): a missing dependency parks,
+ * The spec's failure paths as one pure decision (docs/architecture.md, Processing): a missing dependency parks,
  * after the job's opt-in `transitiveRetries`; what can never succeed is dead-lettered at once; a
  * configuration error (a rejected credential, a missing table) and anything transient is retried
  * until `maxAttempts`, because fixing the setting or waiting makes it pass.

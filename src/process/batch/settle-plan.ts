@@ -23,7 +23,7 @@ export interface SettlePlan {
 }
 
 /**
- * Turns a verdict into its settlement (ARCHITECTURE §5.6): applied and superseded messages are
+ * Turns a verdict into its settlement (docs/architecture.md, Processing): applied and superseded messages are
  * completed (a response message sent first); outdated ones copied to `sbqignored`; failures go by
  * {@link dispositionFor}: a retry is a copy in the same queue scheduled for the next attempt
  * (`retryAt`), a park a copy in the transitive queue, otherwise dead-letter.

@@ -21,7 +21,7 @@ export interface MessageBusFixture {
   bus: MessageBus;
   /**
    * Creates (or declares) a fresh, empty queue and returns its name; `suffix` helps to tell
-   * queues apart in failures. Options not given take the defaults of ARCHITECTURE.md §7: lock
+   * queues apart in failures. Options not given take the queue defaults of docs/architecture.md: lock
    * 60 s, max delivery count 10, TTL 14 days, dead-lettering on expiration, duplicate
    * detection on with a 10-minute window, 256 KiB message size limit.
    */

@@ -7,7 +7,7 @@ import { Workload } from '../convergence/support/workload';
 import { OUTBOX_ROUND_KINDS, ROUND_KINDS, runRound, type RoundKind, type RoundRecord } from './support/crash-rounds';
 
 /**
- * Crash tests (issue 11, item 2): the local host runs as a child process and is killed with
+ * Crash tests: the local host runs as a child process and is killed with
  * SIGKILL round after round — at random moments and at exact points (during detection, between
  * the last batch send and the watermark write, after an upsert before its completion) — and the
  * dead-letter mover is killed between a resubmission and the removal of its original, while a

@@ -9,7 +9,7 @@ import { readTextFile } from '../../../src/platform/read-text-file';
 import { loadRulesFile } from '../../../tools/dead-letter-mover/rules-file';
 
 /**
- * Issue 21 item 10, hangs: a FIFO as `jobs.yaml` hung `config validate`; `--rules <fifo>` kept the
+ * Hangs: a FIFO as `jobs.yaml` hung `config validate`; `--rules <fifo>` kept the
  * mover blocked (and deaf to SIGTERM) for minutes; a data folder under /proc made the bus spin in
  * mkdir; a data folder that is a file said `EEXIST: file already exists`. Each now ends at once
  * with a message naming the file and what is wrong.

@@ -3,7 +3,7 @@ import { LocalHttpServer } from '../../../src/host/http-server';
 import { silentLogger } from '../../../src/telemetry/logger';
 
 /**
- * Issue 21 item 5, DNS rebinding: a page on another site whose name resolves to 127.0.0.1 sends
+ * DNS rebinding: a page on another site whose name resolves to 127.0.0.1 sends
  * its own name in Host. The local host answers only its loopback names (with its port): 421
  * otherwise, on every route and method, before any handler runs.
  */

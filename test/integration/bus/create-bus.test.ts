@@ -44,8 +44,11 @@ describe('createBus: HIGHWATER_LOCAL_BUS_SYNCHRONOUS', () => {
   });
 
   it('any other value is refused, naming the setting, before a bus file exists', async () => {
-    await expect(createBus(readSettings({ HIGHWATER_DATA_DIR: dataDir, HIGHWATER_LOCAL_BUS_SYNCHRONOUS: 'fast' }))).rejects.toThrow(
-      'HIGHWATER_LOCAL_BUS_SYNCHRONOUS must be NORMAL or FULL, got "fast"',
+    expect(() => readSettings({ HIGHWATER_DATA_DIR: dataDir, HIGHWATER_LOCAL_BUS_SYNCHRONOUS: 'fast' })).toThrow(
+      'app settings: HIGHWATER_LOCAL_BUS_SYNCHRONOUS: must be NORMAL or FULL, got "fast"',
+    );
+    await expect(createBus({ ...readSettings({ HIGHWATER_DATA_DIR: dataDir }), localBusSynchronous: 'fast' })).rejects.toThrow(
+      'HIGHWATER_LOCAL_BUS_SYNCHRONOUS: must be NORMAL or FULL, got "fast"',
     );
     expect(existsSync(path.join(dataDir, 'bus.sqlite'))).toBe(false);
     expect(() => localBusSynchronous('OFF')).toThrow(expect.objectContaining({ name: 'BusError', code: 'InvalidArgument' }));

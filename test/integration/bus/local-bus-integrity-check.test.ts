@@ -6,7 +6,7 @@ import { LocalBus } from '../../../src/bus/local/local-bus';
 import type { LocalBusOptions } from '../../../src/bus/local/options';
 
 /**
- * Issue 21 item 2: a damaged page of the FIFO index used to be found by the first receive only
+ * A damaged page of the FIFO index used to be found by the first receive only
  * (the host started and said it was healthy). The file is checked when it is opened.
  */
 describe('local bus: integrity check at open', () => {

@@ -5,7 +5,7 @@ import { MoverFixture, text } from '../tools/dead-letter-mover/mover-fixture';
 import { DEFAULT_QUEUES } from '../../../src/platform/queue-topology';
 
 /**
- * Issue 21 item 1: a local-bus row that cannot be decoded is dead-lettered alone, naming the
+ * A local-bus row that cannot be decoded is dead-lettered alone, naming the
  * defect; the messages claimed with it are delivered; the mover and the dead-letter report list
  * and move what is readable. Rows are damaged with plain SQL, as the attack did.
  */

@@ -126,7 +126,7 @@ describe('highwater config', () => {
     expect(await loadConfigFolder(target)).toEqual(pushed);
   });
 
-  it('push stores file paths resolved; pull writes them relative to the folder when the file is inside it (issue 20, item 9)', async () => {
+  it('push stores file paths resolved; pull writes them relative to the folder when the file is inside it', async () => {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'hw-cli-rebase-'));
     dirs.push(root);
     const authored = path.join(root, 'authored');
@@ -145,7 +145,7 @@ describe('highwater config', () => {
     expect(out).toEqual(['no changes']);
   });
 
-  it('validate warns about a file a connection names that does not exist, and says so in --json (issue 20, items 9 and 10)', async () => {
+  it('validate warns about a file a connection names that does not exist, and says so in --json', async () => {
     const dir = configDir();
     expect(await runCli(['config', 'validate', '--config', dir])).toBe(0);
     expect(out).toEqual([`${dir}: valid (2 connections, 1 mapping, 1 job)`]);

@@ -8,7 +8,7 @@ import { stringify } from 'yaml';
 import { startTestAzurite, type TestAzurite } from '../../support/azurite';
 
 /**
- * Issue 20, item 2: `highwater run JOB --dry-run --limit 2000 --json | wc -c` printed 65536 (the
+ * `highwater run JOB --dry-run --limit 2000 --json | wc -c` printed 65536 (the
  * pipe's buffer) and exited 0. The real CLI in a child process, its stdout a real pipe to a reader
  * that sleeps before reading: everything written must arrive.
  */

@@ -7,7 +7,7 @@ import { openTableStorage } from '../../../src/storage/table-client-factory';
 import type { TableStorage } from '../../../src/storage/table-store';
 
 /**
- * Issue 20, item 3: with one host's Azurite on 10002, `HIGHWATER_DATA_DIR=/other highwater
+ * With one host's Azurite on 10002, `HIGHWATER_DATA_DIR=/other highwater
  * watermark list` printed the first instance's watermarks. The local Azurite's port is a setting
  * (`HIGHWATER_AZURITE_PORT`), and an Azurite started for another data folder is refused.
  */
@@ -71,5 +71,5 @@ it('refuses a HIGHWATER_AZURITE_PORT that is not a port', async () => {
   process.env.HIGHWATER_DATA_DIR = path.join(root, 'first');
   process.env.HIGHWATER_AZURITE_PORT = '99999';
   expect(await runCli(['watermark', 'list'])).toBe(1);
-  expect(err).toEqual(['error: HIGHWATER_AZURITE_PORT: expected a port number 1–65535, got "99999"']);
+  expect(err).toEqual(['error: app settings: HIGHWATER_AZURITE_PORT: expected a port number 1–65535, got "99999"']);
 });

@@ -1,4 +1,3 @@
-import { isRunStateStore } from '../../../src/detect/run-state';
 import { HostStats } from '../../../src/host/host-stats';
 import { buildStatus } from '../../../src/host/status/build-status';
 import { accountJob, accountMapping, accountRows, createAccounts } from './detect-rig';
@@ -17,8 +16,7 @@ describeEngine('sqlite')('failure backoff', () => {
     await createAccounts(suite.db, 'flaky');
     await suite.db.insert('flaky', accountRows('F', 1, 3, 0, 1));
     const rig = await suite.open({ mappings: [accountMapping('flaky', 'flaky')], jobs: [accountJob('flaky', 'flaky')] });
-    const store = rig.runtime.watermarks;
-    if (!isRunStateStore(store)) throw new Error('the watermark service keeps run state');
+    const store = rig.runtime.runStates;
 
     rig.bus.arm(0);
     const [first] = await rig.runtime.detection.execute();

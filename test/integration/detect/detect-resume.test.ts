@@ -1,5 +1,4 @@
 import type { QueueMessage } from '../../../src/model/queue-message';
-import { isRunStateStore } from '../../../src/detect/run-state';
 import { accountJob, accountMapping, accountRows, createAccounts } from './detect-rig';
 import { detectSuite } from './detect-suite';
 import { describeEngine, ENGINES } from './source-db';
@@ -33,8 +32,7 @@ describe.each(ENGINES)('resumable runs on %s', (engine) => {
       const rig = await suite.open({ mappings: [accountMapping('big', 'big')], jobs: [accountJob('big', 'big', { pageSize: PAGE })] });
       await rig.runtime.init.ensureInitialized();
       const job = rig.runtime.init.getJob('big');
-      if (!isRunStateStore(rig.runtime.watermarks)) throw new Error('the watermark service keeps run state');
-      const store = rig.runtime.watermarks;
+      const store = rig.runtime.runStates;
       await store.updateRunState('big', { failures: 2 }); // a run that makes progress ends a backoff
       const started = Date.now();
       const runs = [];
@@ -82,8 +80,7 @@ describe.each(ENGINES)('resumable runs on %s', (engine) => {
       const first = rig.bus.takeHanded();
       await rig.take();
       rig.bus.disarm();
-      if (!isRunStateStore(rig.runtime.watermarks)) throw new Error('the watermark service keeps run state');
-      const state = await rig.runtime.watermarks.getRunState('cut');
+      const state = await rig.runtime.runStates.getRunState('cut');
       // Pages of 250, flushed at each checkpoint: page 1 goes out as batches 1 and 2 (200 + 50), and
       // the cursor is saved after it; page 2's batch 3 goes out, its closing flush (batch 4) fails.
       expect(first).toHaveLength(450);
@@ -99,17 +96,16 @@ describe.each(ENGINES)('resumable runs on %s', (engine) => {
       expect(seen.size).toBe(2000);
       // Sent before the failure but after the last checkpoint: sent again, nothing else.
       expect([...seen].filter(([, n]) => n > 1).map(([k]) => k)).toEqual(first.slice(250).map((m) => m.sourceKey));
-      expect(await rig.runtime.watermarks.getRunState('cut')).toEqual({ resume: null, failures: 0, retryAt: null, running: null });
+      expect(await rig.runtime.runStates.getRunState('cut')).toEqual({ resume: null, failures: 0, retryAt: null, running: null });
     });
 
     it('a run that never recorded its end is listed as cut off by the next run', async () => {
       await createAccounts(suite.db, 'killed');
       await suite.db.insert('killed', accountRows('K', 1, 3, 0, 1));
       const rig = await suite.open({ mappings: [accountMapping('killed', 'killed')], jobs: [accountJob('killed', 'killed')] });
-      if (!isRunStateStore(rig.runtime.watermarks)) throw new Error('the watermark service keeps run state');
       const startedAt = new Date('2026-01-01T10:00:00.000Z');
       const heartbeatAt = new Date('2026-01-01T10:00:05.000Z');
-      await rig.runtime.watermarks.updateRunState('killed', { running: { startedAt, trigger: 'scheduled', heartbeatAt } });
+      await rig.runtime.runStates.updateRunState('killed', { running: { startedAt, trigger: 'scheduled', heartbeatAt } });
 
       const run = await rig.run('killed');
       expect(run).toMatchObject({ outcome: 'Succeeded', detected: 3 });

@@ -1,6 +1,7 @@
 import os from 'node:os';
 import { WATERMARK_PARTITION, WATERMARK_TABLE } from '../../../src/model/watermark-record';
 import { WatermarkService } from '../../../src/detect/watermark-service';
+import { RunStateService } from '../../../src/detect/run-state-service';
 import { openTableStorage } from '../../../src/storage/table-client-factory';
 import type { TableStorage } from '../../../src/storage/table-store';
 import { startTestAzurite, type TestAzurite } from '../../support/azurite';
@@ -62,7 +63,7 @@ describe('WatermarkService', () => {
     await service.resetWatermark('wm-reset-new', '42');
     expect(await service.getWatermarkByJobName('wm-reset-new')).toEqual({ jobName: 'wm-reset-new', watermark: '42', lastCronRun: null, persisted: true, resync: token });
     // A run's write keeps the token it read; run state written meanwhile keeps it too.
-    await service.updateRunState('wm-reset', { failures: 1 });
+    await (await RunStateService.open(storage)).updateRunState('wm-reset', { failures: 1 });
     expect((await service.getWatermarkByJobName('wm-reset')).resync).toBe(set.resync);
     await service.updateWatermarkByJobName('wm-reset', '2026-01-01', ran, set.resync);
     expect((await service.getWatermarkByJobName('wm-reset')).resync).toBe(set.resync);
@@ -77,5 +78,18 @@ describe('WatermarkService', () => {
     await expect(service.getWatermarkByJobName('a/b')).rejects.toThrow(`job "a/b" cannot be a table key: contains '/'`);
     await expect(service.updateWatermarkByJobName('x?y', '1', null)).rejects.toThrow(`job "x?y" cannot be a table key: contains '?'`);
     await expect(service.resetWatermark('')).rejects.toThrow('job "" cannot be a table key: is empty');
+  });
+  it('keeps run state beside the watermark: its writes keep the watermark columns, a watermark write clears it', async () => {
+    const runStates = await RunStateService.open(storage);
+    const ran = new Date('2026-01-02T03:04:05.000Z');
+    await service.updateWatermarkByJobName('wm-state', '2026-01-01', ran, 'tok');
+    const retryAt = new Date('2026-01-03T00:00:00.000Z');
+    await runStates.updateRunState('wm-state', { failures: 2, retryAt });
+    await runStates.updateRunState('wm-state', { running: { startedAt: ran, trigger: 'manual', heartbeatAt: ran } });
+    expect(await service.getWatermarkByJobName('wm-state')).toEqual({ jobName: 'wm-state', watermark: '2026-01-01', lastCronRun: ran, persisted: true, resync: 'tok' });
+    expect(await runStates.getRunState('wm-state')).toEqual({ resume: null, failures: 2, retryAt, running: { startedAt: ran, trigger: 'manual', heartbeatAt: ran } });
+    expect((await runStates.getAllRunStates()).get('wm-state')).toMatchObject({ failures: 2 });
+    await service.updateWatermarkByJobName('wm-state', '2026-01-02', ran, 'tok');
+    expect(await runStates.getRunState('wm-state')).toEqual({ resume: null, failures: 0, retryAt: null, running: null });
   });
 });

@@ -27,10 +27,11 @@ describe('HIGHWATER_LOCAL_PROCESSING', () => {
   });
 
   it('stops the host before anything starts on another value, naming the setting and the value', async () => {
-    expect(() => processingMode('threads')).toThrow('HIGHWATER_LOCAL_PROCESSING must be worker or inline, got "threads"');
+    expect(() => processingMode('threads')).toThrow('HIGHWATER_LOCAL_PROCESSING: must be worker or inline, got "threads"');
+    expect(() => readSettings({ HIGHWATER_LOCAL_PROCESSING: 'threads' })).toThrow('app settings: HIGHWATER_LOCAL_PROCESSING: must be worker or inline, got "threads"');
     const settings: Settings = { ...readSettings({}), localProcessing: 'threads' };
     await expect(startLocalHost({ configDir: '/nonexistent', settings, port: 0, log: silentLogger })).rejects.toThrow(
-      'HIGHWATER_LOCAL_PROCESSING must be worker or inline, got "threads"',
+      'HIGHWATER_LOCAL_PROCESSING: must be worker or inline, got "threads"',
     );
   });
 

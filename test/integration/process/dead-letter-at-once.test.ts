@@ -5,7 +5,7 @@ import type { Logger } from '../../../src/telemetry/logger';
 import { createSyncFixture, type SyncFixture } from '../../support/sync-fixture';
 
 /**
- * Issue 21 items 8 and 9 on the local bus and a real SQLite target: what is dead-lettered at once
+ * On the local bus and a real SQLite target: what is dead-lettered at once
  * (a permanent error, a malformed body, an unknown job) leaves one `[error]` line each with message
  * id, job, source key and reason; a message whose target key is null is one of them (it used to
  * insert a row with id NULL: SQLite allows NULL in a TEXT primary key). A parked message (its

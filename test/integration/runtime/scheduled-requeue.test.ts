@@ -9,10 +9,10 @@ import { silentLogger } from '../../../src/telemetry/logger';
 import { createSyncFixture, type SyncFixture } from '../../support/sync-fixture';
 
 /**
- * Issue 19, item 5, on the local bus, real SQLite targets and the real processor: a contact parked
+ * The scheduled requeue on the local bus, real SQLite targets and the real processor: a contact parked
  * because its customer had not arrived is sent back by the scheduled requeue; the count of
  * requeues travels in the message through processing and parking again; at the cap it is left.
- * Item 6 end to end: a delete blocked by dependent rows is dead-lettered at once, and the
+ * And end to end: a delete blocked by dependent rows is dead-lettered at once, and the
  * requeue's default rules leave it for a person.
  */
 describe('scheduled requeue of parked messages', () => {

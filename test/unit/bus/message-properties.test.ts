@@ -112,7 +112,7 @@ describe('scrubSecrets', () => {
     ['config: { password: hunter2 }', 'config: { password: *** }'],
     ['postgres://app:topsecret@db.local:5432/crm refused', 'postgres://***@db.local:5432/crm refused'],
     ['refresh_token=r1&access_token=a2', 'refresh_token=***&access_token=***'],
-    // Issue 21 item 4: a password after an empty user name, and words the validator knew but scrubbing did not.
+    // A password after an empty user name, and words the validator knew but scrubbing did not.
     ['GET https://:S3cr3t@host/odata/Accounts failed', 'GET https://***@host/odata/Accounts failed'],
     ['https://sync:@bc.example.com/api refused', 'https://***@bc.example.com/api refused'],
     // Any user info: a token as the only user info, percent-encoded credentials, a user name.

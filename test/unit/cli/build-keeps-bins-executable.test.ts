@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 /**
- * Issue 20, item 14: after `git clean -xfd && npm run build`, `npx dead-letter-mover --help` said
+ * After `git clean -xfd && npm run build`, `npx dead-letter-mover --help` said
  * "Permission denied" (tsc writes files without the run bit). The build script's steps after
  * `tsc` run here on stand-ins for the compiled bins (tsc itself is not what is under test).
  */

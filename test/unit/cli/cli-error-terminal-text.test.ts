@@ -1,6 +1,6 @@
 import { reportCliError } from '../../../src/cli/cli-error';
 
-/** Issue 21 item 6: an error text (which can carry source values) is printed terminal-safe. */
+/** An error text (which can carry source values) is printed terminal-safe. */
 describe('reportCliError', () => {
   it('shows control characters of the message as escapes', () => {
     const lines: string[] = [];

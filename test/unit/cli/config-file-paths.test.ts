@@ -2,7 +2,7 @@ import path from 'node:path';
 import { rebaseFilePaths, resolveFilePaths } from '../../../src/cli/commands/config-file-paths';
 import type { HighwaterConfig } from '../../../src/model/config';
 
-/** Issue 20, item 9: file paths keep naming the same file when configuration moves between folders and tables. */
+/** File paths keep naming the same file when configuration moves between folders and tables. */
 describe('config file paths', () => {
   const config = (file: string): HighwaterConfig =>
     ({

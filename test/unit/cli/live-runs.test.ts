@@ -11,7 +11,7 @@ import { silentLogger } from '../../../src/telemetry/logger';
 import { DEFAULT_QUEUES } from '../../../src/platform/queue-topology';
 
 /**
- * Issue 20, item 7: while a job reads, the progress line counts what it has detected and sent so
+ * While a job reads, the progress line counts what it has detected and sent so
  * far (it said `detected 0, sent 0` until the job ended), and each run is counted once.
  */
 describe('live detection counts in the progress line', () => {

@@ -1,7 +1,7 @@
 import { formatRunsTable, runAsJson } from '../../../src/cli/commands/runs';
 import type { JobRunResult } from '../../../src/detect/job-run';
 
-/** Issue 20: `highwater runs` says how a run ended, and its JSON names the job as ExecuteJob does. */
+/** `highwater runs` says how a run ended, and its JSON names the job as ExecuteJob does. */
 describe('highwater runs output', () => {
   const run = (over: Partial<JobRunResult>): JobRunResult => ({
     jobName: 'crm-accounts',

@@ -5,7 +5,7 @@ import { defaultConnectorRegistry } from '../../../connectors/default-registry';
 import { validateConfig } from '../../../src/config/validate-config';
 
 /**
- * Issue 21 item 11: docs/settings.md and docs/deployment.md showed `passwordSetting: CRM_PASSWORD`,
+ * docs/settings.md and docs/deployment.md showed `passwordSetting: CRM_PASSWORD`,
  * which validation rejects. The example on the page must validate, and the old syntax must not
  * come back to the pages.
  */

@@ -70,7 +70,9 @@ describe('config JSON Schema', () => {
     expect(job.additionalProperties).toBe(false);
     const properties = job.properties as Record<string, JsonObject>;
     expect(properties.priority).toMatchObject({ default: 'normal', enum: ['high', 'normal', 'low'] });
-    expect(properties.pageSize).toMatchObject({ default: 500, type: 'integer' });
+    expect(properties.lookbackSeconds).toMatchObject({ default: 0, type: 'integer' });
+    // No default in the schema: a job without one reads the path's own (500, or 3 per durable activity).
+    expect(properties.pageSize).not.toHaveProperty('default');
     expect(typeof properties.schedule.description).toBe('string');
     expect(definition('Connection').required).toEqual(['name', 'type']);
   });

@@ -12,7 +12,6 @@ const JOB_DEFAULTS = {
   skipOutdatedMessages: false,
   skipFailedRows: false,
   transitiveRetries: 0,
-  pageSize: 500,
   lookbackSeconds: 0,
 };
 

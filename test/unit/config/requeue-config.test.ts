@@ -4,7 +4,7 @@ import path from 'node:path';
 import { loadConfigFolder } from '../../../src/config/load-config';
 import { loadRequeueConfig, requeueFromData } from '../../../src/config/requeue-config';
 
-/** The optional requeue file of a config folder (issue 19, item 5): defaults, and every problem named with file and path. */
+/** The optional requeue file of a config folder: defaults, and every problem named with file and path. */
 describe('requeue file', () => {
   let dir: string;
   beforeEach(() => {

@@ -24,7 +24,6 @@ describe('validateConfig', () => {
       skipOutdatedMessages: false,
       skipUnchanged: false,
       transitiveRetries: 0,
-      pageSize: 500,
       lookbackSeconds: 0,
     });
     expect(config.mappings[1]).toEqual(validRawConfig().mappings[1]);
@@ -57,7 +56,7 @@ describe('validateConfig', () => {
       { file: 'jobs.yaml', path: 'jobs[0].schedule', message: 'invalid NCRONTAB "0 61 * * * *": Constraint error, got value 61 expected range 0-59', entry: 'accounts-to-erp' },
       { file: 'jobs.yaml', path: 'jobs[1].priority', message: 'expected one of "high", "normal", "low"; got "urgent"', entry: 'numbers-to-crm' },
     ]);
-    // The CLI's and the status page's form names the entry beside its index (issue 20, item 10).
+    // The CLI's and the status page's form names the entry beside its index.
     expect(error.issues.map(formatIssueNamed)).toEqual([
       'jobs.yaml: jobs[0].schedule (job "accounts-to-erp"): invalid NCRONTAB "0 61 * * * *": Constraint error, got value 61 expected range 0-59',
       'jobs.yaml: jobs[1].priority (job "numbers-to-crm"): expected one of "high", "normal", "low"; got "urgent"',
@@ -88,7 +87,7 @@ describe('validateConfig', () => {
     ]);
   });
 
-  it('suggests the property meant for a mistyped one, per key (issue 20, item 10)', () => {
+  it('suggests the property meant for a mistyped one, per key', () => {
     const raw = validRawConfig();
     raw.jobs[0].pagesize = 100;
     raw.jobs[0].pageSzie = 100;

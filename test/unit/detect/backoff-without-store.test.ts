@@ -5,6 +5,7 @@ import type { SourcePage } from '../../../connectors/base/source-connector';
 import type { DetectionDependencies } from '../../../src/detect/detection-dependencies';
 import { ProcessJobsForRetrievalInOrderService } from '../../../src/detect/process-jobs-service';
 import { WatermarkService } from '../../../src/detect/watermark-service';
+import { RunStateService } from '../../../src/detect/run-state-service';
 import type { Job } from '../../../src/model/job';
 import { createQueueMessage } from '../../../src/model/queue-message';
 import { DEFAULT_QUEUES } from '../../../src/platform/queue-topology';
@@ -51,11 +52,13 @@ describe('failure backoff when run state cannot be written', () => {
     let reads = 0;
     const warnings: string[] = [];
     const watermarks = new WatermarkService(failing);
+    const runStates = new RunStateService(failing);
     const deps = {
       config: { ensureInitialized: async () => undefined, getJob: () => job, getMapping: () => ({ name: 'm', source: { entity: 'accounts', key: ['id'] }, target: { entity: 'customers', key: ['id'] }, fields: [] }) },
       // LastCronRun is never written while the store fails: the job stays due on every tick.
       dueJobs: async () => [job],
       watermarks,
+      runStates,
       sources: {
         source: async () => ({
           close: async () => undefined,
@@ -73,7 +76,7 @@ describe('failure backoff when run state cannot be written', () => {
       log: { info: () => undefined, warn: (m: string) => void warnings.push(m), error: () => undefined },
       runSettings: { checkpointIntervalMs: 5_000, retryBaseMs: 30_000, retryMaxMs: 30 * 60_000, queueDepthLimit: 0 },
     } as unknown as DetectionDependencies;
-    return { service: new ProcessJobsForRetrievalInOrderService(deps), clock, faults, warnings, reads: () => reads, watermarks };
+    return { service: new ProcessJobsForRetrievalInOrderService(deps), clock, faults, warnings, reads: () => reads, watermarks, runStates };
   }
 
   it('holds the wait in memory, doubles it, and a success clears it', async () => {
@@ -126,7 +129,7 @@ describe('failure backoff when run state cannot be written', () => {
     };
     const [first] = await r.service.execute();
     expect(first).toMatchObject({ outcome: 'Failed', retryAt: new Date('2026-03-01T00:00:30Z') });
-    expect(await r.watermarks.getRunState('accounts')).toMatchObject({ failures: 1, retryAt: new Date('2026-03-01T00:00:30Z') });
+    expect(await r.runStates.getRunState('accounts')).toMatchObject({ failures: 1, retryAt: new Date('2026-03-01T00:00:30Z') });
     expect(r.warnings).toEqual([]);
     r.watermarks.updateWatermarkByJobName = real;
     await r.clock.advance(10_000);

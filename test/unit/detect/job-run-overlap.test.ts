@@ -7,7 +7,7 @@ import { silentLogger } from '../../../src/telemetry/logger';
 import { DEFAULT_QUEUES } from '../../../src/platform/queue-topology';
 
 /**
- * Issue 21 item 7: 20 simultaneous ExecuteJob calls of one job used to run at once and write the
+ * 20 simultaneous ExecuteJob calls of one job used to run at once and write the
  * watermark 11 times backwards. Within one process runs of one job now never overlap.
  */
 describe('runs of one job in one process', () => {

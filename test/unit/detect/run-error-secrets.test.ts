@@ -5,7 +5,7 @@ import type { Job } from '../../../src/model/job';
 import { DEFAULT_QUEUES } from '../../../src/platform/queue-topology';
 
 /**
- * Issue 21 item 4: a run that failed on `https://:S3cr3t@host/odata/` printed the URL with the
+ * A run that failed on `https://:S3cr3t@host/odata/` printed the URL with the
  * password, and the `runs` table kept it. The run's error is scrubbed before it is logged, stored
  * or answered.
  */

@@ -1,4 +1,7 @@
-import { DEFAULT_EXECUTE_WAIT_SECONDS, EXECUTE_WAIT_SETTING, readExecuteWaitMs } from '../../../src/http/execute-wait';
+import { DEFAULT_EXECUTE_WAIT_SECONDS, readExecuteWaitMs } from '../../../src/http/execute-wait';
+import { APP_SETTINGS } from '../../../src/platform/app-settings';
+
+const EXECUTE_WAIT_SETTING = APP_SETTINGS.executeWaitSeconds.name;
 
 describe('HIGHWATER_EXECUTE_WAIT_SECONDS', () => {
   it('defaults to 100 s, well under the 230 s Azure’s front end allows an HTTP request', () => {

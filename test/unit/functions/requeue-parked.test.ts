@@ -12,7 +12,7 @@ import { requeueParkedTimer } from '../../../functions/RequeueParked';
 import { setRuntimeFactory } from '../../../functions/runtime-instance';
 import { allQueueNames, DEFAULT_QUEUES } from '../../../src/platform/queue-topology';
 
-/** The RequeueParked timer (issue 19, item 5): off by default, on by the requeue file, due by its schedule. */
+/** The RequeueParked timer: off by default, on by the requeue file, due by its schedule. */
 const timer = { isPastDue: false } as Timer;
 
 describe('RequeueParked', () => {

@@ -8,7 +8,7 @@ import { silentLogger } from '../../../src/telemetry/logger';
 import { fixtureConfig, writeConfigDir } from '../../integration/config/config-fixture';
 
 /**
- * Issue 20, item 6: a taken port gave Node's raw `listen EADDRINUSE …`, and a broken config was
+ * A taken port gave Node's raw `listen EADDRINUSE …`, and a broken config was
  * reported only after Azurite had started. Both are refused before any storage is opened: the
  * settings name no storage, so opening it would start Azurite in `<dataDir>/azurite`.
  */

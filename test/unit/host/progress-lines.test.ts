@@ -3,7 +3,7 @@ import { caughtUpLine, startProgress, stoppedLine } from '../../../src/host/prog
 import { FakeClock } from '../../support/fake-clock';
 
 /**
- * Issue 20, item 7: nothing said when all was done, and Ctrl-C printed no final line. The
+ * Nothing said when all was done, and Ctrl-C printed no final line. The
  * progress printer says "all caught up" once each time the work queues drain after processing.
  */
 const processed = (stats: HostStats, clock: FakeClock, n: number) => {

@@ -1,10 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { SETTING_NAMES } from '../../../src/platform/settings';
+import { APP_SETTING_LIST, APP_SETTINGS } from '../../../src/platform/app-settings';
 import { ROOT, tsFiles } from './infra-files';
 
 /**
- * What the code reads, found in the code itself: `SETTING_NAMES`, every exported
+ * What the code reads, found in the code itself: the registry's settings the code reads (except
+ * the optional tuning knobs, left out of the Bicep and the local example on purpose), every exported
  * `*_SETTING(S)` and `*_TABLE(S)` constant under src/ but the demo's (loaded from its module), and the
  * `%Setting%` and connection names the Functions in functions/ bind to.
  */
@@ -24,8 +25,8 @@ export interface CodeFacts {
   unresolvedConnections: string[];
 }
 
-/** Names of settings and tables; `DEFAULT_…` constants hold default values, not names. */
-const CONSTANT = /^export const (?!DEFAULT_)([A-Z][A-Z0-9_]*_(SETTINGS?|TABLES?))\b/gm;
+/** Names of settings and tables; `DEFAULT_…` constants hold default values, not names; `APP_SETTINGS` is the registry, read above. */
+const CONSTANT = /^export const (?!DEFAULT_|APP_SETTINGS\b)([A-Z][A-Z0-9_]*_(SETTINGS?|TABLES?))\b/gm;
 
 /** String values of a constant: the string itself, or the strings of a record/array. */
 function stringsOf(value: unknown): string[] {
@@ -58,11 +59,12 @@ export const connectionOf = (setting: string): string | undefined => /^(\w+?)__\
 /** Loads the facts (imports the modules that export the constants). */
 export async function codeFacts(): Promise<CodeFacts> {
   const exported = await exportedConstants();
-  const settings = new Set<string>([...Object.values(SETTING_NAMES), ...exported.settings]);
+  const declared = APP_SETTING_LIST.filter((s) => s.readBy === 'code' && !s.optional).map((s) => s.name);
+  const settings = new Set<string>([...declared, ...exported.settings]);
   const connections = new Set<string>([...settings].map(connectionOf).filter((c): c is string => c !== undefined));
   // The code reads AzureWebJobsStorage as a connection string; the Functions host also reads it
   // as a connection, identity-based in Azure (AzureWebJobsStorage__accountName).
-  connections.add(SETTING_NAMES.storage);
+  connections.add(APP_SETTINGS.storage.name);
   const functionFiles = tsFiles('functions');
   const functionSettings = new Set<string>();
   const functionConnections = new Set<string>();

@@ -1,7 +1,8 @@
 import { DEFAULT_QUEUE_OPTIONS } from '../../../src/bus/local/options';
 import { MESSAGE_TIME_TO_LIVE_MS } from '../../../src/bus/message-properties';
 import { CONFIG_TABLES } from '../../../src/config/config-store';
-import { SETTING_NAMES, TRIGGER_CONNECTION_SETTING, readSettings } from '../../../src/platform/settings';
+import { TRIGGER_CONNECTION_SETTING, readSettings } from '../../../src/platform/settings';
+import { APP_SETTINGS } from '../../../src/platform/app-settings';
 import { RUNS_TABLE } from '../../../src/detect/run-log-store';
 import { WATERMARK_TABLE } from '../../../src/model/watermark-record';
 import { APPLIED_HASHES_TABLE } from '../../../src/process/applied-hash-store';
@@ -20,7 +21,7 @@ const PLATFORM_SETTINGS = {
  * falls back to a setting the file declares.
  */
 const LOCAL_OVERRIDES = {
-  [SETTING_NAMES.serviceBus]: `unset, the code reads the triggers' ${TRIGGER_CONNECTION_SETTING}: one broker under one name`,
+  [APP_SETTINGS.serviceBus.name]: `unset, the code reads the triggers' ${TRIGGER_CONNECTION_SETTING}: one broker under one name`,
 };
 /** Parts of an identity-based connection `<connection>__<part>` (Functions host and extensions). */
 const IDENTITY_PARTS = ['fullyQualifiedNamespace', 'accountName', 'credential', 'clientId'];
@@ -45,15 +46,15 @@ beforeAll(async () => {
   facts = await codeFacts();
   bicep = bicepAppSettings();
   local = localSettings();
-  connectionStrings = [SETTING_NAMES.serviceBus, ...facts.connections];
-  identityEndpoints = [SETTING_NAMES.tablesEndpoint, ...[...facts.settings].filter((s) => connectionOf(s) !== undefined)];
+  connectionStrings = [APP_SETTINGS.serviceBus.name, ...facts.connections];
+  identityEndpoints = [APP_SETTINGS.tablesEndpoint.name, ...[...facts.settings].filter((s) => connectionOf(s) !== undefined)];
 });
 
 describe('app settings: code, Bicep and local.settings.example.json agree', () => {
   it('finds what the code reads in the code itself', () => {
-    expect([...facts.settings]).toEqual(expect.arrayContaining(Object.values(SETTING_NAMES)));
+    expect([...facts.settings]).toEqual(expect.arrayContaining(Object.values(APP_SETTINGS).filter((s) => s.readBy === 'code' && !s.optional).map((s) => s.name)));
     expect([...facts.tables]).toEqual(expect.arrayContaining([...Object.values(CONFIG_TABLES), WATERMARK_TABLE, RUNS_TABLE, APPLIED_HASHES_TABLE]));
-    expect([...facts.connections]).toEqual(expect.arrayContaining([SETTING_NAMES.storage, connectionOf(SETTING_NAMES.serviceBusNamespace)]));
+    expect([...facts.connections]).toEqual(expect.arrayContaining([APP_SETTINGS.storage.name, connectionOf(APP_SETTINGS.serviceBusNamespace.name)]));
   });
 
   it('the Function App declares every setting the code reads, except connection strings', () => {
@@ -96,7 +97,7 @@ describe('app settings: code, Bicep and local.settings.example.json agree', () =
     for (const [name, value] of withKeys) {
       expect([name, /UseDevelopmentEmulator=true/.test(value), /SharedAccessKey=SAS_KEY_VALUE;/.test(value)]).toEqual([name, true, true]);
     }
-    expect(local[SETTING_NAMES.storage]).toBe('UseDevelopmentStorage=true');
+    expect(local[APP_SETTINGS.storage.name]).toBe('UseDevelopmentStorage=true');
   });
 
   it('the code reads no setting by a literal name that is not declared', () => {
@@ -115,15 +116,15 @@ describe('app settings: code, Bicep and local.settings.example.json agree', () =
   });
 
   it('the GetChanges timer defaults to the code\u2019s schedule in Azure and locally', () => {
-    const schedule = bicep.get(SETTING_NAMES.getChangesSchedule)?.expr ?? '';
+    const schedule = bicep.get(APP_SETTINGS.getChangesSchedule.name)?.expr ?? '';
     const param = params(bicepSource(MAIN)).find((p) => p.name === schedule);
     const codeDefault = readSettings({}, ROOT).getChangesSchedule;
-    expect([stringLiteral(param?.defaultValue ?? ''), local[SETTING_NAMES.getChangesSchedule]]).toEqual([codeDefault, codeDefault]);
+    expect([stringLiteral(param?.defaultValue ?? ''), local[APP_SETTINGS.getChangesSchedule.name]]).toEqual([codeDefault, codeDefault]);
   });
 });
 
 describe('queues: Bicep, the emulator config and the code agree', () => {
-  const queueSettingKeys = Object.entries(SETTING_NAMES).filter(([key]) => key.startsWith('queue')).map(([, name]): string => name);
+  const queueSettingKeys = Object.values(APP_SETTINGS).filter((s) => s.section === 'queues').map((s): string => s.name);
   const envOf = (entries: [string, string | undefined][]) => Object.fromEntries(entries.filter(([name]) => queueSettingKeys.includes(name)));
 
   it('the queue settings name the code\u2019s default queues, in Azure and locally', () => {
@@ -140,7 +141,7 @@ describe('queues: Bicep, the emulator config and the code agree', () => {
     expect(sorted(created as string[])).toEqual(sorted(allQueueNames(DEFAULT_QUEUES)));
   });
 
-  it('every Azure queue has the local bus\u2019s queue defaults (ARCHITECTURE \u00a77)', () => {
+  it('every Azure queue has the local bus\u2019s queue defaults (docs/architecture.md, Queues)', () => {
     const [body, ...more] = resourceBodies(bicepSource('infra/modules/service-bus.bicep'), 'Microsoft.ServiceBus/namespaces/queues');
     expect(more).toEqual([]);
     const p = objectEntries(objectEntries(body).get('properties') ?? '{}');

@@ -8,7 +8,7 @@ import { targetResolver } from '../../../src/mover/resubmit-target';
 import { parseRulesText } from '../../../src/config/requeue-rules-schema';
 import { DEFAULT_QUEUES } from '../../../src/platform/queue-topology';
 
-/** Issue 19, item 5: the requeue count a message carries, and the scheduled requeue's cap on it. */
+/** The requeue count a message carries, and the scheduled requeue's cap on it. */
 const NOW = new Date('2026-05-01T12:00:00Z');
 const rules = parseRulesText('rules:\n  - { name: parked, match: { errorType: TransitiveError }, action: Resubmit }\n', 'rules.yaml');
 const targets = targetResolver({ queues: DEFAULT_QUEUES, source: 'sbqtransitivenormal' });

@@ -1,6 +1,6 @@
 import { readSettings } from '../../../src/platform/settings';
 
-/** Issue 21 item 3 (and item 4 for the URL setting): every app setting is checked when it is read. */
+/** Every app setting is checked when it is read. */
 describe('readSettings: validation', () => {
   const fails = (env: NodeJS.ProcessEnv) => {
     try {
@@ -23,6 +23,14 @@ describe('readSettings: validation', () => {
     [{ HIGHWATER_TABLES_ENDPOINT: 'https://u%3AS3cr3t@acct.table.core.windows.net/' }, 'app settings: HIGHWATER_TABLES_ENDPOINT: credentials in the URL are not allowed; put them in app settings and reference them in secrets instead'],
     [{ HIGHWATER_TABLES_ENDPOINT: 'acct.table.core.windows.net' }, 'app settings: HIGHWATER_TABLES_ENDPOINT: not a valid URL (expected https://host/…)'],
     [{ HIGHWATER_TABLES_ENDPOINT: 'ftp://acct/' }, 'app settings: HIGHWATER_TABLES_ENDPOINT: must be an http(s) URL, got the scheme "ftp"'],
+    [{ HIGHWATER_RETRY_BASE_SECONDS: 'soon' }, 'app settings: HIGHWATER_RETRY_BASE_SECONDS: expected a number of seconds ≥ 0, got "soon"'],
+    [{ HIGHWATER_RUN_BUDGET_SECONDS: '-5' }, 'app settings: HIGHWATER_RUN_BUDGET_SECONDS: expected a number of seconds ≥ 0, got "-5"'],
+    [{ HIGHWATER_QUEUE_DEPTH_LIMIT: '2.5' }, 'app settings: HIGHWATER_QUEUE_DEPTH_LIMIT: expected a whole number of messages from 0 (no limit) to 10000000, got "2.5"'],
+    [{ HIGHWATER_EXECUTE_WAIT_SECONDS: '201' }, 'app settings: HIGHWATER_EXECUTE_WAIT_SECONDS: expected whole seconds from 0 to 200, got "201"'],
+    [{ HIGHWATER_AZURITE_PORT: '99999' }, 'app settings: HIGHWATER_AZURITE_PORT: expected a port number 1–65535, got "99999"'],
+    [{ HIGHWATER_LOCAL_TABLES: 'lokijs' }, 'app settings: HIGHWATER_LOCAL_TABLES: expected azurite or sqlite, got "lokijs"'],
+    [{ HIGHWATER_LOCAL_BUS_SYNCHRONOUS: 'OFF' }, 'app settings: HIGHWATER_LOCAL_BUS_SYNCHRONOUS: must be NORMAL or FULL, got "OFF"'],
+    [{ HIGHWATER_LOCAL_PROCESSING: ' threads ' }, 'app settings: HIGHWATER_LOCAL_PROCESSING: must be worker or inline, got "threads"'],
   ])('refuses %j', (env, message) => {
     expect(fails(env)).toEqual({ name: 'ConfigError', message });
   });
@@ -35,6 +43,15 @@ describe('readSettings: validation', () => {
       'app settings: HIGHWATER_TABLES_ENDPOINT: a password in the URL is not allowed; put it in an app setting and reference it in secrets instead',
     ]);
     expect(message).not.toContain('hunter2');
+  });
+
+  it('leaves connection strings to their clients (they check them when they open, without echoing them)', () => {
+    expect(readSettings({ AzureWebJobsStorage: 'AccountKey=s3cr3t', SERVICEBUS_CONNECTION_STRING: 'whatever' }, '/tmp').serviceBusConnectionString).toBe('whatever');
+  });
+
+  it('takes the local settings in any case, trimmed, and keeps them as given for the code that opens them', () => {
+    const s = readSettings({ HIGHWATER_LOCAL_TABLES: ' SQLite ', HIGHWATER_LOCAL_BUS_SYNCHRONOUS: 'full', HIGHWATER_LOCAL_PROCESSING: 'Worker', HIGHWATER_AZURITE_PORT: '10010' }, '/tmp');
+    expect([s.localTables, s.localBusSynchronous, s.localProcessing, s.azuritePort]).toEqual(['SQLite', 'full', 'Worker', '10010']);
   });
 
   it('accepts the defaults and valid values', () => {

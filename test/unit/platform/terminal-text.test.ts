@@ -1,6 +1,6 @@
 import { terminalText } from '../../../src/platform/terminal-text';
 
-/** Issue 21 item 6: control characters never reach a terminal as such. */
+/** Control characters never reach a terminal as such. */
 describe('terminalText', () => {
   it.each([
     ['retitle and clear: ESC]0;…BEL ESC[2J', 'x\u001b]0;pwned\u0007\u001b[2J', 'x\\x1b]0;pwned\\x07\\x1b[2J'],

@@ -2,7 +2,10 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import os from 'node:os';
 import path from 'node:path';
 import { loadAppInsightsClient } from '../../../src/telemetry/app-insights-metrics';
-import { APPINSIGHTS_CONNECTION_SETTING, createTelemetry } from '../../../src/telemetry/create-telemetry';
+import { createTelemetry } from '../../../src/telemetry/create-telemetry';
+import { APP_SETTINGS } from '../../../src/platform/app-settings';
+
+const APPINSIGHTS_CONNECTION_SETTING = APP_SETTINGS.appInsights.name;
 import { METRIC_NAMES } from '../../../src/telemetry/metrics';
 import { FakeClock } from '../../support/fake-clock';
 import { recordingLog, StubClient } from './telemetry-stubs';

@@ -6,7 +6,7 @@ import { createQueueMessage } from '../../../../src/model/queue-message';
 import { describeEngine, ENGINE_NAMES, openEngine, type SqlTestEngine } from './sql-test-engines';
 
 /**
- * Issue 17 item 3: the version check travels inside the write. Two versions of one record go
+ * The version check travels inside the write. Two versions of one record go
  * through two connector instances (two connections / pools) at the same time, 1,000 times; the
  * newer always wins. With the check-then-act path (`applyOneByOne`: read the version, then write
  * without a condition) the older lands last now and then.

@@ -7,7 +7,7 @@ import { createQueueMessage, type QueueMessage } from '../../../../src/model/que
 import { describeEngine, ENGINE_NAMES, openEngine, type SqlTestEngine } from './sql-test-engines';
 
 /**
- * Issue 19, item 6: a DELETE refused by a foreign key (the customer still has contacts) is a
+ * A DELETE refused by a foreign key (the customer still has contacts) is a
  * permanent error "dependent records exist", not the transitive "a referenced record is missing"
  * that an insert with a missing parent gets — on the single-message path and in batches.
  */

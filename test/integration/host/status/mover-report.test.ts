@@ -4,7 +4,7 @@ import { readSettings } from '../../../../src/platform/settings';
 import { MoverFixture } from '../../tools/dead-letter-mover/mover-fixture';
 
 /**
- * Issue 22, item 3: the status page's dry run calls the mover's library on the host's open bus
+ * The status page's dry run calls the mover's library on the host's open bus
  * (lent: still open afterwards) and shows the report the command line prints for the same source.
  */
 describe('the status page’s dry run of the dead-letter mover', () => {

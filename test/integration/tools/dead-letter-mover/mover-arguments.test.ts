@@ -66,7 +66,7 @@ describe('dead-letter-mover arguments', () => {
     expect(run.err).toBe('error: Service Bus connection string: malformed (expected Endpoint=sb://…;SharedAccessKeyName=…;SharedAccessKey=…)');
   });
 
-  it('a parser error prints the error and one usage line, not the whole help (issue 20, item 10)', async () => {
+  it('a parser error prints the error and one usage line, not the whole help', async () => {
     const run = await fx.run(['--queue', 'sbqnormal', '--bogus']);
     expect(run.code).toBe(2);
     expect(run.err.split('\n')).toEqual(["error: unknown option '--bogus'", USAGE]);

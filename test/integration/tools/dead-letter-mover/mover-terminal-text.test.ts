@@ -1,7 +1,7 @@
 import { MoverFixture } from './mover-fixture';
 
 /**
- * Issue 21 item 6: an `ErrorMessage` holding `ESC]0;…BEL ESC[2J` (a dead-lettered message can
+ * An `ErrorMessage` holding `ESC]0;…BEL ESC[2J` (a dead-lettered message can
  * carry any source value in its error) was printed raw by the mover. Every line it prints now
  * shows control characters as escapes.
  */

@@ -135,7 +135,7 @@ describe('dead-letter-mover on the local bus', () => {
 
     const viaConfig = await fx.run(['--queue', 'sbqignored', '--rules', rules, '--config', EXAMPLES, '--json']);
     expect(viaConfig.json().planned).toMatchObject({ resubmit: 1, byTarget: { sbqhigh: 1 } }); // the job's priority is high
-    // An outdated message carries no error: the report says why it is there, as the status page does (issue 20, item 10).
+    // An outdated message carries no error: the report says why it is there, as the status page does.
     expect((viaConfig.json().groups as Array<{ errorMessage: string }>).map((g) => g.errorMessage)).toEqual(['outdated: the target already holds a newer change']);
 
     const viaTo = await fx.run(['--queue', 'sbqignored', '--rules', rules, '--to', 'sbqlow', '--apply']);

@@ -28,7 +28,7 @@ describe('buildStatus', () => {
     expect(model.jobs[0].watermarkAgeSeconds).toBe(300);
   });
 
-  it('lag is how far a caught-up job is behind its source, however old its watermark (issue 20, item 8)', async () => {
+  it('lag is how far a caught-up job is behind its source, however old its watermark', async () => {
     const f = statusFixture();
     // Caught up over a quiet source: the newest change is almost a year old, the last complete read 10 s.
     f.watermarks.set('crm-accounts-to-erp', { jobName: 'crm-accounts-to-erp', watermark: '2025-06-30T12:00:00.0000000Z', lastCronRun: new Date('2026-06-01T10:30:20Z'), persisted: true, resync: null });
@@ -36,7 +36,7 @@ describe('buildStatus', () => {
     expect([job.lagSeconds, Math.round(job.watermarkAgeSeconds! / 86_400)]).toEqual([10, 336]);
   });
 
-  it('a disabled response job says which jobs feed it (issue 20, item 8)', async () => {
+  it('a disabled response job says which jobs feed it', async () => {
     const f = statusFixture();
     f.jobs[0].responseJob = 'erp-numbers-to-crm';
     const model = await buildStatus(f.sources, f.stats);
@@ -47,13 +47,13 @@ describe('buildStatus', () => {
     ]);
   });
 
-  it('recent failures include what waits in dead-letter subqueues, merged by error (issue 20, item 8)', async () => {
+  it('recent failures include what waits in dead-letter subqueues, merged by error', async () => {
     const f = statusFixture();
     f.stats.recordProcessed({ at: NOW, queue: 'sbqhigh', jobName: 'crm-accounts-to-erp', outcome: 'Failed', disposition: 'deadLettered', messageId: 'x9', error: 'customer 7: 400 invalid vat' });
     const model = await buildStatus(f.sources, f.stats);
     expect(model.failures).toEqual([
-      { error: 'customer 7: 400 invalid vat', count: 1, deadLettered: 1, lastAt: NOW.toISOString(), jobs: ['crm-accounts-to-erp'] },
-      { error: 'MaxDeliveryCountExceeded', count: 0, deadLettered: 1, lastAt: null, jobs: ['crm-accounts-to-erp'] },
+      { error: 'customer 7: 400 invalid vat', count: 1, messages: 1, deadLettered: 1, lastAt: NOW.toISOString(), jobs: ['crm-accounts-to-erp'] },
+      { error: 'MaxDeliveryCountExceeded', count: 0, messages: 0, deadLettered: 1, lastAt: null, jobs: ['crm-accounts-to-erp'] },
     ]);
   });
 
@@ -66,6 +66,7 @@ describe('buildStatus', () => {
     expect(model.failures.find((g) => g.error === 'customer C-<n>: parent missing')).toEqual({
       error: 'customer C-<n>: parent missing',
       count: 2,
+      messages: 2,
       deadLettered: 0,
       lastAt: NOW.toISOString(),
       jobs: ['crm-accounts-to-erp'],
@@ -108,8 +109,11 @@ describe('buildStatus', () => {
       ['sbqtransitivelow', 'transitive', 0, 0],
       ['sbqignored', 'ignored', 0, 0],
     ]);
-    expect(model.queues[0].processed).toEqual({ Success: 1, Superseded: 0, Deferred: 0, Transitive: 0, Ignored: 0, Failed: 1 });
-    expect(model.processedTotals).toEqual({ Success: 1, Superseded: 0, Deferred: 0, Transitive: 1, Ignored: 0, Failed: 1 });
+    // x2 was released for redelivery: an attempt, not yet a message that ended.
+    expect(model.queues[0].processed).toEqual({ Success: 1, Superseded: 0, Deferred: 0, Transitive: 0, Ignored: 0, Failed: 0 });
+    expect(model.queues[0].attempts).toBe(2);
+    expect(model.processedTotals).toEqual({ Success: 1, Superseded: 0, Deferred: 0, Transitive: 1, Ignored: 0, Failed: 0 });
+    expect(model.attemptTotal).toBe(3);
     expect(model.failures.map((g) => [g.error, g.count, g.deadLettered])).toEqual([
       ['boom', 1, 0],
       ['missing', 1, 0],

@@ -7,7 +7,7 @@ import type { Clock } from '../../../../src/platform/clock';
 import { LocalMetrics } from '../../../../src/telemetry/local-metrics';
 import { METRIC_NAMES } from '../../../../src/telemetry/metrics';
 
-/** Issue 20, item 8: after a restart, "Last hour" counts what the previous run wrote to the metrics file. */
+/** After a restart, "Last hour" counts what the previous run wrote to the metrics file. */
 describe('last hour after a restart', () => {
   let dir: string;
   beforeEach(() => (dir = mkdtempSync(path.join(os.tmpdir(), 'hw-metrics-history-'))));

@@ -1,7 +1,7 @@
 import { recentRunRows } from '../../../../src/host/status/recent-runs';
 import { run } from './status-fixture';
 
-/** Issue 20, item 8: runs that found nothing no longer push a real run off "Recent runs". */
+/** Runs that found nothing no longer push a real run off "Recent runs". */
 describe('recent run rows', () => {
   const at = (second: number) => new Date(Date.parse('2026-06-01T10:00:00Z') + second * 1000).toISOString();
   const noOp = (job: string, second: number) => run(job, at(second), { detected: 0, sentByQueue: {}, timeStamps: 0 });

@@ -96,7 +96,7 @@ describe('statusRoutes', () => {
     expect(String((await route(none, 'GET', '/').handler(input)).body)).toContain('No incident in the last 24 hours.');
   });
 
-  it('a disabled response job says what feeds it and offers no Run now (issue 20, item 8)', async () => {
+  it('a disabled response job says what feeds it and offers no Run now', async () => {
     const f = statusFixture();
     f.jobs[0].responseJob = 'erp-numbers-to-crm';
     const html = String((await route(statusRoutes({ runtime: f.sources, stats: f.stats }), 'GET', '/').handler(input)).body);
@@ -106,7 +106,7 @@ describe('statusRoutes', () => {
     expect(html).not.toContain('never run');
   });
 
-  it('the dead-letter page shows source keys, the message id on hover (issue 20, item 8)', async () => {
+  it('the dead-letter page shows source keys, the message id on hover', async () => {
     const f = statusFixture();
     f.peeked['sbqhigh/deadLetter'][0].applicationProperties.SourceKey = 'A-0007';
     const html = String((await route(statusRoutes({ runtime: f.sources, stats: f.stats }), 'GET', '/dead-letters').handler(input)).body);

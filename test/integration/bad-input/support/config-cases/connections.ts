@@ -57,7 +57,7 @@ export const CONNECTION_CASES: ConfigCase[] = [
     ],
   },
   {
-    // Issue 21 item 4: an empty user name used to pass, and the URL was printed and stored.
+    // An empty user name used to pass, and the URL was printed and stored.
     name: 'connection-odata-password-in-url-without-user',
     files: {
       'connections.yaml': connections((c) => {
