@@ -5,7 +5,7 @@ import v8 from 'node:v8';
  *
  * Why: under a steady stream of messages V8 lets the old generation grow to a few times what is
  * live before it collects (a heap snapshot mid-run: 22 MB live in an 80 MB heap), and sizes each
- * young-generation semi-space at 16 MB. Measured end to end at 100k rows (docs/benchmarks.md):
+ * young-generation semi-space at 16 MB. Measured end to end at 100k rows (CHANGELOG.md, where these flags came in):
  * peak RSS 163–168 → 134–138 MB with both flags, throughput −3 to −5 %.
  * - `--heap-growing-percent=25`: collect the old generation once it is 25 % above what the last
  *   collection kept (V8's own factor goes up to 4×).
