@@ -9,7 +9,7 @@ import type { KnipConfig } from 'knip';
 const config: KnipConfig = {
   entry: [
     'functions/*.ts',
-    'src/cli/main.ts',
+    // src/cli/main.ts and tools/dead-letter-mover/main.ts: found through package.json's bin.
     // Worker threads, started by file name (see src/platform/worker-entry.ts).
     'src/**/*-main.ts',
     // Run as a script: `node dist/src/config/write-json-schema.js`.
