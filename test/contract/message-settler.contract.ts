@@ -13,6 +13,8 @@ export type SettledOutcome =
 /** One delivered message: its settler, and a way to see what was done with it. */
 export interface SettlerDelivery {
   readonly settler: MessageSettler;
+  /** What identifies the delivery's lock to the adapter (a lock token, a sequence number). */
+  readonly lock: string;
   /** Reads the message's fate once the settler's calls are done (call it once per delivery). */
   outcome(): Promise<SettledOutcome>;
 }
@@ -24,10 +26,10 @@ export interface MessageSettlerFixture {
   /** Delivers a fresh message (application properties `{ JobName: 'crm-accounts' }`) under a lock. */
   deliver(): Promise<SettlerDelivery>;
   /**
-   * The error a settler's `method` rejects with once its message is settled: the lock is gone.
-   * Checked exactly, so each adapter states what its callers see.
+   * The error a settler's `method` rejects with once the delivery's message is settled: the lock
+   * is gone. Checked exactly, so each adapter states what its callers see.
    */
-  expectLockLost(method: SettlerMethod, error: unknown): void;
+  expectLockLost(method: SettlerMethod, error: unknown, delivery: SettlerDelivery): void;
   close(): Promise<void>;
 }
 
@@ -47,11 +49,12 @@ export function runMessageSettlerContract(name: string, open: () => Promise<Mess
   const rejection = (promise: Promise<unknown>): Promise<unknown> => promise.then(() => new Error('expected a rejection, but the call succeeded'), (err: unknown) => err);
 
   /** Every method of a settled message rejects as the lock is lost. */
-  const expectAllLost = async (settler: MessageSettler): Promise<void> => {
-    current().expectLockLost('complete', await rejection(settler.complete()));
-    current().expectLockLost('abandon', await rejection(settler.abandon({ Late: true })));
-    current().expectLockLost('deadLetter', await rejection(settler.deadLetter({ reason: 'Late' })));
-    current().expectLockLost('renewLock', await rejection(settler.renewLock()));
+  const expectAllLost = async (delivery: SettlerDelivery): Promise<void> => {
+    const { settler } = delivery;
+    current().expectLockLost('complete', await rejection(settler.complete()), delivery);
+    current().expectLockLost('abandon', await rejection(settler.abandon({ Late: true })), delivery);
+    current().expectLockLost('deadLetter', await rejection(settler.deadLetter({ reason: 'Late' })), delivery);
+    current().expectLockLost('renewLock', await rejection(settler.renewLock()), delivery);
   };
 
   describe(`MessageSettler contract: ${name}`, () => {
@@ -68,17 +71,19 @@ export function runMessageSettlerContract(name: string, open: () => Promise<Mess
     });
 
     it('complete removes the message; after it every call rejects as the lock is lost', async () => {
-      const { settler, outcome } = await current().deliver();
+      const delivery = await current().deliver();
+      const { settler, outcome } = delivery;
       await settler.complete();
-      await expectAllLost(settler);
+      await expectAllLost(delivery);
       expect(await outcome()).toEqual({ action: 'completed' });
     });
 
     it('abandon releases the message with the properties it sets, of every property type', async () => {
-      const { settler, outcome } = await current().deliver();
+      const delivery = await current().deliver();
+      const { settler, outcome } = delivery;
       const properties = { ErrorMessage: 'HTTP 503 – Zürich', Attempt: 3, SequenceBig: 2 ** 40, Ratio: 0.25, Transient: true };
       await settler.abandon(properties);
-      await expectAllLost(settler);
+      await expectAllLost(delivery);
       expect(await outcome()).toEqual({ action: 'abandoned', properties });
     });
 
@@ -89,9 +94,10 @@ export function runMessageSettlerContract(name: string, open: () => Promise<Mess
     });
 
     it('deadLetter parks the message with reason, description and properties', async () => {
-      const { settler, outcome } = await current().deliver();
+      const delivery = await current().deliver();
+      const { settler, outcome } = delivery;
       await settler.deadLetter({ reason: 'ValidationFailed', description: 'fields.name is required', propertiesToModify: { ErrorType: 'PermanentError', Attempt: 1 } });
-      await expectAllLost(settler);
+      await expectAllLost(delivery);
       expect(await outcome()).toEqual({ action: 'deadLettered', reason: 'ValidationFailed', description: 'fields.name is required', properties: { ErrorType: 'PermanentError', Attempt: 1 } });
     });
 

@@ -46,10 +46,10 @@ runMessageSettlerContract('busSettler on the local bus', async () => {
       await bus.send(QUEUE, [{ body: '{}', messageId, applicationProperties: SENT }]);
       const message = (await bus.receive(QUEUE, { maxMessages: 100 })).find((m) => m.messageId === messageId);
       if (!message) throw new Error(`message ${messageId} was not received`);
-      return { settler: busSettler(bus, message), outcome: () => outcomeOf(message) };
+      return { settler: busSettler(bus, message), lock: message.sequenceNumber, outcome: () => outcomeOf(message) };
     },
-    expectLockLost: (_method, error) => {
-      expect(error).toMatchObject({ name: 'BusError', code: 'LockLost', message: expect.stringMatching(/^The lock on message \d+ of queue "settler-contract" is lost \(expired, settled, or superseded by a later delivery\)$/) });
+    expectLockLost: (_method, error, delivery) => {
+      expect(error).toMatchObject({ name: 'BusError', code: 'LockLost', message: `The lock on message ${delivery.lock} of queue "${QUEUE}" is lost (expired, settled, or superseded by a later delivery)` });
     },
     close: async () => {
       await bus.close();
@@ -75,17 +75,15 @@ runMessageSettlerContract('serviceBusSettler on the Functions host Settlement se
     if (settled.action === 'deadletter') return { action: 'deadLettered', reason: settled.reason ?? '', description: settled.description, properties };
     throw new Error(`lock ${lockToken}: unexpected settlement ${settled.action}`);
   };
-  let lastToken = '';
   return {
     deliver: async () => {
       const lockToken = randomUUID();
-      lastToken = lockToken;
-      return { settler: serviceBusSettler(client, lockToken), outcome: async () => outcomeOf(lockToken) };
+      return { settler: serviceBusSettler(client, lockToken), lock: lockToken, outcome: async () => outcomeOf(lockToken) };
     },
-    expectLockLost: (method, error) => {
+    expectLockLost: (method, error, { lock }) => {
       expect(error).toMatchObject({
         name: 'TransientError',
-        message: `Service Bus settlement: ${GRPC_METHOD[method]} of lock ${lastToken}: the lock is lost (settled, expired, or its invocation returned) (FAILED_PRECONDITION): 9 FAILED_PRECONDITION: LockToken ${lastToken} not found.`,
+        message: `Service Bus settlement: ${GRPC_METHOD[method]} of lock ${lock}: the lock is lost (settled, expired, or its invocation returned) (FAILED_PRECONDITION): 9 FAILED_PRECONDITION: LockToken ${lock} not found.`,
       });
     },
     close: async () => {
