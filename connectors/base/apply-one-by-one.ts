@@ -1,10 +1,22 @@
-import { JobActionType } from '../../src/model/job';
+import { JobActionType, type Job } from '../../src/model/job';
+import type { Mapping } from '../../src/model/mapping';
 import type { QueueMessage } from '../../src/model/queue-message';
 import { isItemError, versionRefuses, type ItemOutcome, type TargetBatch } from './target-batch';
 import type { TargetConnector } from './target-connector';
 
-/** The single-message methods {@link applyOneByOne} drives. */
-type SingleTarget = Pick<TargetConnector, 'upsert' | 'delete' | 'invokeAction' | 'getTargetVersion'>;
+/**
+ * The single-message methods {@link applyOneByOne} drives: an adapter's own, beside the port
+ * (the processing never calls `invokeAction` or `getTargetVersion` itself).
+ */
+export interface SingleTarget extends Pick<TargetConnector, 'upsert' | 'delete'> {
+  /** Runs the job's target action (`job.actionName`) with the message's parameters. */
+  invokeAction(message: QueueMessage, job: Job): Promise<void>;
+  /**
+   * The target record's change tracker (for a batch's version check), as a string the job's
+   * watermark type can canonicalize; null when the record does not exist.
+   */
+  getTargetVersion(message: QueueMessage, mapping: Mapping): Promise<string | null>;
+}
 
 /**
  * A batch applied as single requests, at most `concurrency` at a time: for targets with no bulk

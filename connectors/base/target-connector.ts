@@ -15,21 +15,18 @@ export interface UpsertResult {
 }
 
 /**
- * Applies messages to a target system. Every method throws the error taxonomy of
- * `src/platform/errors.ts` (classified at the adapter boundary): `TransitiveError` when a dependency
- * is missing, `PermanentError` when the message can never be applied, `TransientError` otherwise.
+ * Applies messages to a target system: what the processing calls. A group goes through
+ * `applyBatch`; a two-way pair writes one record at a time (`upsert`, `delete`). Every method
+ * throws the error taxonomy of `src/platform/errors.ts` (classified at the adapter boundary):
+ * `TransitiveError` when a dependency is missing, `PermanentError` when the message can never be
+ * applied, `TransientError` otherwise. Adapters keep their single-message methods for actions and
+ * version reads (see `SingleTarget` in apply-one-by-one.ts) off this port: only their own
+ * `applyBatch` calls them.
  */
 export interface TargetConnector extends BatchTarget {
   /** Inserts or updates the record identified by `message.targetKey` with `message.fields`. */
   upsert(message: QueueMessage, mapping: Mapping, context?: UpsertContext): Promise<UpsertResult>;
   /** Deletes the record identified by `message.targetKey`; deleting a missing record succeeds. */
   delete(message: QueueMessage, mapping: Mapping): Promise<void>;
-  /** Runs the job's target action (`job.actionName`) with the message's parameters. */
-  invokeAction(message: QueueMessage, job: Job): Promise<void>;
-  /**
-   * The target record's change tracker (for `skipOutdatedMessages`), as a string the job's
-   * watermark type can canonicalize; null when the record does not exist.
-   */
-  getTargetVersion(message: QueueMessage, mapping: Mapping): Promise<string | null>;
   close(): Promise<void>;
 }

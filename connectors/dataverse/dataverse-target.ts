@@ -1,6 +1,6 @@
 import { toJsonValue } from '../base/connector-base';
 import type { TargetConnector, UpsertContext, UpsertResult } from '../base/target-connector';
-import { applyOneByOne } from '../base/apply-one-by-one';
+import { applyOneByOne, type SingleTarget } from '../base/apply-one-by-one';
 import type { ItemOutcome, TargetBatch } from '../base/target-batch';
 import { type Job, JobActionType } from '../../src/model/job';
 import type { Mapping } from '../../src/model/mapping';
@@ -47,7 +47,7 @@ interface Upsert {
  * (`accounts/Microsoft.Dynamics.CRM.<Action>` bound, `<Action>` unbound) and versions as the
  * OData target in `patch` mode.
  */
-export class DataverseTarget implements TargetConnector {
+export class DataverseTarget implements TargetConnector, SingleTarget {
   private readonly base: OdataTarget;
   private readonly locator: RecordLocator;
   private readonly batcher: GroupCommit<Upsert, Record<string, unknown> | undefined>;

@@ -2,7 +2,7 @@ import { toJsonValue } from '../base/connector-base';
 import { JSON_TEXT_TAG, plainRecord, taggedOf } from '../../src/model/exact-values';
 import { toText } from '../base/operations';
 import type { TargetConnector, UpsertContext, UpsertResult } from '../base/target-connector';
-import { applyOneByOne } from '../base/apply-one-by-one';
+import { applyOneByOne, type SingleTarget } from '../base/apply-one-by-one';
 import type { ItemOutcome, TargetBatch } from '../base/target-batch';
 import { ConfigError, TransitiveError } from '../../src/platform/errors';
 import { type Job, JobActionType } from '../../src/model/job';
@@ -51,7 +51,7 @@ export interface OdataTargetOptions extends Omit<LocatorOptions, 'http'> {
  * `EntitySet/Namespace.Name` an action bound to the message's record. Fields of a response
  * mapping come from the written record (`Prefer: return=representation`, or a read).
  */
-export class OdataTarget implements TargetConnector {
+export class OdataTarget implements TargetConnector, SingleTarget {
   private readonly locator: RecordLocator;
   private readonly writer: BatchWriter;
   /** `when-needed` typing: whether `$metadata` was asked for (it is then used for every message). */

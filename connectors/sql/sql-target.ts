@@ -1,5 +1,5 @@
 import type { TargetConnector, UpsertContext, UpsertResult } from '../base/target-connector';
-import { applyOneByOne } from '../base/apply-one-by-one';
+import { applyOneByOne, type SingleTarget } from '../base/apply-one-by-one';
 import type { ItemOutcome, TargetBatch } from '../base/target-batch';
 import { toText } from '../base/operations';
 import { ConfigError, PermanentError } from '../../src/platform/errors';
@@ -35,7 +35,7 @@ export interface SqlTargetOptions {
  * `RETURNING` the response fields. MariaDB / MySQL lack `UPDATE … RETURNING`: their writes,
  * single or batched, go through `mysql-batch.ts`.
  */
-export class SqlTarget implements TargetConnector {
+export class SqlTarget implements TargetConnector, SingleTarget {
   private readonly plans: UpsertPlans;
   private postgresBatches?: PostgresBatchWriter;
   private mysqlBatches?: MysqlBatchWriter;

@@ -39,6 +39,11 @@ export interface DurableDriverOptions {
   /** Finished instances kept for `status()`; the oldest are forgotten first. Default 100. */
   keepFinished?: number;
   log?: Logger;
+  /**
+   * The generator the driver runs on its port. Default `getChangesOrchestration`; the port's
+   * contract runs its own probes through the same engine. Its output becomes `status().output`.
+   */
+  orchestration?: <TTask>(port: OrchestrationPort<TTask>) => Generator<TTask, unknown, unknown>;
 }
 
 /** A task of the local engine: what the orchestration asked for. */
@@ -133,7 +138,7 @@ export class DurableDriver {
     };
     try {
       for (;;) {
-        const generator = getChangesOrchestration(port);
+        const generator = (this.options.orchestration ?? getChangesOrchestration)(port);
         let step = generator.next();
         while (!step.done) {
           let value: unknown;
@@ -147,7 +152,7 @@ export class DurableDriver {
         }
         // As the engine does: a generation that continued as new starts again with its input.
         if (continued === undefined) {
-          this.update(status, { runtimeStatus: 'Completed', output: cloneJson(step.value) });
+          this.update(status, { runtimeStatus: 'Completed', output: cloneJson(step.value) as GetChangesOutput });
           return;
         }
         input = continued;

@@ -1,5 +1,6 @@
 import type { AppInsightsClient, TraceSeverity } from './app-insights-metrics';
 import type { Logger } from './logger';
+import { scrubContext, scrubMessage } from './log-scrub';
 
 export interface AppInsightsLoggerOptions {
   /**
@@ -11,14 +12,16 @@ export interface AppInsightsLoggerOptions {
 }
 
 /**
- * Sends every log line to Application Insights as a trace whose context becomes
+ * Sends every log line (scrubbed of secrets) to Application Insights as a trace whose context becomes
  * `customDimensions` (so `traces | where customDimensions.correlationId == "…"` finds one
  * message's lines), and passes it on to `next` unless `echo` is false. Telemetry never fails the
  * caller: a line the client throws on goes to `next` instead, so it is not lost.
  */
 export function appInsightsLogger(client: AppInsightsClient, next: Logger, options: AppInsightsLoggerOptions = {}): Logger {
   const echo = options.echo ?? true;
-  const line = (severity: TraceSeverity, write: (m: string, c?: Record<string, unknown>) => void) => (message: string, context?: Record<string, unknown>) => {
+  const line = (severity: TraceSeverity, write: (m: string, c?: Record<string, unknown>) => void) => (raw: string, rawContext?: Record<string, unknown>) => {
+    const message = scrubMessage(raw);
+    const context = scrubContext(rawContext);
     let sent = false;
     try {
       client.trackTrace({ message, severity, properties: toProperties(context) });

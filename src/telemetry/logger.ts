@@ -1,7 +1,11 @@
 import { systemClock, type Clock } from '../platform/clock';
 import { terminalText } from '../platform/terminal-text';
+import { scrubContext, scrubMessage } from './log-scrub';
 
-/** Structured-enough logging: one line per event; never pass secrets. */
+/**
+ * Structured-enough logging: one line per event. Never pass secrets; the adapters scrub what
+ * slips through all the same (`log-scrub.ts`).
+ */
 export interface Logger {
   info(message: string, context?: Record<string, unknown>): void;
   warn(message: string, context?: Record<string, unknown>): void;
@@ -23,7 +27,9 @@ export const silentLogger: Logger = { info: () => {}, warn: () => {}, error: () 
  * characters are shown as escapes (`terminalText`), and every line after the first is indented,
  * so a value holding `\n[error] …` cannot pass for an entry of its own.
  */
-function format(level: string, message: string, context?: Record<string, unknown>): string {
+function format(level: string, raw: string, rawContext?: Record<string, unknown>): string {
+  const message = scrubMessage(raw);
+  const context = scrubContext(rawContext);
   const line = context && Object.keys(context).length > 0 ? `[${level}] ${message} ${JSON.stringify(context)}` : `[${level}] ${message}`;
   return terminalText(line).replace(/\n/g, '\n    ');
 }
@@ -48,8 +54,8 @@ export function withContext(log: Logger, context: Record<string, unknown>): Logg
  */
 export function jsonLinesLogger(write: (line: string) => void = (line) => process.stdout.write(line + '\n'), clock: Pick<Clock, 'now'> = systemClock): Logger {
   const line = (level: string) => (message: string, context?: Record<string, unknown>) => {
-    const fields: Record<string, unknown> = { at: clock.now().toISOString(), level, message };
-    for (const [key, value] of Object.entries(context ?? {})) fields[key in fields ? `ctx.${key}` : key] = value;
+    const fields: Record<string, unknown> = { at: clock.now().toISOString(), level, message: scrubMessage(message) };
+    for (const [key, value] of Object.entries(scrubContext(context) ?? {})) fields[key in fields ? `ctx.${key}` : key] = value;
     write(JSON.stringify(fields));
   };
   return { info: line('info'), warn: line('warn'), error: line('error') };

@@ -1,6 +1,7 @@
 import { ConnectorRegistry } from '../../../connectors/base/registry';
 import type { TargetConnector } from '../../../connectors/base/target-connector';
-import { applyOneByOne } from '../../../connectors/base/apply-one-by-one';
+import { applyOneByOne, type SingleTarget } from '../../../connectors/base/apply-one-by-one';
+import { singleTarget } from '../../support/single-target';
 import { sqlConnectorFactories, sqliteConnectorFactory } from '../../../connectors/sql';
 import type { ReceivedMessage } from '../../../src/bus/message-bus';
 import { TransientError } from '../../../src/platform/errors';
@@ -21,8 +22,8 @@ describe('retries as scheduled copies', () => {
   /** What the target does with the next upserts. */
   let plan: { fail: number; retryAfterMs?: number; holdMs?: number } = { fail: 0 };
 
-  function scripted(inner: TargetConnector): TargetConnector {
-    const target: TargetConnector = {
+  function scripted(inner: TargetConnector & SingleTarget): TargetConnector {
+    const target: TargetConnector & SingleTarget = {
       ...inner,
       upsert: async (...args) => {
         if (plan.holdMs) await clock.sleep(plan.holdMs);
@@ -43,7 +44,7 @@ describe('retries as scheduled copies', () => {
 
   beforeAll(async () => {
     const registry = new ConnectorRegistry([
-      { ...sqliteConnectorFactory, createTarget: (ctx) => scripted(sqliteConnectorFactory.createTarget!(ctx)) },
+      { ...sqliteConnectorFactory, createTarget: (ctx) => scripted(singleTarget(sqliteConnectorFactory.createTarget!(ctx))) },
       ...sqlConnectorFactories.filter((factory) => factory !== sqliteConnectorFactory),
     ]);
     f = await createSyncFixture({ clock, registry });

@@ -1,4 +1,5 @@
-import { applyOneByOne } from '../../../connectors/base/apply-one-by-one';
+import { applyOneByOne, type SingleTarget } from '../../../connectors/base/apply-one-by-one';
+import { singleTarget } from '../../support/single-target';
 import { ConnectorRegistry } from '../../../connectors/base/registry';
 import type { TargetConnector } from '../../../connectors/base/target-connector';
 import { sqlConnectorFactories, sqliteConnectorFactory } from '../../../connectors/sql';
@@ -20,8 +21,8 @@ describe('stale messages that come back by requeue, retry or resubmit', () => {
   /** Upserts of these ids fail once with a transient error, deletes with a missing dependency. */
   const failOnce = new Set<string>();
 
-  function scripted(inner: TargetConnector): TargetConnector {
-    const target: TargetConnector = {
+  function scripted(inner: TargetConnector & SingleTarget): TargetConnector {
+    const target: TargetConnector & SingleTarget = {
       ...inner,
       upsert: async (message, mapping) => {
         if (failOnce.delete(String(message.targetKey.crm_id))) throw new TransientError('HTTP 503 Service Unavailable');
@@ -41,7 +42,7 @@ describe('stale messages that come back by requeue, retry or resubmit', () => {
 
   beforeAll(async () => {
     const registry = new ConnectorRegistry([
-      { ...sqliteConnectorFactory, createTarget: (ctx) => scripted(sqliteConnectorFactory.createTarget!(ctx)) },
+      { ...sqliteConnectorFactory, createTarget: (ctx) => scripted(singleTarget(sqliteConnectorFactory.createTarget!(ctx))) },
       ...sqlConnectorFactories.filter((factory) => factory !== sqliteConnectorFactory),
     ]);
     f = await createSyncFixture({ clock, registry });

@@ -8,6 +8,7 @@ import type { Mapping } from '../../../../src/model/mapping';
 import type { QueueMessage } from '../../../../src/model/queue-message';
 import type { WatermarkValue } from '../../../../src/model/watermark-value';
 import type { CapServer } from './cap-server';
+import { singleTarget } from '../../../support/single-target';
 
 /** A clock whose sleeps return at once and are recorded (throttling waits). */
 export function instantClock(start = '2026-06-01T00:00:00Z') {
@@ -40,7 +41,7 @@ export function openOdata(serviceUrl: string, options: OpenOptions = {}) {
       return source;
     },
     target: () => {
-      const target = registry.createTarget(ctx());
+      const target = singleTarget(registry.createTarget(ctx()));
       opened.push(target);
       return target;
     },

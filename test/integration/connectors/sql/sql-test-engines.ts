@@ -8,6 +8,8 @@ import { createConnection as createMysqlConnection } from 'mysql2/promise';
 import { ConnectorRegistry } from '../../../../connectors/base/registry';
 import type { SourceConnector } from '../../../../connectors/base/source-connector';
 import type { TargetConnector } from '../../../../connectors/base/target-connector';
+import type { SingleTarget } from '../../../../connectors/base/apply-one-by-one';
+import { singleTarget } from '../../../support/single-target';
 import { sqlConnectorFactories } from '../../../../connectors/sql/sql-connectors';
 import type { Connection } from '../../../../src/model/connection';
 import type { Clock } from '../../../../src/platform/clock';
@@ -50,7 +52,7 @@ export interface SqlTestEngine {
   connection(settings?: Record<string, unknown>): Connection;
   /** `clock`: the connector's time (leases, detection time). Default: the system clock. */
   source(connection?: Connection, clock?: Pick<Clock, 'now' | 'sleep'>): SourceConnector;
-  target(connection?: Connection): TargetConnector;
+  target(connection?: Connection): TargetConnector & SingleTarget;
   close(): Promise<void>;
 }
 
@@ -65,7 +67,7 @@ export async function openEngine(name: EngineName): Promise<SqlTestEngine> {
   const common = (conn: () => Connection, resolveSecret: (n: string) => string | undefined, configDir: string) => ({
     connection: (settings?: Record<string, unknown>) => ({ ...conn(), settings: { ...conn().settings, ...settings } }),
     source: (c?: Connection, clock?: Pick<Clock, 'now' | 'sleep'>) => track(registry.createSource({ connection: c ?? conn(), resolveSecret, configDir, ...(clock ? { clock } : {}) })),
-    target: (c?: Connection) => track(registry.createTarget({ connection: c ?? conn(), resolveSecret, configDir })),
+    target: (c?: Connection) => track(singleTarget(registry.createTarget({ connection: c ?? conn(), resolveSecret, configDir }))),
   });
   const closeConnectors = () => Promise.all(opened.map((c) => c.close()));
 

@@ -1,4 +1,4 @@
-import { GroupCommit } from '../../../../connectors/base';
+import { GroupCommit } from '../../../../connectors/base/group-commit';
 
 describe('GroupCommit', () => {
   it('sends the first item alone and groups what queued meanwhile, each keeping its own outcome', async () => {

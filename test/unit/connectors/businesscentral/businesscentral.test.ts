@@ -6,6 +6,7 @@ import { createBusinessCentralConnectorFactory } from '../../../../connectors/bu
 import { defaultConnectorRegistry } from '../../../../connectors/default-registry';
 import { validateConfig } from '../../../../src/config/validate-config';
 import { issueLines } from '../../config/valid-config';
+import { singleTarget } from '../../../support/single-target';
 import { type Job, JobActionType } from '../../../../src/model/job';
 import type { Mapping } from '../../../../src/model/mapping';
 import { createQueueMessage, type JsonValue, type QueueMessage } from '../../../../src/model/queue-message';
@@ -36,7 +37,7 @@ function openBc(exchanges: RecordedExchange[], company = 'CRONUS USA, Inc.') {
     clock: { now: () => new Date('2026-03-01T10:00:00Z'), sleep: async (ms: number) => void sleeps.push(ms) },
     warn: (m) => warnings.push(m),
   };
-  return { replay, sleeps, warnings, source: () => registry.createSource(ctx), target: () => registry.createTarget(ctx) };
+  return { replay, sleeps, warnings, source: () => registry.createSource(ctx), target: () => singleTarget(registry.createTarget(ctx)) };
 }
 
 const customersJob: Job = {

@@ -6,6 +6,7 @@ import { systemClock } from '../../../../src/platform/clock';
 import { type Job, JobActionType } from '../../../../src/model/job';
 import type { Mapping } from '../../../../src/model/mapping';
 import { loadExchanges, type RecordedExchange, replayFetch } from '../odata/replay-fetch';
+import { singleTarget } from '../../../support/single-target';
 
 export const ORG = 'https://contoso.crm4.dynamics.com';
 export const API = `${ORG}/api/data/v9.2/`;
@@ -33,7 +34,7 @@ export function openDataverse(exchanges: RecordedExchange[], settings: Record<st
     clock: { now: () => new Date(now), sleep: systemClock.sleep },
     warn: (m) => warnings.push(m),
   };
-  return { replay, warnings, source: () => registry.createSource(ctx), target: () => registry.createTarget(ctx) };
+  return { replay, warnings, source: () => registry.createSource(ctx), target: () => singleTarget(registry.createTarget(ctx)) };
 }
 
 export const accountsMapping: Mapping = {

@@ -36,6 +36,10 @@ export interface ReplayResult {
   error?: string;
   /** Every activity and entity call, in order. */
   calls: CallRecord[];
+  /** The orchestration's custom status when each of `calls` was scheduled (same order). */
+  statusAtCall: unknown[];
+  /** The custom status the last episode reported. */
+  customStatus: unknown;
   /** Episodes the engine ran (each one replays the whole history from the start). */
   episodes: number;
   /** Generations: 1 + how often the orchestration continued as new. */
@@ -61,6 +65,7 @@ export async function runOrchestration(orchestrator: Orchestrator, input: unknow
   ];
   let history = begin(clock(0), input);
   const calls: CallRecord[] = [];
+  const statusAtCall: unknown[] = [];
   let known: Array<Record<string, unknown>> = [];
   let generations = 1;
   let longestHistory = 0;
@@ -70,7 +75,7 @@ export async function runOrchestration(orchestrator: Orchestrator, input: unknow
     try {
       state = await engine(new DurableOrchestrationInput('instance-1', structuredClone(history), input), new DummyOrchestrationContext('orchestrator'));
     } catch (err) {
-      return { status: 'Failed', error: failureMessage(err), calls, episodes: episode, generations, longestHistory };
+      return { status: 'Failed', error: failureMessage(err), calls, statusAtCall, customStatus: undefined, episodes: episode, generations, longestHistory };
     }
     const actions = state.actions.flat();
     const replayed = JSON.stringify(actions.slice(0, known.length));
@@ -84,7 +89,7 @@ export async function runOrchestration(orchestrator: Orchestrator, input: unknow
       generations++;
       continue;
     }
-    if (state.isDone) return { status: 'Completed', output: state.output, calls, episodes: episode, generations, longestHistory };
+    if (state.isDone) return { status: 'Completed', output: state.output, calls, statusAtCall, customStatus: state.customStatus, episodes: episode, generations, longestHistory };
     const fresh = actions.slice(known.length);
     if (fresh.length === 0) throw new Error(`episode ${episode}: the orchestration neither finished nor scheduled anything`);
     known = actions;
@@ -96,6 +101,7 @@ export async function runOrchestration(orchestrator: Orchestrator, input: unknow
         const name = String(action.functionName);
         const activityInput = typeof action.input === 'string' ? JSON.parse(action.input) : action.input;
         calls.push({ kind: 'activity', name, input: activityInput });
+        statusAtCall.push(state.customStatus);
         history.push({ EventType: EVENT.TaskScheduled, EventId: id, IsPlayed: false, Timestamp: at, Name: name });
         try {
           const result = await backend.activities[name](structuredClone(activityInput));
@@ -108,6 +114,7 @@ export async function runOrchestration(orchestrator: Orchestrator, input: unknow
         const schedulerId = String(action.instanceId);
         const operation = String(action.operation);
         calls.push({ kind: 'entity', name: schedulerId, operation, input: action.input });
+        statusAtCall.push(state.customStatus);
         history.push({ EventType: EVENT.EventSent, EventId: id, IsPlayed: false, Timestamp: at, Name: 'op', InstanceId: schedulerId, Input: JSON.stringify({ id: requestId, op: operation }) });
         const response = await runEntityOperation(backend, schedulerId, operation, action.input, requestId);
         completions.push({ EventType: EVENT.EventRaised, EventId: -1, IsPlayed: false, Timestamp: at, Name: requestId, Input: JSON.stringify(response) });
