@@ -3,7 +3,7 @@ import type { KnipConfig } from 'knip';
 /**
  * Dead-code check (`npm run lint`): files nothing reaches, exports nothing imports, dependencies
  * nothing uses. The entries are every way code starts: the Functions app, the CLI, worker
- * threads and child processes, tools, benchmarks, examples and tests (their configs are found by
+ * threads and child processes, tools, benchmarks and tests (their configs are found by
  * knip's jest and eslint plugins).
  */
 const config: KnipConfig = {
@@ -16,7 +16,6 @@ const config: KnipConfig = {
     'src/config/write-json-schema.ts',
     'tools/*/main.ts',
     'bench/**/*.{ts,js}',
-    'examples/**/*.ts',
     'test/**/*.test.ts',
     // Child processes and workers the tests start by path, and the require hook they load.
     'test/**/*-child.ts',
@@ -25,7 +24,7 @@ const config: KnipConfig = {
     'test/**/support/*.js',
     'test/**/*.d.ts',
   ],
-  project: ['src/**/*.ts', 'functions/**/*.ts', 'connectors/**/*.ts', 'tools/**/*.ts', 'bench/**/*.{ts,js}', 'examples/**/*.ts', 'test/**/*.{ts,js}'],
+  project: ['src/**/*.ts', 'functions/**/*.ts', 'connectors/**/*.ts', 'tools/**/*.ts', 'bench/**/*.{ts,js}', 'test/**/*.{ts,js}'],
   ignoreDependencies: [
     // Loaded by the CAP test server (`cds` resolves its database plugin by name).
     '@cap-js/sqlite',

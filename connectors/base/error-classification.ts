@@ -3,7 +3,7 @@ import { createError, type ErrorRule, matchRule } from '../../src/platform/error
 
 // The rule shape and the kind → error switch are the project's one (src/platform/error-table.ts);
 // exported here too for the adapters' tables.
-export { createError, type ErrorRule } from '../../src/platform/error-table';
+export { type ErrorRule } from '../../src/platform/error-table';
 
 /**
  * What a connector does when a service answers something malformed: not the format asked for,

@@ -35,7 +35,7 @@ export function described<T extends z.ZodType>(schema: T, description: string, d
 }
 
 /** zod's `error` parameter: `message` for a wrong value, `required` (or the default) for a missing one. */
-export function messages(message: SettingMessage, required?: string): { error: (issue: { input?: unknown }) => string | undefined } {
+function messages(message: SettingMessage, required?: string): { error: (issue: { input?: unknown }) => string | undefined } {
   return { error: (issue) => (issue.input === undefined ? required : typeof message === 'string' ? message : message(issue.input)) };
 }
 

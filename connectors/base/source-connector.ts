@@ -8,7 +8,7 @@ import type { SkippedRow } from './skipped-rows';
  * A detected change that only moved the change tracker (no business change). It advances the
  * watermark and sends nothing. Only connectors that can tell emit these (the SQL connector cannot).
  */
-export interface TimeStampChange {
+interface TimeStampChange {
   action: JobActionType.TimeStamp;
   sourceKey: string;
   changeTracker: string;

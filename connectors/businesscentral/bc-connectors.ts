@@ -12,7 +12,7 @@ import { companyServiceRoot } from './bc-company';
 import { BC_SCOPE, businessCentralApiRoot, type BusinessCentralSettings, businessCentralSettingsSchema, validateBusinessCentralSettings, validateBusinessCentralSourceJob } from './bc-settings';
 
 /** Business Central's limits: operations per `$batch`, and requests in flight per user. */
-export const BC_MAX_BATCH_OPERATIONS = 100;
+const BC_MAX_BATCH_OPERATIONS = 100;
 export const BC_MAX_CONCURRENCY = 5;
 
 /** The API route's model of each source connection (its sources share it). */

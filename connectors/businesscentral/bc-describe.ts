@@ -21,4 +21,5 @@ export function createBusinessCentralDescriber(overrides?: OdataTransportOverrid
   };
 }
 
+/** Loaded on first use by connectors/describers.ts (`require`, out of knip's sight). @public */
 export const openBusinessCentralDescriber: DescriberFactory = createBusinessCentralDescriber();

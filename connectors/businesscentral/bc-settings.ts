@@ -4,7 +4,7 @@ import { DELTA_LINK_FIELD, isDeltaJob } from '../odata/delta-watermark';
 import { described, knownProperties, matching, nonEmptyString } from '../base/settings-schema';
 import { checkOdataConnection, entityKeys, httpUrl, ODATA_COMMON_SETTINGS } from '../odata/odata-settings';
 
-export const BC_ONLINE_BASE = 'https://api.businesscentral.dynamics.com/v2.0';
+const BC_ONLINE_BASE = 'https://api.businesscentral.dynamics.com/v2.0';
 export const BC_SCOPE = 'https://api.businesscentral.dynamics.com/.default';
 
 const ONLINE_ONLY = 'Not used (not allowed) with serviceUrl.';

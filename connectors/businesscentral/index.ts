@@ -1,3 +1,2 @@
-export { companyServiceRoot } from './bc-company';
-export { businessCentralConnectorFactory, createBusinessCentralConnectorFactory } from './bc-connectors';
-export { BC_SCOPE, businessCentralApiRoot, type BusinessCentralSettings, validateBusinessCentralSettings } from './bc-settings';
+export { createBusinessCentralConnectorFactory } from './bc-connectors';
+export { validateBusinessCentralSettings } from './bc-settings';

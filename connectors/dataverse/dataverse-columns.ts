@@ -84,7 +84,7 @@ async function readColumns(http: OdataHttpClient, set: string): Promise<Datavers
 }
 
 /** A Money column's fraction digits: its own `Precision` when `PrecisionSource` is 0, else the most Money keeps. */
-export function moneyScale(precision: unknown, source: unknown): number {
+function moneyScale(precision: unknown, source: unknown): number {
   return source === 0 && typeof precision === 'number' ? precision : MONEY_MAX_SCALE;
 }
 

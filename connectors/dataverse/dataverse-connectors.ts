@@ -8,10 +8,10 @@ import { DataverseTarget } from './dataverse-target';
 import { dataverseServiceRoot, type DataverseSettings, dataverseSettingsSchema, validateDataverseSettings } from './dataverse-settings';
 
 /** Dataverse's error code for a change-tracking token past its retention ("Version stamp associated with the client has expired"). */
-export const EXPIRED_VERSION_STAMP = '0x80044352';
+const EXPIRED_VERSION_STAMP = '0x80044352';
 
 /** Whether a failed delta-link read means the link expired: Dataverse's ExpiredVersionStamp, or 410 Gone. */
-export function isExpiredDataverseDelta(err: unknown): boolean {
+function isExpiredDataverseDelta(err: unknown): boolean {
   const details = err && typeof err === 'object' && 'details' in err ? (err.details as { serviceCode?: unknown }) : undefined;
   return details?.serviceCode === EXPIRED_VERSION_STAMP || statusOf(err) === 410;
 }

@@ -17,4 +17,5 @@ export function createDataverseDescriber(overrides?: OdataTransportOverrides): D
   };
 }
 
+/** Loaded on first use by connectors/describers.ts (`require`, out of knip's sight). @public */
 export const openDataverseDescriber: DescriberFactory = createDataverseDescriber();

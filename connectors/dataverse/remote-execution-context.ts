@@ -110,7 +110,7 @@ function attributesOf(entity: Json, path: string): Record<string, unknown> {
 }
 
 /** A data-contract value as a plain JSON value. */
-export function plainValue(value: unknown): unknown {
+function plainValue(value: unknown): unknown {
   if (typeof value === 'string') {
     const date = WCF_DATE.test(value) ? parseWcfDate(value) : undefined;
     return date ? date.toISOString() : value;

@@ -26,7 +26,7 @@ function attributes(tag: string): Record<string, string> {
 }
 
 /** `Edm.*` (or a type definition: `other`) → the checks' kind. */
-export function edmKind(type: string): ColumnKind {
+function edmKind(type: string): ColumnKind {
   switch (type) {
     case 'Edm.String':
     case 'Edm.Guid':

@@ -35,7 +35,7 @@ export class MetadataDescriber implements EntityDescriber {
 }
 
 /** The describer of `odata` connections; `overrides` replace the transport (tests). */
-export function createOdataDescriber(overrides?: OdataTransportOverrides): DescriberFactory {
+function createOdataDescriber(overrides?: OdataTransportOverrides): DescriberFactory {
   return (ctx) => {
     const settings = ctx.connection.settings as unknown as OdataSettings;
     const open = openOdataConnection(ctx, { type: 'odata', defaultScope: `${new URL(settings.serviceUrl).origin}/.default`, overrides });
@@ -43,4 +43,5 @@ export function createOdataDescriber(overrides?: OdataTransportOverrides): Descr
   };
 }
 
+/** Loaded on first use by connectors/describers.ts (`require`, out of knip's sight). @public */
 export const openOdataDescriber: DescriberFactory = createOdataDescriber();

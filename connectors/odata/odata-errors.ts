@@ -11,7 +11,7 @@ import type { HighwaterError } from '../../src/platform/errors';
  * update: that record was there when it was read and has been deleted since. 401 keeps the
  * service's message out (it may name the tenant).
  */
-export const ODATA_ERROR_RULES: readonly ErrorRule[] = [
+const ODATA_ERROR_RULES: readonly ErrorRule[] = [
   // Not a missing dependency (parking would wait for a record that is gone for good): the write
   // is decided again from a fresh read, which finds no record and creates it (upsert).
   { code: 'PATCH 404 if-match', kind: 'transient', reason: 'the record was deleted since it was read (read again: it is created)' },
@@ -140,7 +140,7 @@ export function classifyNetworkError(err: unknown, options: ClassifyHttpOptions)
 }
 
 /** `TimeoutError` for an aborted-by-timeout fetch, else the errno code of the error or its cause. */
-export function networkErrorCode(err: unknown): string | undefined {
+function networkErrorCode(err: unknown): string | undefined {
   if (err && typeof err === 'object' && 'name' in err && err.name === 'TimeoutError') return 'TimeoutError';
   const cause = err && typeof err === 'object' && 'cause' in err ? err.cause : undefined;
   return stringCode(err) ?? stringCode(cause);

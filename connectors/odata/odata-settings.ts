@@ -31,7 +31,7 @@ const authKind = <K extends string>(kind: K, description: string) => described(z
  * How a connector gets its access token (Microsoft Entra ID through `@azure/identity`).
  * `scope` defaults per connector (OData: `<origin of serviceUrl>/.default`).
  */
-export const odataAuthSchema = described(
+const odataAuthSchema = described(
   z.discriminatedUnion(
     'kind',
     [
@@ -120,7 +120,7 @@ export const odataSettingsSchema = described(
 
 export type OdataSettings = z.output<typeof odataSettingsSchema>;
 
-export const AUTH_SECRETS = ['clientSecret', 'certificate'] as const;
+const AUTH_SECRETS = ['clientSecret', 'certificate'] as const;
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -36,7 +36,7 @@ function codeOf(err: unknown): unknown {
 }
 
 /** Whether `err` (classified or raw) is a foreign-key violation. */
-export function isForeignKeyViolation(err: unknown): boolean {
+function isForeignKeyViolation(err: unknown): boolean {
   return FOREIGN_KEY_CODES.has(String(codeOf(err)));
 }
 

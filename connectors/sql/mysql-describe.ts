@@ -11,7 +11,7 @@ import { openMysql } from './sql-connectors';
  */
 
 /** A `COLUMN_TYPE` (lower case, with modifiers) → its kind; `tinyint(1)` is how MySQL spells BOOLEAN. */
-export function mysqlKind(declared: string): ColumnKind {
+function mysqlKind(declared: string): ColumnKind {
   const t = declared.toLowerCase();
   if (/^tinyint\(1\)/.test(t)) return 'boolean';
   if (/^(tinyint|smallint|mediumint|int|integer|bigint)\b/.test(t)) return 'integer';
@@ -71,4 +71,5 @@ class MysqlDescriber implements EntityDescriber {
   }
 }
 
+/** Loaded on first use by connectors/describers.ts (`require`, out of knip's sight). @public */
 export const openMysqlDescriber: DescriberFactory = (ctx) => new MysqlDescriber(openMysql(ctx));

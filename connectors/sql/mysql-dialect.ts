@@ -13,7 +13,7 @@ import type { WatermarkType } from '../../src/model/watermark-value';
  * (STRICT_ALL_TABLES, no zero dates); backslash escapes stay on (the driver escapes bound text
  * with them); `TIMESTAMP` columns and `NOW()` are read and written in UTC.
  */
-export const MYSQL_SESSION_SQL =
+const MYSQL_SESSION_SQL =
   "SET SESSION sql_mode = 'ANSI_QUOTES,STRICT_ALL_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION', " +
   "time_zone = '+00:00', character_set_client = utf8mb4, character_set_connection = utf8mb4, character_set_results = utf8mb4";
 

@@ -29,7 +29,7 @@ const CLOCK = `DATE_FORMAT(UTC_TIMESTAMP(6) - INTERVAL ? SECOND, '%Y-%m-%dT%H:%i
 const OTHERS = 'FROM information_schema.innodb_trx t WHERE t.trx_mysql_thread_id <> CONNECTION_ID()';
 
 /** What the run tells when the open transactions cannot be read. */
-export const MYSQL_HIDDEN_TRANSACTIONS =
+const MYSQL_HIDDEN_TRANSACTIONS =
   "the connection's user cannot read information_schema.innodb_trx (grant it PROCESS): rows that open transactions commit late could be missed";
 
 const isMissingPrivilege = (err: unknown) => (err as { details?: { code?: unknown } } | undefined)?.details?.code === NO_PRIVILEGE;

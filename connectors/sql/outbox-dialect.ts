@@ -89,7 +89,7 @@ export async function claimByUpdate(db: SqlDatabase, table: OutboxTable, request
 }
 
 /** Ids as the drivers return them (number, bigint, or text of a bigint), compared exactly. */
-export function compareIds(a: unknown, b: unknown): number {
+function compareIds(a: unknown, b: unknown): number {
   const x = BigInt(a as string | number | bigint);
   const y = BigInt(b as string | number | bigint);
   return x < y ? -1 : x > y ? 1 : 0;

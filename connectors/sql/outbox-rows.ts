@@ -19,7 +19,7 @@ export type OutboxRowMeaning =
  * The source field that carries the row's outbox id beside the payload's fields: mapped to the
  * target's version column, it is what `skipOutdatedMessages` compares with the change tracker.
  */
-export const OUTBOX_ID_FIELD = '$outbox.id';
+const OUTBOX_ID_FIELD = '$outbox.id';
 
 const UPSERT_ACTIONS = new Set(['insert', 'update', 'upsert']);
 const DELETE_ACTION = 'delete';

@@ -36,7 +36,7 @@ export function rowsParams(records: ReadonlyArray<Record<string, unknown>>, name
 }
 
 /** `WITH u AS (…)`: the typed rows of `names` from the arrays of {@link rowsParams}. */
-export function rowsCte(shape: PgBatchShape, names: readonly string[]): string {
+function rowsCte(shape: PgBatchShape, names: readonly string[]): string {
   const args = ['$1::int[]', ...names.map((_, i) => `$${i + 2}::text[]`)].join(', ');
   const typed = [`x.${q(POSITION)}`, ...names.map((n) => `x.${q(n)}::${typeOf(shape, n)} AS ${q(n)}`)].join(', ');
   return `WITH u AS (SELECT ${typed} FROM unnest(${args}) AS x(${[POSITION, ...names].map(q).join(', ')}))`;

@@ -29,7 +29,7 @@ function fractionBeyond(text: string, digits: number): boolean {
  * value for `smallint`/`integer`/`bigint`). Other types need none: they keep what they accept,
  * and refuse the rest themselves.
  */
-export function exactCheckOf(type: string): Check | undefined {
+function exactCheckOf(type: string): Check | undefined {
   const range = INTEGER_RANGES[type];
   if (range) return (value) => integerProblem(value, range, type);
   const numeric = NUMERIC.exec(type);

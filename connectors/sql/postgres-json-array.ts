@@ -54,7 +54,7 @@ export const JSON_ARRAY_TYPES = /^jsonb?\[\]$/;
  * A JSON array's nested arrays become elements (one dimension). Undefined for any other value
  * (left to PostgreSQL, or refused by {@link jsonArrayProblem}).
  */
-export function jsonArrayLiteral(value: JsonValue): string | undefined {
+function jsonArrayLiteral(value: JsonValue): string | undefined {
   let texts: string[] | undefined;
   if (Array.isArray(value)) texts = value.map((e) => JSON.stringify(e ?? null));
   else if (typeof value === 'object' && value !== null) {

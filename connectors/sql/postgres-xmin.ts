@@ -66,7 +66,7 @@ export const STABLE_XID_SQL = `(SELECT r + age((r % ${EPOCH})::text::xid) FROM (
 export const XMIN_TRACKER_SQL = `(CASE WHEN age(xmin) <= 0 OR age(xmin) = ${HALF - 1n} THEN ${FROZEN_XID} ELSE ${STABLE_XID_SQL} - age(xmin) END)`;
 
 /** Whether the job tracks changes by transaction: `field: xmin`, `type: number`, on PostgreSQL. */
-export function tracksXmin(dialect: Pick<SqlDialect, 'kind'>, job: Job): boolean {
+function tracksXmin(dialect: Pick<SqlDialect, 'kind'>, job: Job): boolean {
   return dialect.kind === 'postgres' && job.watermark.field === XMIN_FIELD && parseWatermarkType(job.watermark.type) === 'number';
 }
 

@@ -107,7 +107,7 @@ export function openMysql(ctx: ConnectorContext): MysqlDatabase {
  * mapping's table. Resolvers of an outbox job look values up with the plain SQL source. A SQL
  * connector type of its own (mysql) opens its source through this too, with its `kind`.
  */
-export function openSqlSource(ctx: ConnectorContext, db: SqlDatabase, kind: keyof typeof load.outboxDialect) {
+function openSqlSource(ctx: ConnectorContext, db: SqlDatabase, kind: keyof typeof load.outboxDialect) {
   const plain = new (load.source())(db, contextClock(ctx), ctx.warn);
   const outbox = (ctx.connection.settings as Partial<SqliteSettings | PostgresSettings>).outbox;
   if (!outbox) return plain;
@@ -126,7 +126,7 @@ export const sqliteConnectorFactory: ConnectorFactory = {
 };
 
 /** `postgres`: a PostgreSQL database (pg pool of `connection.maxConcurrency`); source and target. */
-export const postgresConnectorFactory: ConnectorFactory = {
+const postgresConnectorFactory: ConnectorFactory = {
   type: 'postgres',
   validateSettings: validatePostgresSettings,
   validateSourceJob: xminJobProblems('postgres'),
@@ -137,7 +137,7 @@ export const postgresConnectorFactory: ConnectorFactory = {
 };
 
 /** `mysql`: a MariaDB or MySQL database (mysql2 pool of `connection.maxConcurrency`); source (watermark reads or an outbox) and target. */
-export const mysqlConnectorFactory: ConnectorFactory = {
+const mysqlConnectorFactory: ConnectorFactory = {
   type: 'mysql',
   validateSettings: validateMysqlSettings,
   validateSourceJob: xminJobProblems('mysql'),

@@ -11,7 +11,7 @@ import { openPostgres, openSqlite } from './sql-connectors';
  */
 
 /** SQLite's type affinity rules (in their order), with date and boolean names told apart. */
-export function sqliteKind(declared: string): ColumnKind {
+function sqliteKind(declared: string): ColumnKind {
   const t = declared.toUpperCase();
   if (t.includes('INT')) return 'integer';
   if (/CHAR|CLOB|TEXT/.test(t)) return 'text';
@@ -24,7 +24,7 @@ export function sqliteKind(declared: string): ColumnKind {
 }
 
 /** A PostgreSQL `format_type` name → its kind. */
-export function postgresKind(declared: string): ColumnKind {
+function postgresKind(declared: string): ColumnKind {
   const t = declared.toLowerCase();
   if (/^(smallint|integer|bigint)\b/.test(t)) return 'integer';
   if (/^numeric\b/.test(t)) return 'decimal';
@@ -123,5 +123,6 @@ class PostgresDescriber implements EntityDescriber {
   }
 }
 
+/** Loaded on first use by connectors/describers.ts (`require`, out of knip's sight). @public */
 export const openSqliteDescriber: DescriberFactory = (ctx) => new SqliteDescriber(openSqlite(ctx));
 export const openPostgresDescriber: DescriberFactory = (ctx) => new PostgresDescriber(openPostgres(ctx));

@@ -25,7 +25,7 @@ export function keyCondition(kind: SqlDialect['kind'], columns: readonly string[
  * text value with a column of no declared type without converting it: an integer-looking key is
  * bound as a number too, so such a column's integer keys are found.
  */
-export function keyCandidates(kind: SqlDialect['kind'], text: string): unknown[] {
+function keyCandidates(kind: SqlDialect['kind'], text: string): unknown[] {
   if (kind !== 'sqlite') return [text];
   if (/^-?\d{1,19}$/.test(text)) {
     const value = BigInt(text);

@@ -13,7 +13,7 @@ const COMPARISONS = { eq: '=', ne: '<>', gt: '>', ge: '>=', lt: '<', le: '<=', l
  * As in SQL, `ne`, `notIn` and comparisons never match a NULL column.
  * @param what names the condition in errors, e.g. `job "j": filter[0]`.
  */
-export function renderCondition(condition: FilterCondition, params: SqlParams, what: string): string {
+function renderCondition(condition: FilterCondition, params: SqlParams, what: string): string {
   const column = quoteIdentifier(condition.field, `${what}.field`);
   const { op, value } = condition;
   if ((op === 'eq' || op === 'ne') && value === null) return `${column} IS ${op === 'eq' ? '' : 'NOT '}NULL`;

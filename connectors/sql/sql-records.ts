@@ -29,7 +29,7 @@ export function bindFields(dialect: SqlDialect, fields: readonly string[], recor
 }
 
 /** A mapping-level version column (`mapping.target.versionField`), when the configuration has one. */
-export function versionFieldOf(mapping: Mapping): string | undefined {
+function versionFieldOf(mapping: Mapping): string | undefined {
   const { target } = mapping;
   return 'versionField' in target && typeof target.versionField === 'string' ? target.versionField : undefined;
 }

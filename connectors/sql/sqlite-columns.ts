@@ -7,7 +7,7 @@ import type { SqlDialect, SqlRow } from './dialect';
 export type SqliteAffinity = 'integer' | 'text' | 'blob' | 'real' | 'numeric';
 
 /** The affinity of a declared column type, by SQLite's rules (first match: INT, CHAR/CLOB/TEXT, BLOB or none, REAL/FLOA/DOUB, else NUMERIC). */
-export function affinityOf(declared: string): SqliteAffinity {
+function affinityOf(declared: string): SqliteAffinity {
   const type = declared.toUpperCase();
   if (type.includes('INT')) return 'integer';
   if (type.includes('CHAR') || type.includes('CLOB') || type.includes('TEXT')) return 'text';

@@ -71,7 +71,7 @@ const STATEMENT_CACHE_SIZE = 100;
  * rows (a source and a target connection): peak RSS 197–215 → 168–170 MB, throughput unchanged;
  * keyset reads and upserts by key touch few pages more than once, the OS caches the file.
  */
-export const DEFAULT_CACHE_SIZE_KB = 2048;
+const DEFAULT_CACHE_SIZE_KB = 2048;
 
 /**
  * A writing connection checkpoints its WAL after this many pages (32 MiB; SQLite's default is
@@ -81,7 +81,7 @@ export const DEFAULT_CACHE_SIZE_KB = 2048;
  * times over 8192 frames. Measured end to end at 100k rows: 9.1–9.3k →
  * 11.2–11.3k rows/s, peak RSS the same. The bus's connection uses the same bound.
  */
-export const WAL_AUTOCHECKPOINT_PAGES = 8192;
+const WAL_AUTOCHECKPOINT_PAGES = 8192;
 
 /**
  * What a write adds to the WAL, for the checkpointer's wake-ups (it reads the exact frame count

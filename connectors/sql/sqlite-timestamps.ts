@@ -63,7 +63,7 @@ export function formatTimestamp(canonical: string, format: TextTimestampFormat):
 const SQLITE_TEXT = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?)?\s*(?:([zZ])|([+-])(\d{2}):(\d{2}))?$/;
 
 /** Largest julian day number SQLite's `auto` modifier reads as a julian day (9999-12-31). */
-export const MAX_JULIAN_DAY = 5373484.499999;
+const MAX_JULIAN_DAY = 5373484.499999;
 /** Unix seconds SQLite's `auto` modifier accepts (0000-01-01 … 9999-12-31). */
 const UNIX_RANGE = [-210866760000, 253402300799] as const;
 const JULIAN_UNIX_EPOCH = 2440587.5;

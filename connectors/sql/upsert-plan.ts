@@ -4,7 +4,7 @@ import type { JsonValue } from '../../src/model/queue-message';
 import { quoteEntity, quoteIdentifier, type SqlDialect } from './dialect';
 
 /** One statement of an upsert: its text and which record fields it binds, in placeholder order. */
-export interface PlannedStatement {
+interface PlannedStatement {
   readonly sql: string;
   readonly fields: readonly string[];
   /** For error messages, e.g. `update "customers"`. */
@@ -35,7 +35,7 @@ interface CachedPlan {
 }
 
 /** Default number of plans one target keeps. */
-export const DEFAULT_MAX_UPSERT_PLANS = 256;
+const DEFAULT_MAX_UPSERT_PLANS = 256;
 
 /**
  * The upsert SQL per mapping and field set, built once: a target applies the same few shapes

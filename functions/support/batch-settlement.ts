@@ -31,7 +31,7 @@ export async function mapConcurrently<T, R>(items: readonly T[], limit: number, 
  * Completes items through their own settlers, {@link SETTLE_CONCURRENCY} at a time. One entry
  * per item, in order: `undefined` when completed, else the error (a lost lock, the host gone).
  */
-export function completeMany(items: readonly ReceivedItem[]): Promise<unknown[]> {
+function completeMany(items: readonly ReceivedItem[]): Promise<unknown[]> {
   return mapConcurrently(items, SETTLE_CONCURRENCY, (item) => item.settler.complete().then(() => undefined, (err: unknown) => err));
 }
 

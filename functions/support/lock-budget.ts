@@ -6,7 +6,7 @@
  */
 
 /** Without renewal the batch is processed this many messages at a time. */
-export const NO_RENEWAL_CHUNK_SIZE = 32;
+const NO_RENEWAL_CHUNK_SIZE = 32;
 
 /**
  * A chunk starts only with at least this much left of the earliest lock it holds (half the
@@ -15,7 +15,7 @@ export const NO_RENEWAL_CHUNK_SIZE = 32;
 export const NO_RENEWAL_MIN_LEFT_MS = 30_000;
 
 /** The queues' lock duration (infra/modules/service-bus.bicep), assumed when a message carries no `x-opt-locked-until`. */
-export const ASSUMED_LOCK_MS = 60_000;
+const ASSUMED_LOCK_MS = 60_000;
 
 /** When the first of these locks ends (epoch ms): the earliest known `lockedUntilUtc`, else `receivedAt` plus {@link ASSUMED_LOCK_MS}. */
 export function earliestLockEnd(messages: ReadonlyArray<{ lockedUntilUtc?: Date }>, receivedAt: number): number {

@@ -22,7 +22,7 @@ import type { Priority } from '../../src/platform/queue-topology';
 import { TRIGGER_CONNECTION_SETTING } from '../../src/platform/settings';
 
 /** App settings holding the work queue names, one per priority. */
-export const QUEUE_NAME_SETTINGS: Record<Priority, string> = {
+const QUEUE_NAME_SETTINGS: Record<Priority, string> = {
   high: '%QUEUE_HIGH%',
   normal: '%QUEUE_NORMAL%',
   low: '%QUEUE_LOW%',

@@ -48,7 +48,7 @@ if (resolver.hasResourceFactory(BINDING_SOURCE)) {
 resolver.registerResourceFactory(BINDING_SOURCE, (data: ModelBindingData | ModelBindingData[]) => toBinding(Array.isArray(data) ? data : [data], hostSettlementClient));
 
 /** The binding of a batch's data; `actions` is called at the first invocation, not at load (the host's client reads the command line). */
-export function toBinding(data: readonly ModelBindingData[], actions: () => ServiceBusSettlementActions): ServiceBusBinding {
+function toBinding(data: readonly ModelBindingData[], actions: () => ServiceBusSettlementActions): ServiceBusBinding {
   const messages: ServiceBusReceivedMessage[] = [];
   const undecodable: UndecodableMessage[] = [];
   data.forEach((binding, position) => {

@@ -28,7 +28,7 @@ const SETTLEMENT_ERRORS: readonly ErrorRule[] = [
 const MAX_ANSWER_LENGTH = 300;
 
 /** Per-call deadline: a host that hangs must not hold an invocation until the function timeout. */
-export const SETTLEMENT_CALL_TIMEOUT_MS = 30_000;
+const SETTLEMENT_CALL_TIMEOUT_MS = 30_000;
 
 /**
  * The Settlement gRPC service of the Functions host, called directly (not through

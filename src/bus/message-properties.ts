@@ -52,7 +52,7 @@ export const FORCE_APPLY = 'ForceApply';
 /** Time to live of every message: `P14D`, as the queues are configured. */
 export const MESSAGE_TIME_TO_LIVE_MS = 14 * 24 * 60 * 60 * 1000;
 
-export const MESSAGE_CONTENT_TYPE = 'application/json';
+const MESSAGE_CONTENT_TYPE = 'application/json';
 
 /** Longest `ErrorMessage` written; longer messages are cut and end with `…`. */
 export const MAX_ERROR_MESSAGE_LENGTH = 1000;

@@ -5,7 +5,7 @@ import { toOutgoingMessage } from './message-properties';
 import type { QueueNames, Priority } from '../platform/queue-topology';
 
 /** Most messages in one batch (docs/architecture.md, Detection): a batch is sent when it holds this many. */
-export const MAX_MESSAGES_PER_BATCH = 200;
+const MAX_MESSAGES_PER_BATCH = 200;
 
 export interface ServiceBusServiceOptions {
   bus: MessageBus;

@@ -14,7 +14,7 @@ export function reportCliError(err: unknown): number {
 }
 
 /** The text of an error as the CLI shows it (without `error: `). */
-export function cliErrorText(err: unknown): string {
+function cliErrorText(err: unknown): string {
   return err instanceof ConfigValidationError ? err.issues.map(formatIssueNamed).join('\n') : errorMessage(err);
 }
 

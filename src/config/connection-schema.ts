@@ -74,7 +74,7 @@ function settingsByType(schemas: Record<string, z.ZodType>) {
  * an unknown type still reads `unknown connection type "…" (known: …)`; the types' validators
  * check with these very schemas, in their own words.
  */
-export const connectionSettingsSchema = documented(
+const connectionSettingsSchema = documented(
   settingsByType(SHIPPED.settingsSchemas()),
   "The connector type's settings: each type's own, and no others.",
   'ConnectionSettings',

@@ -10,7 +10,7 @@ import type { ConfigKind } from './schema';
  * with its own errors is not reported a second time as unknown.
  */
 
-export interface Indexed<T> {
+interface Indexed<T> {
   index: number;
   value: T;
 }

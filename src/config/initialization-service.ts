@@ -10,14 +10,6 @@ import { loadConfigFolder } from './load-config';
 import type { StoredItem } from './config-diff';
 import type { ValidateOptions } from './validate-config';
 
-/**
- * Where configuration comes from:
- * - `tables` (production, and any host with `AzureWebJobsStorage`): the tables `connections`,
- *   `mappings`, `jobs`, filled by `highwater config push`;
- * - `files`: a config folder read directly (the local host and demo: edit a file, restart).
- */
-export type ConfigSource = 'tables' | 'files';
-
 /** Steps in the order they run; `files` replaces the three table reads in `files` mode. */
 export type InitializationStep = 'storage' | 'connections' | 'mappings' | 'jobs' | 'files';
 
@@ -29,7 +21,11 @@ export type InitializationOptions = {
   validateOptions?: ValidateOptions;
   /** Called as each step starts (for logs). Default none. */
   onStep?: (step: InitializationStep) => void;
-} & ({ source?: 'tables'; storage: TableStorage } | { source: 'files'; configDir: string });
+} & (
+  // Where configuration comes from: `tables` (production, any host with `AzureWebJobsStorage`),
+  // the tables filled by `highwater config push`; `files`, a config folder read directly.
+  { source?: 'tables'; storage: TableStorage } | { source: 'files'; configDir: string }
+);
 
 /**
  * Loads configuration once per process: Storage (tables created if missing) → Connections →

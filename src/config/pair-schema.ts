@@ -10,7 +10,7 @@ import { documented, filterConditionSchema, nonEmptyString, objectName } from '.
  */
 
 /** Every minute, at second 0. */
-export const DEFAULT_PAIR_SCHEDULE = '0 * * * * *';
+const DEFAULT_PAIR_SCHEDULE = '0 * * * * *';
 
 const pairSideSchema = documented(
   z.strictObject({

@@ -110,7 +110,7 @@ const ruleSchema = z.strictObject(
 );
 
 /** The rules document; its output is the rules in file order. */
-export const requeueRulesSchema = z
+const requeueRulesSchema = z
   .strictObject(
     {
       rules: z.array(ruleSchema, { error: (issue) => (issue.input === undefined ? 'required' : `expected a list, got ${describe(issue.input)}`) }),
@@ -143,7 +143,7 @@ function namedRule(issue: ConfigIssue, data: unknown): ConfigIssue {
 }
 
 /** Validates a parsed rules document; `file` names it in issues. */
-export function rulesFromData(data: unknown, file: string): { rules?: Rule[]; issues: ConfigIssue[] } {
+function rulesFromData(data: unknown, file: string): { rules?: Rule[]; issues: ConfigIssue[] } {
   const result = requeueRulesSchema.safeParse(data);
   if (result.success) return { rules: result.data, issues: [] };
   return { issues: toConfigIssues(file, [], new z.ZodError(unknownKeysFirst(result.error.issues))).map((issue) => namedRule(issue, data)) };

@@ -17,11 +17,11 @@ import { documented, nonEmptyString } from './schema-common';
  */
 
 /** Every 15 minutes, at second 0. */
-export const DEFAULT_REQUEUE_SCHEDULE = '0 */15 * * * *';
+const DEFAULT_REQUEUE_SCHEDULE = '0 */15 * * * *';
 /** Scheduled requeues of one message before it is left for a person. */
-export const DEFAULT_MAX_REQUEUES = 5;
+const DEFAULT_MAX_REQUEUES = 5;
 /** Messages considered per parked queue and run. */
-export const DEFAULT_REQUEUE_MAX_MESSAGES = 1000;
+const DEFAULT_REQUEUE_MAX_MESSAGES = 1000;
 
 const requeueScheduleSchema = documented(
   z
@@ -34,7 +34,7 @@ const requeueScheduleSchema = documented(
   `6-field NCRONTAB (second minute hour day month weekday) of the requeue runs, in HIGHWATER_TIMEZONE. Default "${DEFAULT_REQUEUE_SCHEDULE}". In Azure the RequeueParked timer looks every minute, so runs are at most once a minute.`,
 );
 
-export const requeueSchema = documented(
+const requeueSchema = documented(
   z.strictObject({
     enabled: documented(z.boolean().default(false), 'Run the requeue on its schedule. Default false: parked queues stay manual.'),
     schedule: requeueScheduleSchema,

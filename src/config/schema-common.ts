@@ -48,7 +48,7 @@ export function objectName(what: string): z.ZodString {
   );
 }
 
-export const scalarSchema = z.union([z.string(), z.number(), z.boolean()]);
+const scalarSchema = z.union([z.string(), z.number(), z.boolean()]);
 export const nullableScalarSchema = z.union([z.string(), z.number(), z.boolean(), z.null()]);
 
 const LIST_OPS = new Set(['in', 'notIn']);

@@ -16,7 +16,7 @@ import { configSchemaRegistry, documented } from './schema-common';
  * `{ jobs: [...] }` and the optional `{ pairs: [...] }`) for the generated JSON Schema.
  */
 
-export { connectionSchema, jobSchema, mappingSchema, pairSchema, configSchemaRegistry };
+export { configSchemaRegistry };
 
 export type ConfigKind = 'connections' | 'mappings' | 'jobs' | 'pairs';
 /** Every kind, in file order (referenced kinds first). */
@@ -34,19 +34,19 @@ export const ITEM_SCHEMAS = {
 /** Optional pointer to this schema, so that editors find it in JSON files. */
 const schemaPointer = documented(z.string().optional(), 'Path or URL of highwater-config.schema.json (for editors).');
 
-export const connectionsFileSchema = documented(
+const connectionsFileSchema = documented(
   z.strictObject({ $schema: schemaPointer, connections: z.array(typedConnectionSchema) }),
   'connections.(json|yaml|yml): the systems Highwater reads from and writes to.',
   'ConnectionsFile',
 );
 
-export const mappingsFileSchema = documented(
+const mappingsFileSchema = documented(
   z.strictObject({ $schema: schemaPointer, mappings: z.array(mappingSchema) }),
   'mappings.(json|yaml|yml): how source records become target records.',
   'MappingsFile',
 );
 
-export const jobsFileSchema = documented(
+const jobsFileSchema = documented(
   z.strictObject({ $schema: schemaPointer, jobs: z.array(jobSchema) }),
   'jobs.(json|yaml|yml): scheduled sync jobs.',
   'JobsFile',

@@ -4,7 +4,7 @@
  */
 
 /** Edit distance with adjacent transpositions (optimal string alignment), case-insensitive. */
-export function editDistance(a: string, b: string): number {
+function editDistance(a: string, b: string): number {
   const s = a.toLowerCase();
   const t = b.toLowerCase();
   const d: number[][] = Array.from({ length: s.length + 1 }, (_, i) => [i, ...Array<number>(t.length).fill(0)]);
@@ -24,7 +24,7 @@ export function editDistance(a: string, b: string): number {
  * up to 4 characters, 2 for longer ones (`pagesize`, `pageSzie`, `priorty` → found; `foo` → none).
  * Ties go to the first name in `known`.
  */
-export function closestName(typed: string, known: readonly string[]): string | undefined {
+function closestName(typed: string, known: readonly string[]): string | undefined {
   const limit = typed.length <= 4 ? 1 : 2;
   let best: { name: string; distance: number } | undefined;
   for (const name of known) {

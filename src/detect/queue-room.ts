@@ -34,14 +34,14 @@ export function resumeDepth(limit: number): number {
 }
 
 /** How often the timer's pass looks at the held queues while it waits for room, ms. */
-export const ROOM_POLL_MS = 250;
+const ROOM_POLL_MS = 250;
 
 /**
  * Longest wait for room after a pass, ms: a queue that does not drain (processors stopped, a
  * target in outage whose messages wait as scheduled copies do not count) ends the tick instead
  * of holding it; the next tick resumes the jobs, which are still due.
  */
-export const ROOM_MAX_WAIT_MS = 30_000;
+const ROOM_MAX_WAIT_MS = 30_000;
 
 /** Reads a queue's active message count. @throws what the bus throws (`BusError`). */
 export type QueueDepth = (queue: string) => Promise<number>;

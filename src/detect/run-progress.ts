@@ -14,7 +14,7 @@ import type { Clock } from '../platform/clock';
  * What a resume cursor belongs to: a cursor saved under another source, entity, key, watermark
  * field or type, or another filter, is not a position in this job's read and is ignored.
  */
-export function readFingerprint(job: Job, mapping: Mapping): string {
+function readFingerprint(job: Job, mapping: Mapping): string {
   const parts = [job.source, mapping.source.entity, mapping.source.key.join(','), job.watermark.field, job.watermark.type, JSON.stringify(job.filter ?? [])];
   return createHash('sha256').update(parts.join('\u0000')).digest('base64url').slice(0, 22);
 }

@@ -27,12 +27,11 @@ export interface RunSettings {
   queueDepthLimit: number;
 }
 
-export { MAX_QUEUE_DEPTH_LIMIT } from '../platform/app-settings';
 
 /** Share of `functionTimeout` a timer run may use before it stops at a page boundary. */
-export const BUDGET_SHARE_OF_TIMEOUT = 2 / 3;
+const BUDGET_SHARE_OF_TIMEOUT = 2 / 3;
 /** Functions' `functionTimeout` when neither host.json nor the app settings give one (Premium/Dedicated default). */
-export const DEFAULT_FUNCTION_TIMEOUT_MS = 30 * 60_000;
+const DEFAULT_FUNCTION_TIMEOUT_MS = 30 * 60_000;
 
 /** @throws ConfigError naming the setting when one is not a number of seconds (or of messages). */
 export function readRunSettings(env: NodeJS.ProcessEnv = process.env): RunSettings {

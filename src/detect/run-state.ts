@@ -20,7 +20,7 @@ export interface ResumeCursor {
 }
 
 /** A run that began and has not written its end yet (a kill leaves it behind). */
-export interface RunningMarker {
+interface RunningMarker {
   startedAt: Date;
   trigger: string;
   /** Last sign of life: the start, then every saved resume cursor. */

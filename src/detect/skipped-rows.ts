@@ -5,7 +5,7 @@ import type { QueueMessage } from '../model/queue-message';
 import type { Logger } from '../telemetry/logger';
 
 /** Skipped rows a run's record lists (the count covers all of them): one stored entity stays small. */
-export const MAX_SKIPPED_ROWS_LISTED = 20;
+const MAX_SKIPPED_ROWS_LISTED = 20;
 
 /** What a run (or a durable page) keeps of its skipped rows. */
 export interface SkippedRowsRecord {

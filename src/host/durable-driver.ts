@@ -13,7 +13,7 @@ import { errorMessage } from '../platform/errors';
 import type { Logger } from '../telemetry/logger';
 import { systemClock, type Clock } from '../platform/clock';
 
-export type DriverRuntimeStatus = 'Pending' | 'Running' | 'Completed' | 'Failed';
+type DriverRuntimeStatus = 'Pending' | 'Running' | 'Completed' | 'Failed';
 
 /** What `status()` reports; shaped like Durable's `DurableOrchestrationStatus`. */
 export interface DriverInstanceStatus {

@@ -5,7 +5,7 @@ import { httpError, type HttpOutput, type HttpRoute } from '../http/http-types';
 import type { Logger } from '../telemetry/logger';
 
 /** Largest request body accepted, in bytes. */
-export const MAX_BODY_BYTES = 1024 * 1024;
+const MAX_BODY_BYTES = 1024 * 1024;
 
 interface CompiledRoute {
   route: HttpRoute;

@@ -24,10 +24,6 @@ import { processorsComponent, waitUntilDrained, type ProcessorView } from './pro
 import { detectionScheduleComponent, requeueComponent, subscriptionsComponent } from './schedule-components';
 import { assertPortFree, chosenMode, runStartCheck } from './start-checks';
 
-export { WORKER_POLL_MS, type ProcessorView } from './processors-component';
-export { DEFAULT_CONCURRENCY } from './processing-mode';
-export { portInUseMessage } from './start-checks';
-
 export interface LocalHostOptions {
   /**
    * Configuration folder (files mode). Absent: the configuration tables, filled by

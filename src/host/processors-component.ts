@@ -12,7 +12,7 @@ import { ProcessingWorker } from './processing-worker';
 import { QueueProcessor } from './queue-processor';
 
 /** How often the processing worker's receives look at an empty queue, ms (sends of the main thread do not wake another thread). */
-export const WORKER_POLL_MS = 10;
+const WORKER_POLL_MS = 10;
 
 /** A queue processor as the host shows it, on whichever thread it runs. */
 export interface ProcessorView {

@@ -6,15 +6,15 @@ import type { BatchSettlement, ReceivedItem } from '../process/received-item';
 import type { Logger } from '../telemetry/logger';
 
 /** Most messages handed to the processor as one batch. */
-export const DEFAULT_MAX_BATCH_SIZE = 256;
+const DEFAULT_MAX_BATCH_SIZE = 256;
 /** How long a receive that found fewer than a full batch waits for more, ms. */
-export const DEFAULT_BATCH_WAIT_MS = 5;
+const DEFAULT_BATCH_WAIT_MS = 5;
 /**
  * Body bytes in flight per processor before it waits. Bounds memory when records are large: 2,048
  * messages of 60 KB would hold 120 MB of bodies (and their parsed copies); typical ~1 KB messages
  * never reach it.
  */
-export const DEFAULT_MAX_BYTES_IN_FLIGHT = 16 * 1024 * 1024;
+const DEFAULT_MAX_BYTES_IN_FLIGHT = 16 * 1024 * 1024;
 
 export interface QueueProcessorOptions {
   bus: MessageBus;

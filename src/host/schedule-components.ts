@@ -62,7 +62,7 @@ export function detectionScheduleComponent({ settings, runtime, clock, log }: Sc
 }
 
 /** How often the local host keeps the Business Central subscriptions (as the Functions app's hourly timer). */
-export const KEEP_SUBSCRIPTIONS_EVERY_MS = 3600_000;
+const KEEP_SUBSCRIPTIONS_EVERY_MS = 3600_000;
 
 /**
  * Business Central webhook subscriptions: kept once the host listens (Business Central's

@@ -36,7 +36,7 @@ export function chosenMode(options: ModeOptions, settings: Pick<Settings, 'local
 }
 
 /** The message for a taken HTTP port: which port, and the flag that picks another. */
-export function portInUseMessage(port: number): string {
+function portInUseMessage(port: number): string {
   return `port ${port} on 127.0.0.1 is already in use (another highwater host?): stop what listens there, or pick another port with --port N (--port 0 picks a free one)`;
 }
 

@@ -4,7 +4,7 @@ import { PRIORITIES, type QueueNames } from '../platform/queue-topology';
 import type { TargetHealthView } from '../process/target-health';
 
 /** The messages that wait in the work queues for one target connection, and why. */
-export interface WaitingGroup {
+interface WaitingGroup {
   /** The target connection; undefined for messages of jobs the configuration does not have. */
   readonly target?: string;
   readonly jobs: readonly string[];

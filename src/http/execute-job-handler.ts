@@ -58,7 +58,7 @@ export async function executeJobHandler(runtime: ExecuteJobServices, input: Http
  * `…/api/runs/{id}` on the host the request came to (`url` when the adapter knows it, else the
  * `host` header over http, as the local host serves). Never carries the caller's function key.
  */
-export function runStatusUrl(input: Pick<HttpInput, 'url' | 'headers'>, id: string): string {
+function runStatusUrl(input: Pick<HttpInput, 'url' | 'headers'>, id: string): string {
   const path = `/api/${RUN_STATUS_ROUTE.replace('{id}', encodeURIComponent(id))}`;
   if (input.url) return new URL(path, input.url).toString();
   return input.headers.host ? `http://${input.headers.host}${path}` : path;

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 
 /** Largest `limit` a manual run takes. */
-export const MAX_EXECUTE_LIMIT = 10_000;
+const MAX_EXECUTE_LIMIT = 10_000;
 /** Most jobs one orchestration start may name. */
-export const MAX_NAMED_JOBS = 500;
+const MAX_NAMED_JOBS = 500;
 
 /** `POST jobs/{name}/execute`: `{ "dryRun": true, "limit": 20 }`, both optional. */
 export const executeJobBody = z.object({

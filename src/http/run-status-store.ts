@@ -15,7 +15,7 @@ const MAX_TICKS = 9_999_999_999_999;
 const RESULT_PREFIX = 'Result';
 
 /** `Interrupted`: the host stopped before the run ended (its outcome is unknown here). */
-export type RunState = 'Running' | 'Succeeded' | 'Failed' | 'Interrupted';
+type RunState = 'Running' | 'Succeeded' | 'Failed' | 'Interrupted';
 
 export interface RunStatusRecord {
   id: string;

@@ -31,7 +31,7 @@ export { decimalParts, INT64_MAX, INT64_MIN, integerOf, sameDecimal } from './de
 /** Tag of bytes: `{"$binary": "<base64>"}`. */
 export const BYTES_TAG = '$binary';
 /** Tag of a JSON object that would otherwise look tagged: `{"$json": {...}}`. */
-export const JSON_TAG = '$json';
+const JSON_TAG = '$json';
 /** Tag of a JSON document a JS number would round: `{"$jsonText": "<exact JSON text>"}`. */
 export const JSON_TEXT_TAG = '$jsonText';
 

@@ -16,7 +16,7 @@ export enum JobActionType {
 export type JobAction = JobActionType.NewUpdate | JobActionType.Delete | JobActionType.InvokeAction;
 
 /** Operators of a structured filter condition; values are always bound, never concatenated. */
-export type FilterOperator = 'eq' | 'ne' | 'gt' | 'ge' | 'lt' | 'le' | 'in' | 'notIn' | 'like' | 'isNull' | 'isNotNull';
+type FilterOperator = 'eq' | 'ne' | 'gt' | 'ge' | 'lt' | 'le' | 'in' | 'notIn' | 'like' | 'isNull' | 'isNotNull';
 
 export interface FilterCondition {
   field: string;
@@ -33,7 +33,7 @@ export interface WatermarkSpec {
 }
 
 /** What a job generated from a two-way pair knows of it (set by the pair's expansion, never written by hand). */
-export interface JobPairRef {
+interface JobPairRef {
   /** Pair name. */
   name: string;
   /** The side this job reads (its source); it writes the other. */

@@ -10,13 +10,13 @@ import type { Priority } from '../platform/queue-topology';
  */
 
 /** Which way a field flows. */
-export type PairDirection = 'both' | 'toB' | 'toA';
+type PairDirection = 'both' | 'toB' | 'toA';
 
 /** Who wins a field that both sides changed since the last sync. */
 export type ConflictPolicy = 'a' | 'b' | 'newest' | 'manual';
 
 /** What a delete on one side does (a delete on one side and an edit on the other is a conflict). */
-export type DeletePolicy = 'propagate' | 'restore' | 'uncouple';
+type DeletePolicy = 'propagate' | 'restore' | 'uncouple';
 
 export interface PairSide {
   /** Connection name. */
@@ -79,8 +79,6 @@ export interface Pair {
 }
 
 export type PairSideName = 'a' | 'b';
-
-export type { JobPairRef } from './job';
 
 export function otherSide(side: PairSideName): PairSideName {
   return side === 'a' ? 'b' : 'a';

@@ -54,9 +54,9 @@ export interface PushSpec {
 }
 
 /** Default of `push.maxAgeSeconds`: the bus's duplicate detection window (10 minutes). */
-export const DEFAULT_PUSH_MAX_AGE_SECONDS = 600;
+const DEFAULT_PUSH_MAX_AGE_SECONDS = 600;
 /** Default of `push.maxAgeSeconds` for Business Central: how long it retries a notification (36 h). */
-export const BC_PUSH_MAX_AGE_SECONDS = 36 * 3600;
+const BC_PUSH_MAX_AGE_SECONDS = 36 * 3600;
 
 /** The replay window of a job's pushes, in seconds: `push.maxAgeSeconds`, or its format's default. */
 export function pushMaxAgeSeconds(push: Pick<PushSpec, 'format' | 'maxAgeSeconds'>): number {

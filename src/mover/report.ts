@@ -51,7 +51,7 @@ export interface ReportGroup {
   sampleMessageIds: string[];
 }
 
-export interface MessageIssue {
+interface MessageIssue {
   messageId: string;
   sequenceNumber: string;
   error: string;

@@ -14,7 +14,7 @@ import { FORCE_APPLY, RESUBMITTED_FROM, withoutErrorProperties } from '../bus/me
 const DEAD_LETTER_PROPERTIES = ['DeadLetterReason', 'DeadLetterErrorDescription', 'DeadLetterSource'];
 
 /** When it was resubmitted (ISO 8601 UTC). */
-export const RESUBMITTED_AT = 'ResubmittedAt';
+const RESUBMITTED_AT = 'ResubmittedAt';
 
 
 /**

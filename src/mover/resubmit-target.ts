@@ -10,7 +10,7 @@ import { type QueueNames, PRIORITIES, placeOfQueue } from '../platform/queue-top
  */
 
 /** The target of one message, or why there is none. */
-export type TargetResult = { queue: string } | { problem: string };
+type TargetResult = { queue: string } | { problem: string };
 
 export interface TargetResolver {
   /** Whether targets need the job of each message (and so `--config` or `--to`). */

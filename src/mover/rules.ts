@@ -17,7 +17,7 @@ export interface RuleSubject {
 }
 
 /** Whether every condition of the match holds. */
-export function matches(match: RuleMatch, subject: RuleSubject): boolean {
+function matches(match: RuleMatch, subject: RuleSubject): boolean {
   if (match.errorMessage && !match.errorMessage.test(subject.errorMessage)) return false;
   if (match.errorType && !match.errorType.test(subject.errorType)) return false;
   if (match.deadLetterReason && !match.deadLetterReason.test(subject.deadLetterReason)) return false;

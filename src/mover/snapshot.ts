@@ -54,7 +54,7 @@ export async function takeSnapshot(bus: MessageBus, options: SnapshotOptions): P
   return { peeked, inScope, lastSequence: last === undefined ? undefined : BigInt(last.sequenceNumber), truncated };
 }
 
-export function compareSequence(a: string, b: string): number {
+function compareSequence(a: string, b: string): number {
   const x = BigInt(a);
   const y = BigInt(b);
   return x < y ? -1 : x > y ? 1 : 0;

@@ -4,13 +4,13 @@ import { DEFAULT_QUEUES } from './queue-topology';
 
 /** App settings of what runs: queues, schedules, long runs, local state, HTTP and push. */
 
-export const DEFAULT_GET_CHANGES_SCHEDULE = '*/10 * * * * *';
+const DEFAULT_GET_CHANGES_SCHEDULE = '*/10 * * * * *';
 
 /** Largest `HIGHWATER_QUEUE_DEPTH_LIMIT`: above it the limit would never be reached in practice; set 0 to turn it off. */
-export const MAX_QUEUE_DEPTH_LIMIT = 10_000_000;
+const MAX_QUEUE_DEPTH_LIMIT = 10_000_000;
 
 /** Longest `HIGHWATER_EXECUTE_WAIT_SECONDS`: still under the 230 s after which Azure's front end drops a request. */
-export const MAX_EXECUTE_WAIT_SECONDS = 200;
+const MAX_EXECUTE_WAIT_SECONDS = 200;
 
 /**
  * Default `HIGHWATER_EXECUTE_WAIT_SECONDS`: 100 s. Azure's front end drops an HTTP request after

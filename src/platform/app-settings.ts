@@ -4,7 +4,7 @@ import { rawSetting, settingProblems, type AppSetting } from './setting-spec';
 import type { ConfigIssue } from './config-issue';
 
 export { TRIGGER_CONNECTION_SETTING } from './app-settings-connections';
-export { DEFAULT_EXECUTE_WAIT_SECONDS, DEFAULT_GET_CHANGES_SCHEDULE, DEFAULT_LOCAL_PROCESSING, MAX_EXECUTE_WAIT_SECONDS, MAX_QUEUE_DEPTH_LIMIT } from './app-settings-runtime';
+export { DEFAULT_EXECUTE_WAIT_SECONDS, DEFAULT_LOCAL_PROCESSING } from './app-settings-runtime';
 
 /**
  * The registry of app settings: every setting Highwater's code, the Functions host or an SDK
@@ -15,13 +15,8 @@ export { DEFAULT_EXECUTE_WAIT_SECONDS, DEFAULT_GET_CHANGES_SCHEDULE, DEFAULT_LOC
 // Runtime first: validation reports in this order, and the time zone comes before the schedule it runs.
 export const APP_SETTINGS = { ...RUNTIME_DECLARATIONS, ...CONNECTION_DECLARATIONS };
 
-export type AppSettingKey = keyof typeof APP_SETTINGS;
-
 /** Every declared setting, in declaration order. */
 export const APP_SETTING_LIST: readonly AppSetting[] = Object.values(APP_SETTINGS);
-
-/** The names of the settings Highwater's code reads. */
-export const codeSettingNames = (): string[] => APP_SETTING_LIST.filter((s) => s.readBy === 'code').map((s) => s.name);
 
 /** The `file` of settings issues. */
 export const SETTINGS_SOURCE = 'app settings';

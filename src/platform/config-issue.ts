@@ -36,7 +36,7 @@ export function formatPath(segments: readonly PathSegment[]): string {
 }
 
 /** The one-line form used in error messages: `file: path: message` (no path → `file: message`). */
-export function formatIssue(issue: ConfigIssue): string {
+function formatIssue(issue: ConfigIssue): string {
   return issue.path === '' ? `${issue.file}: ${issue.message}` : `${issue.file}: ${issue.path}: ${issue.message}`;
 }
 

@@ -9,9 +9,9 @@ import { open } from 'node:fs/promises';
  */
 
 /** Largest file read, in bytes (config and rules files are kilobytes). */
-export const MAX_TEXT_FILE_BYTES = 16 * 1024 * 1024;
+const MAX_TEXT_FILE_BYTES = 16 * 1024 * 1024;
 /** How long a read may take, in ms (a stalled network share). */
-export const TEXT_FILE_TIMEOUT_MS = 10_000;
+const TEXT_FILE_TIMEOUT_MS = 10_000;
 
 /** Why a file could not be read, in a few words: `no such file`, `not a regular file (a FIFO)`, … */
 export class TextFileError extends Error {

@@ -6,7 +6,7 @@
  */
 
 /** Words that mark a name as a secret's wherever they occur in it (compared without case and separators). */
-export const SECRET_WORDS: readonly string[] = [
+const SECRET_WORDS: readonly string[] = [
   'password',
   'passwd',
   'passphrase',
@@ -32,7 +32,7 @@ export const SECRET_NAMES: readonly string[] = ['sas', 'sig', 'key'];
  * called (`passwordSetting`, `tokenUrl`). Only for names: a text's `tokenUrl=…` holds no secret
  * either, but scrubbing errs on the safe side there.
  */
-export const NON_SECRET_SUFFIXES: readonly string[] = ['url', 'uri', 'endpoint', 'path', 'file', 'name', 'setting', 'type', 'header', 'expiry', 'expiresat', 'scope', 'audience'];
+const NON_SECRET_SUFFIXES: readonly string[] = ['url', 'uri', 'endpoint', 'path', 'file', 'name', 'setting', 'type', 'header', 'expiry', 'expiresat', 'scope', 'audience'];
 
 /** A name without case and separators: `Shared_Access-Key` → `sharedaccesskey`. */
 export function normalizeName(name: string): string {
@@ -61,7 +61,7 @@ export function secretNamePattern(): string {
  * on text. Group 1 is the scheme with `//` and the user name, group 2 the password. A user name
  * alone is not a credential (`postgres://app@db/crm` with the password in an app setting).
  */
-export const URL_PASSWORD = /(\b[a-z][a-z0-9+.-]*:\/\/[^\s/?#@:]*:)([^\s/?#@]*)@/gi;
+const URL_PASSWORD = /(\b[a-z][a-z0-9+.-]*:\/\/[^\s/?#@:]*:)([^\s/?#@]*)@/gi;
 
 /** Whether a URL carries a password (see {@link URL_PASSWORD}). */
 export function hasUrlPassword(text: string): boolean {

@@ -19,7 +19,7 @@ type Schema<T> = SettingSchema<T>;
 const zod = (): Zod => (require('zod') as typeof import('zod')).z;
 
 /** A schema built once, when first asked for. */
-export function lazy<T>(build: (z: Zod) => z.ZodType<T, RawSetting>): Schema<T> {
+function lazy<T>(build: (z: Zod) => z.ZodType<T, RawSetting>): Schema<T> {
   let built: z.ZodType<T, RawSetting> | undefined;
   return () => (built ??= build(zod()));
 }

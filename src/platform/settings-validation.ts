@@ -54,7 +54,7 @@ function crossIssues(env: NodeJS.ProcessEnv): ConfigIssue[] {
 }
 
 /** Every problem of the app settings in `env`, each setting's own first. */
-export function settingsIssues(env: NodeJS.ProcessEnv): ConfigIssue[] {
+function settingsIssues(env: NodeJS.ProcessEnv): ConfigIssue[] {
   return [...appSettingIssues(env), ...crossIssues(env)];
 }
 

@@ -4,7 +4,7 @@ import { APP_SETTINGS } from './app-settings';
 import { rawSetting, readSetting, type AppSetting } from './setting-spec';
 import { validateSettings } from './settings-validation';
 
-export { TRIGGER_CONNECTION_SETTING, DEFAULT_GET_CHANGES_SCHEDULE } from './app-settings';
+export { TRIGGER_CONNECTION_SETTING } from './app-settings';
 
 /**
  * The platform's app settings, read from the environment (Functions app settings arrive as env

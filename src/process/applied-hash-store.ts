@@ -21,7 +21,7 @@ export const APPLIED_HASHES_TABLE = 'appliedhashes';
 const BUCKETS = '0123456789abcdef';
 
 /** The partition of a row key of `jobName`. */
-export function appliedHashPartition(jobName: string, rowKey: string): string {
+function appliedHashPartition(jobName: string, rowKey: string): string {
   return `${jobName}|${rowKey[0]}`;
 }
 

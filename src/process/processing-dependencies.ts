@@ -25,7 +25,7 @@ export interface ConfigLookup {
 }
 
 /** Opens (and caches) target connectors by connection name. */
-export interface TargetProvider {
+interface TargetProvider {
   target(connectionName: string): Promise<TargetConnector>;
 }
 
@@ -35,7 +35,7 @@ export interface SourceProvider {
 }
 
 /** Sends single messages (side queues, response messages); `messageId` replaces the change's own id. */
-export interface SingleSender {
+interface SingleSender {
   sendMessage(queue: string, message: QueueMessage, properties?: ApplicationProperties, messageId?: string): Promise<void>;
   /** Sends ready-made messages to one queue, in order (retry and side-queue copies, responses). */
   sendOutgoing(queue: string, messages: readonly OutgoingMessage[]): Promise<void>;

@@ -5,7 +5,7 @@ import { needsSourceLookups } from './push-contract';
 import { PushRejection, type PushedChange, type PushReading } from './push-reading';
 
 /** Most records one notification has read before the job is polled instead (Business Central serves 5 requests at a time). */
-export const MAX_RECORD_READS = 25;
+const MAX_RECORD_READS = 25;
 
 const CHANGE_TYPES = new Set(['created', 'updated', 'deleted', 'collection']);
 /** `…/<entitySet>(<id>)` at the end of a notification's resource (its query, if any, cut off first). */

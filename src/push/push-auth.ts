@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { PushRejection } from './push-reading';
 
 /** Header carrying the shared secret itself (Dataverse's HttpHeader authentication can send it). */
-export const PUSH_KEY_HEADER = 'x-highwater-key';
+const PUSH_KEY_HEADER = 'x-highwater-key';
 /** Header carrying `sha256=<hex HMAC-SHA256 of the raw body>` keyed with the shared secret. */
 export const PUSH_SIGNATURE_HEADER = 'x-highwater-signature';
 

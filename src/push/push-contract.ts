@@ -9,7 +9,7 @@ export const MAX_CHANGES_PER_NOTIFICATION = 1000;
 export const MAX_PUSH_BODY_BYTES = 1024 * 1024;
 
 /** One parameter of a notification: where it is in the body and when it is required. */
-export interface PushParameter {
+interface PushParameter {
   /** JSON path into the body, e.g. `$.changes[*].record.id`. */
   path: string;
   /** `always`, or the action that needs it (`upsert`). */

@@ -7,7 +7,7 @@ import type { Runtime } from './runtime';
  * queue depths are still sampled), watermarks, bus, queues, metrics and clock. The same sources
  * the local host's sampler uses (`src/host/local-host.ts`).
  */
-export function runtimeGaugeSources(runtime: Runtime): GaugeSources {
+function runtimeGaugeSources(runtime: Runtime): GaugeSources {
   return {
     jobs: () => (runtime.init.isInitialized ? runtime.init.config.jobs : []),
     watermarks: runtime.watermarks,

@@ -184,7 +184,7 @@ function recordedOf(jobName: string, row: TableRow): RecordedChange | undefined 
 type AppliedRow = readonly [string, string, string, WatermarkType, string];
 
 /** The table keys of a job's record. */
-export function keysOf(jobName: string, targetKey: Readonly<Record<string, JsonValue>>): { partitionKey: string; rowKey: string } {
+function keysOf(jobName: string, targetKey: Readonly<Record<string, JsonValue>>): { partitionKey: string; rowKey: string } {
   const rowKey = sha256Hex(canonicalJson(targetKey as Record<string, JsonValue>));
   return { partitionKey: `${jobName}|${rowKey[0]}`, rowKey };
 }

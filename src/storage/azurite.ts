@@ -5,7 +5,7 @@ import { ConfigError } from '../platform/errors';
 
 /** Azurite's well-known development account (public, documented by Microsoft: not a secret). */
 export const AZURITE_ACCOUNT_NAME = 'devstoreaccount1';
-export const AZURITE_ACCOUNT_KEY = 'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==';
+const AZURITE_ACCOUNT_KEY = 'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==';
 /** Azurite's default table port. */
 export const AZURITE_DEFAULT_TABLE_PORT = 10002;
 

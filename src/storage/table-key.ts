@@ -4,7 +4,7 @@ import { ConfigError } from '../platform/errors';
  * Longest key accepted. Table Storage allows keys "up to 1 KiB"; keys are UTF-16, so 512
  * characters is the bound that holds whatever the characters are.
  */
-export const MAX_TABLE_KEY_CHARS = 512;
+const MAX_TABLE_KEY_CHARS = 512;
 
 // Table Storage rejects these in PartitionKey/RowKey (Azurite answers 500 and the SDK retries
 // for seconds), so keys are checked before any request.

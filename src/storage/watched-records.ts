@@ -11,7 +11,7 @@ import type { TableStore } from './table-store';
 const WATCH_PARTITION = /^watch\|\d{4}-\d\d-\d\dT\d\d:\d\d$/;
 
 /** The watch partition of a time. */
-export function watchPartition(at: Date): string {
+function watchPartition(at: Date): string {
   return `watch|${at.toISOString().slice(0, 16)}`;
 }
 

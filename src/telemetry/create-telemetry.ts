@@ -12,7 +12,7 @@ import { consoleLogger, type Logger } from './logger';
 import type { Metrics, MetricsReader } from './metrics';
 
 /** Default time `Telemetry.close` may take in all (flush, then SDK shutdown), ms. */
-export const TELEMETRY_CLOSE_MS = 4_000;
+const TELEMETRY_CLOSE_MS = 4_000;
 
 export interface TelemetryOptions {
   /**

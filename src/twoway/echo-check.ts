@@ -50,7 +50,7 @@ export class PairEchoCheck implements UnchangedCheck {
  * The non-key fields a pair job sends, with their coupling id (the field's name on side a: the
  * source name for side a's job, the target name for side b's).
  */
-export function comparedFields(job: Job, mapping: Mapping): Array<{ id: string; name: string }> {
+function comparedFields(job: Job, mapping: Mapping): Array<{ id: string; name: string }> {
   const sourceKeys = new Set(mapping.source.key);
   const targetKeys = new Set(mapping.target.key);
   return mapping.fields

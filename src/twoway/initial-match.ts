@@ -50,7 +50,7 @@ export interface MatchedPair {
 }
 
 /** Records whose match values are equal, but not one to one: listed, never guessed. */
-export interface AmbiguousMatch {
+interface AmbiguousMatch {
   /** The match values they share (normalized). */
   values: string[];
   /** Every a record with these values: each has all of `b` as candidates. */

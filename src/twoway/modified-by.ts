@@ -3,7 +3,7 @@ import type { PairSide } from '../model/pair';
 import type { QueueMessage } from '../model/queue-message';
 
 /** The name the last editor travels under in a pair's reads by key (never a field of either side: `$` is no column name here). */
-export const MODIFIED_BY_FIELD = '$modifiedBy';
+const MODIFIED_BY_FIELD = '$modifiedBy';
 
 /**
  * The mapping a pair side is read by key with: its job's, plus the side's `modifiedBy` field when

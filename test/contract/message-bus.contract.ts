@@ -6,7 +6,7 @@ import { sendingCases } from './message-bus/sending.cases';
 import { settlementCases } from './message-bus/settlement.cases';
 import { timeCases } from './message-bus/time.cases';
 
-export type { ContractQueueOptions, FakeClockControl, MessageBusFixture } from './message-bus/context';
+export type { ContractQueueOptions, MessageBusFixture } from './message-bus/context';
 
 export interface MessageBusContractOptions {
   /**

@@ -11,7 +11,7 @@ export type SettledOutcome =
   | { readonly action: 'deadLettered'; readonly reason: string; readonly description?: string; readonly properties: ApplicationProperties };
 
 /** One delivered message: its settler, and a way to see what was done with it. */
-export interface SettlerDelivery {
+interface SettlerDelivery {
   readonly settler: MessageSettler;
   /** What identifies the delivery's lock to the adapter (a lock token, a sequence number). */
   readonly lock: string;
@@ -19,7 +19,7 @@ export interface SettlerDelivery {
   outcome(): Promise<SettledOutcome>;
 }
 
-export type SettlerMethod = 'complete' | 'abandon' | 'deadLetter' | 'renewLock';
+type SettlerMethod = 'complete' | 'abandon' | 'deadLetter' | 'renewLock';
 
 /** What an adapter's test hands to {@link runMessageSettlerContract}. */
 export interface MessageSettlerFixture {

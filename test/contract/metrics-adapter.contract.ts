@@ -3,7 +3,7 @@ import type { Capability, ContractContext, MetricsHarness, OpenedMetrics } from 
 import { deliveryCases } from './metrics-adapter/delivery.cases';
 import { robustnessCases } from './metrics-adapter/robustness.cases';
 
-export type { Capability, DeliveredPoint, Destination, MetricsHarness, OpenedMetrics } from './metrics-adapter/context';
+export type { MetricsHarness } from './metrics-adapter/context';
 
 export interface MetricsContractOptions {
   /**

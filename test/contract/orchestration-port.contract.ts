@@ -3,10 +3,10 @@ import { JOB_STATE, type OrchestrationPort } from '../../src/detect/durable/get-
 import { errorMessage } from '../../src/platform/errors';
 
 /** A generator written against the port only, as `getChangesOrchestration` is. */
-export type OrchestrationProbe = <TTask>(port: OrchestrationPort<TTask>) => Generator<TTask, unknown, unknown>;
+type OrchestrationProbe = <TTask>(port: OrchestrationPort<TTask>) => Generator<TTask, unknown, unknown>;
 
 /** One instance's run on an engine, as far as the contract looks. */
-export interface ProbeRun {
+interface ProbeRun {
   status: 'Completed' | 'Failed';
   output?: unknown;
   /** Why the instance failed. */

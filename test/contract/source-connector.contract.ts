@@ -7,7 +7,7 @@ import { readingCases } from './source-connector/reading.cases';
 import { valueCases } from './source-connector/values.cases';
 import { watermarkCases } from './source-connector/watermark.cases';
 
-export type { Capability, PreparedSource, PreparedValues, SourceFields, SourceHarness, SourceRecord, SourceScenario } from './source-connector/context';
+export type { SourceHarness } from './source-connector/context';
 
 export interface SourceContractOptions {
   /**

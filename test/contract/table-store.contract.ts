@@ -4,7 +4,7 @@ import type { TableBatchAction, TableStorage, TableStore } from '../../src/stora
 import { capabilityIt } from './capability-it';
 
 /** What an adapter may not do, each with its reason (printed when its cases are skipped). */
-export type TableStoreCapability =
+type TableStoreCapability =
   /** Refuses an entity over 1 MiB, as Table Storage does. */
   | 'entitySizeLimit'
   /** Table names are case-insensitive, as in Table Storage. */

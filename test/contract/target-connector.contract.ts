@@ -6,7 +6,7 @@ import { itemOutcomeCases } from './target-connector/item-outcomes.cases';
 import { schemaMismatchCases } from './target-connector/schema-mismatch.cases';
 import { valueCases } from './target-connector/values.cases';
 
-export type { Capability, ContractRecord, GroupFailure, PreparedTarget, PreparedValueTarget, Scenario, TargetHarness } from './target-connector/context';
+export type { TargetHarness } from './target-connector/context';
 
 export interface TargetContractOptions {
   /**

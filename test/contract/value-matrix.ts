@@ -21,7 +21,7 @@ export const JSON_VALUE = { a: 1, nested: { b: [1, 'x', null], ok: true }, text:
 export const JSON_EXACT_TEXT = '{"id": 12345678901234567890, "price": 0.1000000000000000055511151231257827, "ok": [1, 2.5]}';
 
 /** How each kind travels in a message body. */
-export const MESSAGE_VALUES: Record<ValueKind, JsonValue> = {
+const MESSAGE_VALUES: Record<ValueKind, JsonValue> = {
   int64: INT64_VALUES[0],
   decimal: DECIMAL_VALUE,
   bytes: { $binary: BYTES_VALUE.toString('base64') },

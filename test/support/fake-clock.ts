@@ -69,6 +69,6 @@ export class FakeClock implements Clock {
   }
 }
 
-export async function flushMicrotasks(): Promise<void> {
+async function flushMicrotasks(): Promise<void> {
   for (let i = 0; i < 20; i++) await new Promise<void>((resolve) => setImmediate(resolve));
 }

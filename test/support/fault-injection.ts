@@ -24,7 +24,7 @@ export function bySoak<T>(reduced: T, full: T): T {
 }
 
 /** A call's kind: a batch item counts as the single call it stands for. */
-export type TargetMethod = 'upsert' | 'delete' | 'invokeAction';
+type TargetMethod = 'upsert' | 'delete' | 'invokeAction';
 
 /** One call a target connector received. */
 export interface TargetCall {
@@ -135,7 +135,7 @@ function withSettings(ctx: ConnectorContext, faults: FaultInjection): ConnectorC
 }
 
 /** The factory with its source and target wrapped; validation is the real one. */
-export function faultInjectingFactory(inner: ConnectorFactory, faults: FaultInjection): ConnectorFactory {
+function faultInjectingFactory(inner: ConnectorFactory, faults: FaultInjection): ConnectorFactory {
   const { createSource, createTarget } = inner;
   return {
     type: inner.type,

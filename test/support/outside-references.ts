@@ -11,7 +11,7 @@ import path from 'node:path';
  */
 
 /** One forbidden kind of reference: a name for the report and the expression that finds it. */
-export interface OutsideReferencePattern {
+interface OutsideReferencePattern {
   readonly name: string;
   readonly pattern: RegExp;
 }
@@ -28,7 +28,7 @@ export interface OutsideReference {
   readonly pattern: string;
 }
 
-export const OUTSIDE_REFERENCE_PATTERNS: readonly OutsideReferencePattern[] = [
+const OUTSIDE_REFERENCE_PATTERNS: readonly OutsideReferencePattern[] = [
   // The design document the project grew from, by its name in capitals or by a section sign.
   { name: 'outside design document', pattern: /\bARCHITECTUR[E]\b/ },
   { name: 'section number of an outside document', pattern: /[§]\s?\d/ },

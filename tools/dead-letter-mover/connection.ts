@@ -6,7 +6,7 @@ import { APP_SETTINGS } from '../../src/platform/app-settings';
 import type { ConnectionChoice } from './options';
 
 /** The local bus database file in a data folder (the name `LocalBus.open` uses by default). */
-export const LOCAL_BUS_FILE = 'bus.sqlite';
+const LOCAL_BUS_FILE = 'bus.sqlite';
 
 /**
  * The settings the bus is opened with: the environment's (queue names, `HIGHWATER_DATA_DIR`,

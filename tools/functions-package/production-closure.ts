@@ -5,7 +5,7 @@
  */
 
 /** One entry of the lockfile's `packages` map (the fields used here). */
-export interface LockedPackage {
+interface LockedPackage {
   version?: string;
   dev?: boolean;
   optional?: boolean;

@@ -53,7 +53,7 @@ export function longToString(value: unknown): string {
  * A property value the port can carry: dates become ISO strings, 64-bit longs exact decimal
  * strings (numbers when they fit a double exactly), bytes base64.
  */
-export function toPropertyValue(value: unknown): PropertyValue {
+function toPropertyValue(value: unknown): PropertyValue {
   if (value === null || value === undefined) return null;
   if (typeof value === 'string' || typeof value === 'boolean') return value;
   if (typeof value === 'number') return value;

@@ -60,7 +60,7 @@ export function commitSync(file: string, synchronous: 'NORMAL' | 'FULL' | undefi
  * after a write error the kernel may have dropped the pages it could not write (Linux marks
  * them clean), so a repeated failure deserves an alert, not just retries.
  */
-export function syncFailedError(err: unknown, file: string): BusError {
+function syncFailedError(err: unknown, file: string): BusError {
   const message = typeof err === 'object' && err !== null ? (err as { message?: unknown }).message : undefined;
   const detail = typeof message === 'string' ? message : String(err);
   return new BusError(

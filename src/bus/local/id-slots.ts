@@ -1,7 +1,7 @@
 /** Fewest slots a segment keeps. */
 const MIN_CAPACITY = 64;
 /** Most slots in use before a segment grows (linear probing stays short below this). */
-export const MAX_LOAD = 0.7;
+const MAX_LOAD = 0.7;
 /**
  * How much a segment grows. 1.5, not 2: while it grows the old and the new arrays both exist;
  * a smaller step keeps that overlap and the unused slots after it small.

@@ -20,8 +20,8 @@ export interface IntegrityCheckOptions {
   timeoutMs?: number;
 }
 
-export const DEFAULT_INLINE_CHECK_BYTES = 64 * 1024 * 1024;
-export const DEFAULT_CHECK_TIMEOUT_MS = 10_000;
+const DEFAULT_INLINE_CHECK_BYTES = 64 * 1024 * 1024;
+const DEFAULT_CHECK_TIMEOUT_MS = 10_000;
 /** Problems reported at most: the first names the damage, the count says how much there is. */
 const MAX_PROBLEMS = 10;
 
@@ -46,7 +46,7 @@ export function checkOnWorker(file: string, options: IntegrityCheckOptions | und
 }
 
 /** The refusal for a damaged file: what was found and what to do. */
-export function corruptFileError(file: string, reported: readonly string[]): BusError {
+function corruptFileError(file: string, reported: readonly string[]): BusError {
   // quick_check prefixes the first problem with "*** in database main ***" and a line break.
   const problems = reported.map((p) => p.replace(/^\*\*\* in database \w+ \*\*\*\s*/, '').replace(/\s+/g, ' ').trim());
   const more = problems.length > 1 ? ` (and ${problems.length - 1} more problem${problems.length > 2 ? 's' : ''})` : '';

@@ -8,8 +8,8 @@ import { readProps, rowDefect, UNREADABLE_REASON } from './row-defects';
 import { prepareStatements, type CandidateRow, type Statements } from './store-statements';
 
 /** Reasons and descriptions Service Bus itself uses, so that rules written for Azure match here. */
-export const MAX_DELIVERY_REASON = 'MaxDeliveryCountExceeded';
-export const TTL_EXPIRED_REASON = 'TTLExpiredException';
+const MAX_DELIVERY_REASON = 'MaxDeliveryCountExceeded';
+const TTL_EXPIRED_REASON = 'TTLExpiredException';
 const TTL_EXPIRED_DESCRIPTION = 'The message expired and was dead lettered.';
 /** Contents of completed messages are deleted once this many have gathered (or on close). */
 const CONTENTS_DROP_BATCH = 1000;

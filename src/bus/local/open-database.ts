@@ -63,7 +63,7 @@ function ensureDataFolder(dir: string): void {
 }
 
 /** The database file's absolute path for these options. */
-export function databaseFile(options: LocalBusOptions): string {
+function databaseFile(options: LocalBusOptions): string {
   return path.resolve(options.dataDir, options.fileName ?? DEFAULT_FILE_NAME);
 }
 

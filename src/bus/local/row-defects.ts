@@ -15,7 +15,7 @@ export const UNREADABLE_REASON = 'UnreadableMessage';
  * Property under which unreadable application properties are kept, as the stored text: the
  * message stays readable (and movable) and nothing of what was stored is lost.
  */
-export const UNREADABLE_PROPERTIES = 'UnreadableProperties';
+const UNREADABLE_PROPERTIES = 'UnreadableProperties';
 
 /** Application properties decoded from their stored JSON, and what is wrong with them, if anything. */
 export interface DecodedProps {

@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import { BusError } from '../message-bus';
 
 /** Bumped on incompatible schema changes; stored in `PRAGMA user_version`. */
-export const SCHEMA_VERSION = 1;
+const SCHEMA_VERSION = 1;
 
 /*
  * A message is split in two rows. `messages` holds its state, small and rewritten on every

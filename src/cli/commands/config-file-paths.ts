@@ -18,7 +18,7 @@ import type { HighwaterConfig } from '../../model/config';
 const FILE_SETTINGS: Readonly<Record<string, readonly string[]>> = { sqlite: ['file'] };
 
 /** One file a connection names. */
-export interface NamedFile {
+interface NamedFile {
   /** Position in `config.connections` (for `connections[i]` paths). */
   index: number;
   connection: string;
@@ -28,7 +28,7 @@ export interface NamedFile {
 }
 
 /** Every file setting of the configuration, in connection order. */
-export function namedFiles(config: Pick<HighwaterConfig, 'connections'>): NamedFile[] {
+function namedFiles(config: Pick<HighwaterConfig, 'connections'>): NamedFile[] {
   const files: NamedFile[] = [];
   config.connections.forEach((connection, index) => {
     for (const setting of FILE_SETTINGS[connection.type] ?? []) {

@@ -58,7 +58,7 @@ export interface ConfigCommandDeps extends StorageCommandDeps {
 }
 
 /** Config folder used when `--config` is not given. */
-export const DEFAULT_CONFIG_DIR = 'config';
+const DEFAULT_CONFIG_DIR = 'config';
 
 // The connectors' own settings checks run too: what `validate` passes, the host can start on.
 // They are zod schemas, loaded when a command reads them (not at every CLI start, as above).

@@ -31,14 +31,14 @@ function checkPairName(pair: string): void {
 }
 
 /** `--take` as a side. @throws UsageError when it is missing or neither `a` nor `b`. */
-export function parseTake(value: string | undefined): PairSideName {
+function parseTake(value: string | undefined): PairSideName {
   if (value === undefined) throw new UsageError('--take is required: a (side a\'s values win) or b');
   if (value === 'a' || value === 'b') return value;
   throw new UsageError(`--take must be a or b, got ${JSON.stringify(value)}`);
 }
 
 /** A fixed-width table of parked conflicts, one a line. */
-export function formatConflictTable(conflicts: readonly PairConflict[]): string[] {
+function formatConflictTable(conflicts: readonly PairConflict[]): string[] {
   const header = ['pair', 'a key', 'b key', 'fields', 'a tracker', 'b tracker', 'detected at', 'resolution'];
   const rows = conflicts.map((c) => [
     c.pair,

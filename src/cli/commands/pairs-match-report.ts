@@ -2,7 +2,7 @@ import type { Pair, PairSideName } from '../../model/pair';
 import type { InitialMatch } from '../../twoway/initial-match';
 
 /** Examples printed per group (all of them with `--json`). */
-export const MATCH_EXAMPLES = 20;
+const MATCH_EXAMPLES = 20;
 
 /** What `highwater pairs match` found and did, as `--json` prints it. */
 export interface PairMatchReport extends InitialMatch {

@@ -39,7 +39,7 @@ function cliLogger(notice: (line: string) => void): Logger {
 }
 
 /** The pair named `name`, with match fields. @throws UsageError when it is unknown or has none. */
-export function requireMatchPair(config: HighwaterConfig, name: string, where: string): Pair & { match: NonNullable<Pair['match']> } {
+function requireMatchPair(config: HighwaterConfig, name: string, where: string): Pair & { match: NonNullable<Pair['match']> } {
   const pair = config.pairs.find((p) => p.name === name);
   if (!pair) {
     if (config.pairs.length === 0) throw new UsageError(`unknown pair ${JSON.stringify(name)}: there are no pairs in ${where}; ${PUSH_HINT}, or pass --config DIR`);

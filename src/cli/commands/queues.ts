@@ -24,7 +24,7 @@ const defaultDeps: QueuesCommandDeps = {
 };
 
 /** Counts of every configured queue; a queue that fails gets an error row, the others still count. */
-export async function readQueueCounts(bus: MessageBus, queues: readonly string[]): Promise<QueueCountsRow[]> {
+async function readQueueCounts(bus: MessageBus, queues: readonly string[]): Promise<QueueCountsRow[]> {
   const rows: QueueCountsRow[] = [];
   for (const queue of queues) {
     try {

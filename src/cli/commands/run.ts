@@ -12,7 +12,7 @@ import { durationOf, formatDuration, parseLimit, runAsJson } from './runs';
 import { terminalText } from '../../platform/terminal-text';
 
 /** Changes a dry run shows when `--limit` is not given (the detection service's default). */
-export const DEFAULT_DRY_RUN_LIMIT = 20;
+const DEFAULT_DRY_RUN_LIMIT = 20;
 
 export interface RunCommandDeps {
   /** Default: `readSettings()` from the environment. */
@@ -51,7 +51,7 @@ export const APPLY_HINT = '  next       the messages wait in their queues; a run
 const show = (value: string | null) => value ?? '(none)';
 
 /** The human summary of a run (not a dry run). */
-export function formatRunSummary(run: JobRunResult): string[] {
+function formatRunSummary(run: JobRunResult): string[] {
   const queues = Object.entries(run.sentByQueue).map(([queue, n]) => `${queue} ${n}`);
   const watermark =
     run.watermarkAfter === run.watermarkBefore
@@ -68,7 +68,7 @@ export function formatRunSummary(run: JobRunResult): string[] {
 }
 
 /** Rows skipped under `skipFailedRows`: the count, then the listed ones with why. */
-export function formatSkipped(run: JobRunResult, label = '  skipped    '): string[] {
+function formatSkipped(run: JobRunResult, label = '  skipped    '): string[] {
   if (!run.skipped) return [];
   const listed = run.skippedRows ?? [];
   const more = run.skipped > listed.length ? ` (the first ${listed.length} listed)` : '';
@@ -90,7 +90,7 @@ function formatMessage(message: QueueMessage, index: number): string[] {
 }
 
 /** The human output of a dry run: each message it would send, then what was left alone. */
-export function formatDryRun(run: JobRunResult, limit: number): string[] {
+function formatDryRun(run: JobRunResult, limit: number): string[] {
   const preview = run.preview ?? [];
   const lines = [`dry run of job ${run.jobName}: nothing is sent, the watermark stays ${show(run.watermarkBefore)}`];
   preview.forEach((message, i) => lines.push(...formatMessage(message, i)));

@@ -8,7 +8,7 @@ import { UsageError } from '../cli-error';
 import { defaultStorageCommandDeps, withStorage, type StorageCommandDeps } from './config';
 
 /** Runs listed by `highwater runs` when `--limit` is not given. */
-export const DEFAULT_RUNS_LIMIT = 20;
+const DEFAULT_RUNS_LIMIT = 20;
 
 /** `--limit` as a positive integer. @throws UsageError naming the flag otherwise. */
 export function parseLimit(value: string): number {

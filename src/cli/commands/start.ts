@@ -37,13 +37,13 @@ export interface HostCommandOptions {
   concurrency?: Partial<Record<Priority, number>>;
 }
 
-export function parsePort(value: string): number {
+function parsePort(value: string): number {
   const port = Number(value);
   if (!/^\d+$/.test(value) || port > 65535) throw new InvalidArgumentError(`expected a port number 0–65535, got "${value}"`);
   return port;
 }
 
-export function parsePositiveInt(value: string): number {
+function parsePositiveInt(value: string): number {
   if (!/^[1-9]\d*$/.test(value)) throw new InvalidArgumentError(`expected a positive integer, got "${value}"`);
   return Number(value);
 }
@@ -127,7 +127,7 @@ export async function runHost(opts: HostCommandOptions): Promise<number> {
 }
 
 /** Whether every work queue is empty (nothing active or scheduled) and no processor is busy. */
-export async function workQueuesIdle(host: Pick<LocalHost, 'processors' | 'runtime'>): Promise<boolean> {
+async function workQueuesIdle(host: Pick<LocalHost, 'processors' | 'runtime'>): Promise<boolean> {
   if (PRIORITIES.some((p) => host.processors[p].busy > 0)) return false;
   for (const p of PRIORITIES) {
     const counts = await host.runtime.bus.counts(host.runtime.settings.queues.work[p]);

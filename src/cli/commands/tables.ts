@@ -43,7 +43,7 @@ export async function highwaterTables(): Promise<string[]> {
  * holds none of them (a copy over newer watermarks would move them back). @returns rows per table.
  * @throws UsageError naming a destination table that holds rows.
  */
-export async function copyTables(from: TableStorage, to: TableStorage, tables: readonly string[]): Promise<Array<{ table: string; rows: number }>> {
+async function copyTables(from: TableStorage, to: TableStorage, tables: readonly string[]): Promise<Array<{ table: string; rows: number }>> {
   for (const name of tables) {
     const held = (await (await to.table(name)).list()).length;
     if (held > 0) throw new UsageError(`${to.description}: table "${name}" already holds ${held} row${held === 1 ? '' : 's'}; tables copy writes only into empty tables`);

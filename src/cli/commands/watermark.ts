@@ -30,7 +30,7 @@ async function configuredJob(storage: TableStorage, name: string, configDir: str
  * `--to` in the canonical form of the job's watermark type, so that what is stored is what the
  * next run can read. @throws UsageError naming the value, the job and the type.
  */
-export function checkedWatermark(job: StoredJob, value: string): string {
+function checkedWatermark(job: StoredJob, value: string): string {
   const type = job.watermarkType === undefined ? undefined : parseWatermarkType(job.watermarkType);
   if (type === undefined) return value;
   try {
@@ -41,7 +41,7 @@ export function checkedWatermark(job: StoredJob, value: string): string {
 }
 
 /** A fixed-width table: job, watermark, last cron run (`-` for none). */
-export function formatWatermarkTable(records: readonly WatermarkRecord[]): string[] {
+function formatWatermarkTable(records: readonly WatermarkRecord[]): string[] {
   if (records.length === 0) return ['no watermarks stored'];
   const header = ['job', 'watermark', 'last cron run'];
   const rows = records.map((r) => [r.jobName, r.watermark ?? '-', r.lastCronRun?.toISOString() ?? '-']);

@@ -76,7 +76,7 @@ export interface JobActivityResult {
   skippedRows?: Array<{ sourceKey: string | null; changeTracker: string; error: string }>;
 }
 
-export type JobOrchestrationOutcome = 'Succeeded' | 'Failed' | 'Skipped';
+type JobOrchestrationOutcome = 'Succeeded' | 'Failed' | 'Skipped';
 
 export interface JobOrchestrationResult {
   jobName: string;

@@ -54,7 +54,7 @@ const RENEW_AFTER_MS = JOB_LEASE_MS / 4;
  * page would make one history of ~100,000 events, replayed ~33,000 times. 100 pages keep each
  * generation at a few hundred events.
  */
-export const PAGES_PER_GENERATION = 100;
+const PAGES_PER_GENERATION = 100;
 
 /**
  * `GetChangesOrchestrator` (docs/architecture.md, Detection). Per job, in input order: `InProgress` → skip, else

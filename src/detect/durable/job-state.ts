@@ -22,8 +22,8 @@
 
 import { parseJobStateRequest } from './durable-payloads';
 
-export const JOB_STATE_OPERATIONS = ['InProgress', 'Add', 'Renew', 'Remove'] as const;
-export type JobStateOperation = (typeof JOB_STATE_OPERATIONS)[number];
+const JOB_STATE_OPERATIONS = ['InProgress', 'Add', 'Renew', 'Remove'] as const;
+type JobStateOperation = (typeof JOB_STATE_OPERATIONS)[number];
 
 /**
  * How long a lease holds without renewal: one hour. Far above one activity call (a page of the
@@ -87,7 +87,7 @@ export function expired(lease: JobLease, at: number): boolean {
   return !Number.isFinite(renewed) || at - renewed >= JOB_LEASE_MS;
 }
 
-export function isJobStateOperation(operation: unknown): operation is JobStateOperation {
+function isJobStateOperation(operation: unknown): operation is JobStateOperation {
   return typeof operation === 'string' && (JOB_STATE_OPERATIONS as readonly string[]).includes(operation);
 }
 

@@ -26,7 +26,7 @@ export interface RunPoint {
 }
 
 /** An outage mode in force (from the target health snapshot). */
-export interface OutagePoint {
+interface OutagePoint {
   connection: string;
   since: Date;
   failures: number;

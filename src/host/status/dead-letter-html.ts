@@ -3,7 +3,7 @@ import type { ParkedSource } from './dead-letter-report';
 import type { MoverReportResult, MoverSource } from './mover-report';
 import { NAV } from './status-html';
 
-export const DEAD_LETTER_TITLE = 'Highwater — dead letters';
+const DEAD_LETTER_TITLE = 'Highwater — dead letters';
 
 /** The mover's dry-run command line for one source. */
 export type MoverCommand = (queue: string, subQueue: 'deadLetter' | undefined) => string;

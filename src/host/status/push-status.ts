@@ -13,7 +13,7 @@ export interface PushStatus {
 }
 
 /** One Business Central subscription as the keeper last saw it (times ISO 8601 UTC, null: not known). */
-export interface SubscriptionStatus {
+interface SubscriptionStatus {
   resource: string | null;
   subscriptionId: string | null;
   expiresAt: string | null;

@@ -6,7 +6,7 @@ import { conflictsSection } from './conflict-status';
 import { statusScript } from './status-script';
 import { outcomeTotals } from './throughput';
 
-export const STATUS_TITLE = 'Highwater — local status';
+const STATUS_TITLE = 'Highwater — local status';
 
 /** Navigation shared by the status pages. */
 export const NAV = '<nav><a href="/">Status</a> · <a href="/dead-letters">Dead letters</a> · <a href="/api/status">JSON</a></nav>';

@@ -60,7 +60,7 @@ export interface IncidentStatus {
   closedAt: string | null;
 }
 
-export interface TargetOutageStatus {
+interface TargetOutageStatus {
   connection: string;
   since: string;
   nextProbeAt: string;
@@ -68,7 +68,7 @@ export interface TargetOutageStatus {
   failures: number;
 }
 
-export interface TargetRecoveryStatus {
+interface TargetRecoveryStatus {
   connection: string;
   until: string;
 }

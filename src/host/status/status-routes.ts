@@ -34,7 +34,7 @@ const HTML_HEADERS = { 'content-type': 'text/html; charset=utf-8', 'cache-contro
 const JSON_HEADERS = { 'cache-control': 'no-store' };
 
 /** `/dead-letters/report?queue=Q&deadLetter=true`: the page of the mover's dry run of one source. */
-export function moverReportUrl(source: MoverSource): string {
+function moverReportUrl(source: MoverSource): string {
   return `/dead-letters/report?${new URLSearchParams({ queue: source.queue, deadLetter: String(source.deadLetter) })}`;
 }
 

@@ -7,7 +7,7 @@ import { mapLimited } from '../../platform/map-limited';
 import type { SettlePlan } from './settle-plan';
 
 /** Settlements in flight at once where the bus has no batch call (Service Bus). */
-export const SETTLE_CONCURRENCY = 16;
+const SETTLE_CONCURRENCY = 16;
 
 /**
  * Carries out the plans of a batch: every copy and response first, one send per destination

@@ -9,7 +9,7 @@ import { dispositionFor } from './disposition';
 import { indexOf, type Verdict } from './verdict';
 
 /** Reason of a message dead-lettered because its attempts are used up (as the broker names it). */
-export const MAX_ATTEMPTS_REASON = 'MaxDeliveryCountExceeded';
+const MAX_ATTEMPTS_REASON = 'MaxDeliveryCountExceeded';
 
 /** How one message is settled: copies sent first, then the original completed or dead-lettered. */
 export interface SettlePlan {

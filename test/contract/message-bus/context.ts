@@ -1,7 +1,7 @@
 import type { MessageBus, BusErrorCode, QueueCounts } from '../../../src/bus/message-bus';
 
 /** Control over the bus's clock, for adapters that take an injected one (the local bus). */
-export interface FakeClockControl {
+interface FakeClockControl {
   /** The bus's current time. */
   now(): Date;
   /** Moves the bus's time forward. */

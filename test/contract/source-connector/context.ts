@@ -45,7 +45,7 @@ export interface SourceScenario {
 }
 
 /** The source fields of the contract's entity on a system. */
-export interface SourceFields {
+interface SourceFields {
   key: string;
   label: string;
   /** The job's watermark field (`@odata.deltaLink` for change tracking). */
@@ -223,7 +223,7 @@ export function sortChanges(p: PreparedSource, changes: ReadonlyArray<[number, s
 }
 
 /** Orders two change trackers as the watermark does. */
-export function compareTrackers(p: PreparedSource, a: string, b: string): number {
+function compareTrackers(p: PreparedSource, a: string, b: string): number {
   return WatermarkValue.compare(p.watermarkType, a, b);
 }
 

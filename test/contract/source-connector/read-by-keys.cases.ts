@@ -8,19 +8,19 @@ import { type CaseId, type ContractContext, contractJob, contractMapping, type P
 import { readAll, valuesJob, valuesMapping } from './values.cases';
 
 /** Records the many-keys case holds; it asks for them among {@link MANY_KEYS} keys. */
-export const MANY_SEED: readonly number[] = [1, 2, 3, 4, 5, 6, 7, 8, 9];
+const MANY_SEED: readonly number[] = [1, 2, 3, 4, 5, 6, 7, 8, 9];
 /** Keys asked for in one call by the many-keys case: more than one statement or request holds. */
-export const MANY_KEYS = 1200;
+const MANY_KEYS = 1200;
 /** Key texts that are no value of an integer or GUID key: not in the source, not an error. */
-export const FOREIGN_KEYS: readonly string[] = ['x', '1.5', '-'];
+const FOREIGN_KEYS: readonly string[] = ['x', '1.5', '-'];
 /** Contract keys standing for records that are not there (the many-keys case asks from the first on). */
-export const ABSENT_FROM = 100;
+const ABSENT_FROM = 100;
 
 /**
  * The keys the many-keys case asks for, in order: the seed's spread over the whole list (so the
  * records found fall in different statements / requests), foreign texts, absent records.
  */
-export function manyKeys(keyValue: (key: number) => unknown): string[] {
+function manyKeys(keyValue: (key: number) => unknown): string[] {
   const absent = Array.from({ length: MANY_KEYS - MANY_SEED.length - FOREIGN_KEYS.length }, (_, i) => String(keyValue(ABSENT_FROM + i)));
   const keys = [...FOREIGN_KEYS, ...absent];
   const step = Math.floor(keys.length / MANY_SEED.length);
@@ -29,10 +29,10 @@ export function manyKeys(keyValue: (key: number) => unknown): string[] {
 }
 
 /** Labels the composite-key case keys records by, with the separator and the escape inside. */
-export const COMPOSITE_LABELS: Readonly<Record<number, string>> = { 1: 'a|b', 2: 'c\\d', 3: 'e\\|f\\', 4: 'plain' };
+const COMPOSITE_LABELS: Readonly<Record<number, string>> = { 1: 'a|b', 2: 'c\\d', 3: 'e\\|f\\', 4: 'plain' };
 
 /** The contract mapping keyed by the key and the label (the composite-key case). */
-export function compositeMapping(p: PreparedSource): Mapping {
+function compositeMapping(p: PreparedSource): Mapping {
   const base = contractMapping(p);
   return { ...base, source: { ...base.source, key: [p.fields.key, p.fields.label] } };
 }

@@ -3,10 +3,10 @@ import type { JsonValue } from '../../../src/model/queue-message';
 import { applyGroup, type ContractContext, type ContractItem, expectRecords, type PreparedTarget } from './context';
 
 /** The field no target of the contract has (a misspelt column or property). */
-export const MISSING_FIELD = 'no_such_field';
+const MISSING_FIELD = 'no_such_field';
 
 /** The entity (table, entity set) no target of the contract has: the case's entity with this suffix. */
-export const MISSING_ENTITY_SUFFIX = '_missing';
+const MISSING_ENTITY_SUFFIX = '_missing';
 
 /**
  * How a group ended, as the processor tells a target-wide condition from an item's fault: a

@@ -15,7 +15,7 @@ export const ENGINES: readonly EngineName[] = ['sqlite', 'postgres'];
 
 const PG_URL = process.env.HIGHWATER_TEST_PG_URL;
 /** App setting the PostgreSQL password is read from, when the URL carries one. */
-export const PG_PASSWORD_SETTING = 'HW_DETECT_TEST_PG_PASSWORD';
+const PG_PASSWORD_SETTING = 'HW_DETECT_TEST_PG_PASSWORD';
 
 /** `describe` for an engine, or `describe.skip` with a printed notice when it is not available here. */
 export function describeEngine(name: EngineName): jest.Describe {

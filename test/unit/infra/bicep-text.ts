@@ -46,7 +46,7 @@ function stringEnd(src: string, start: number): number {
 const CLOSER: Record<string, string> = { '{': '}', '[': ']', '(': ')' };
 
 /** Index of the bracket closing the one at `open` (comments already stripped). */
-export function matching(src: string, open: number): number {
+function matching(src: string, open: number): number {
   const stack: string[] = [];
   for (let i = open; i < src.length; i += 1) {
     const c = src[i];

@@ -3,7 +3,7 @@ import { createWriteStream } from 'node:fs';
 import path from 'node:path';
 
 /** The repository root (children run from there, as `npm` would). */
-export const REPO_ROOT = path.resolve(__dirname, '../../../..');
+const REPO_ROOT = path.resolve(__dirname, '../../../..');
 const REGISTER = path.join(REPO_ROOT, 'src/platform/swc-register.js');
 
 export interface ChildExit {

@@ -17,7 +17,7 @@ export function reportLine(suite: string, facts: Record<string, unknown>): void 
   if (file) appendFileSync(file, `${JSON.stringify({ at: new Date().toISOString(), ...line })}\n`);
 }
 
-export function summary(verdict: Verdict) {
+function summary(verdict: Verdict) {
   return {
     rows: verdict.rows,
     mismatches: verdict.mismatches.length,

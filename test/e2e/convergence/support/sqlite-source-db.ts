@@ -11,7 +11,7 @@ const SCHEMA = `
   CREATE INDEX deleted_items_changes ON deleted_items (deleted_at, id);`;
 
 /** The outbox an application writes in the transaction of each change (read by the `*-outbox` sources). */
-export const SQLITE_OUTBOX_SCHEMA = `
+const SQLITE_OUTBOX_SCHEMA = `
   CREATE TABLE outbox (id INTEGER PRIMARY KEY AUTOINCREMENT, aggregate_type TEXT NOT NULL, aggregate_key TEXT NOT NULL,
     action TEXT NOT NULL, payload TEXT, created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
     claimed_at TEXT, processed_at TEXT, dead_reason TEXT);

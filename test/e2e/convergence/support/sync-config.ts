@@ -51,7 +51,7 @@ export interface SyncConfigOptions {
   transitiveRetries: number;
 }
 
-export function syncConfig(o: SyncConfigOptions) {
+function syncConfig(o: SyncConfigOptions) {
   const mysql = {
     name: 'source', type: 'mysql',
     settings: { host: o.mysql?.host, port: o.mysql?.port, user: o.mysql?.user, database: o.mysql?.database },

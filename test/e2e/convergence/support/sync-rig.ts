@@ -60,8 +60,8 @@ export interface ChildOutcome extends ChildExit {
 }
 
 /** Every second: GetChanges and each job. "Two schedule periods" are two seconds. */
-export const SCHEDULE = '* * * * * *';
-export const SCHEDULE_PERIOD_MS = 1000;
+const SCHEDULE = '* * * * * *';
+const SCHEDULE_PERIOD_MS = 1000;
 
 /**
  * One synced system in a temp folder: the source (SQLite file, PostgreSQL schema, MySQL database), the SQLite

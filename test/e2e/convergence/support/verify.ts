@@ -8,7 +8,7 @@ import { JOBS } from './sync-config';
 import { allQueueNames, type QueueNames } from '../../../../src/platform/queue-topology';
 
 /** One record whose target state is not what the source says. */
-export interface Mismatch {
+interface Mismatch {
   job: string;
   key: string;
   kind: 'missing' | 'stale' | 'different' | 'resurrected';
@@ -36,9 +36,9 @@ export interface Verdict {
   sideQueues: Record<string, number>;
 }
 
-export const expectedCategory = (c: { name: string; modified_at: string }) => ({ title: c.name.trim(), modified_at: c.modified_at });
+const expectedCategory = (c: { name: string; modified_at: string }) => ({ title: c.name.trim(), modified_at: c.modified_at });
 
-export function expectedItem(item: ItemValues & { modified_at: string }) {
+function expectedItem(item: ItemValues & { modified_at: string }) {
   const note = item.note === null || item.note.trim() === '' ? '-' : item.note.trim();
   return { category_id: item.category_id, title: item.name.toUpperCase(), quantity: item.qty, note, modified_at: item.modified_at };
 }

@@ -14,7 +14,7 @@ import { WatermarkService } from '../../../../src/detect/watermark-service';
  */
 
 /** Where a host child kills itself. */
-export type CrashPoint =
+type CrashPoint =
   /** After the N-th message handed to the sender during detection (some batches sent, watermark not written). */
   | 'detection'
   /** At the first watermark write after N messages were handed to the sender: every batch sent, watermark not written. */

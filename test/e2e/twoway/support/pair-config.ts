@@ -32,7 +32,7 @@ const side = (connection: string, spec: SideTable) => ({
   softDelete: { field: 'deleted', op: 'eq', value: 1 },
 });
 
-export function pairConfig(o: PairConfigOptions) {
+function pairConfig(o: PairConfigOptions) {
   const erp = o.postgres
     ? { name: 'erp', type: 'postgres', settings: { schema: o.postgres.schema }, secrets: { connectionString: o.postgres.urlSetting } }
     : { name: 'erp', type: 'sqlite', settings: { file: './b.db' } };

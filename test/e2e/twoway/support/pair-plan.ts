@@ -33,10 +33,10 @@ export type Step =
   | { kind: 'delete'; side: SideName; key: string };
 
 /** Steps that run back to back (one step, or a conflict's two). */
-export type StepGroup = Step[];
+type StepGroup = Step[];
 
 /** A record whose conflicting edits `manual` parks: the harness resolves it to `take`. */
-export interface ManualResolution {
+interface ManualResolution {
   key: string;
   take: SideName;
   fields: AccountField[];

@@ -17,7 +17,7 @@ import { PostgresSide, SIDE_A, SIDE_B, SqliteSide, type SideDb, type SideName } 
 export const PG_URL_SETTING = 'HIGHWATER_TEST_PG_URL';
 
 /** Both jobs and the host's GetChanges run every second. */
-export const PAIR_SCHEDULE = '* * * * * *';
+const PAIR_SCHEDULE = '* * * * * *';
 export const PAIR_SCHEDULE_MS = 1000;
 
 export type SideBKind = 'sqlite' | 'postgres';

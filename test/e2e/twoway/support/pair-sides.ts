@@ -63,13 +63,13 @@ export interface SideDb {
 }
 
 /** This side's value of `field` for side a's `value`. */
-export function toSide(spec: SideTable, field: AccountField, value: AccountValues[AccountField]): unknown {
+function toSide(spec: SideTable, field: AccountField, value: AccountValues[AccountField]): unknown {
   if (field !== 'status' || value === null) return value;
   return spec.status[value as 'A' | 'I'];
 }
 
 /** Side a's notation of a row read from this side; an unknown status code stays as read (and shows as a difference). */
-export function fromSide(spec: SideTable, row: Record<string, unknown>): AccountValues {
+function fromSide(spec: SideTable, row: Record<string, unknown>): AccountValues {
   const text = (v: unknown) => (v === null || v === undefined ? null : String(v));
   const status = text(row[spec.columns.status]);
   const code = (Object.keys(spec.status) as Array<'A' | 'I'>).find((c) => spec.status[c] === status);

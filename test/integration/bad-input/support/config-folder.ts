@@ -6,7 +6,7 @@ import { stringify } from 'yaml';
 type Entry = Record<string, unknown>;
 
 /** The valid configuration every invalid case starts from: two SQLite connections, two mappings, two jobs (one the other's response job). */
-export function baseConfig(): { connections: Entry[]; mappings: Entry[]; jobs: Entry[] } {
+function baseConfig(): { connections: Entry[]; mappings: Entry[]; jobs: Entry[] } {
   return {
     connections: [
       { name: 'crm', type: 'sqlite', settings: { file: './crm.db' } },

@@ -6,7 +6,7 @@ import type { Mapping } from '../../../../src/model/mapping';
 import { createQueueMessage, type JsonValue, type QueueMessage } from '../../../../src/model/queue-message';
 import type { WatermarkType } from '../../../../src/model/watermark-value';
 
-export interface SentRequest {
+interface SentRequest {
   method: string;
   url: string;
   headers: Record<string, string>;

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export interface SeenRequest {
+interface SeenRequest {
   method: string;
   /** Path and query as received, e.g. `/odata/v4/catalog/Books?$top=1`. */
   url: string;
@@ -9,7 +9,7 @@ export interface SeenRequest {
   body: string;
 }
 
-export interface ProxyAnswer {
+interface ProxyAnswer {
   status: number;
   headers?: Record<string, string>;
   body?: string;

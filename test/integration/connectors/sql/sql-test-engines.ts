@@ -158,7 +158,7 @@ async function openMysqlEngine(common: Common, closeConnectors: () => Promise<un
  * referenced columns become VARCHAR(191), the longest utf8mb4 text every index takes), and spells
  * an identity column AUTO_INCREMENT. Other statements pass as written.
  */
-export function mysqlDdl(sql: string): string {
+function mysqlDdl(sql: string): string {
   if (!/^\s*CREATE TABLE/i.test(sql)) return sql;
   return sql.replace(/\bTEXT\b/g, 'VARCHAR(191)').replace(/GENERATED ALWAYS AS IDENTITY/g, 'AUTO_INCREMENT');
 }

@@ -13,7 +13,7 @@ import { allQueueNames, DEFAULT_QUEUES } from '../../../../src/platform/queue-to
 
 /** Local-bus scaffolding for the dead-letter mover tests: a temp data folder, seeding, running. */
 
-export const TEST_RULES = `
+const TEST_RULES = `
 rules:
   - name: timeouts
     match: { errorMessage: timeout }

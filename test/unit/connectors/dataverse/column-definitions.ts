@@ -8,7 +8,7 @@ import { API } from './dataverse-test-kit';
  */
 type Attribute = [logicalName: string, type: string, typeName: string];
 
-export const PRODUCT_ATTRIBUTES: Attribute[] = [
+const PRODUCT_ATTRIBUTES: Attribute[] = [
   ['productnumber', 'String', 'StringType'],
   ['name', 'String', 'StringType'],
   ['description', 'Memo', 'MemoType'],
@@ -75,7 +75,7 @@ export const moneyPrecisions = (table = 'product') => derived(table, 'MoneyAttri
 
 
 /** Some columns of `account`, as its definitions name them. */
-export const ACCOUNT_ATTRIBUTES: Attribute[] = [
+const ACCOUNT_ATTRIBUTES: Attribute[] = [
   ['accountid', 'Uniqueidentifier', 'UniqueidentifierType'],
   ['accountnumber', 'String', 'StringType'],
   ['name', 'String', 'StringType'],

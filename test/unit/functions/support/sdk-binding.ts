@@ -46,7 +46,7 @@ function int64Bytes(value: bigint): Buffer {
  * locked-until, and the lock token as an AMQP uuid: the symbol the extension's 0.2.0 decoder
  * searches for), properties, application properties and one data section.
  */
-export function hostAmqpMessage(m: HostMessage): Buffer {
+function hostAmqpMessage(m: HostMessage): Buffer {
   return amqpMessage.encode({
     durable: true,
     delivery_count: m.deliveryCount,

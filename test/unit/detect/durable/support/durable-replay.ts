@@ -23,7 +23,7 @@ export interface ReplayBackend {
   entityStates: Map<string, string>;
 }
 
-export interface CallRecord {
+interface CallRecord {
   kind: 'activity' | 'entity';
   name: string;
   operation?: string;
