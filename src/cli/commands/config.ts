@@ -103,8 +103,31 @@ async function validateFolder(dir: string, validateOptions: ValidateOptions): Pr
     entry: f.connection,
   }));
   const own = modules.withoutExpansion(config);
+  warnings.push(...(await scheduleWarnings(own, dir)));
   const itemCounts = { connections: own.connections.length, mappings: own.mappings.length, jobs: own.jobs.length, ...(own.pairs.length > 0 ? { pairs: own.pairs.length } : {}) };
   return { report: { folder: dir, valid: true, counts: itemCounts, issues: [], warnings }, config };
+}
+
+/** Enabled jobs and pairs due more often than the environment's GetChangesSchedule (none when that setting is invalid: the host reports it). */
+async function scheduleWarnings(own: Pick<HighwaterConfig, 'jobs' | 'pairs'>, dir: string): Promise<ConfigIssue[]> {
+  const [{ finerThanLookWarnings }, { APP_SETTINGS }, { readSetting }, { findConfigFiles }] = await Promise.all([
+    import('../../config/schedule-warnings'),
+    import('../../platform/app-settings'),
+    import('../../platform/setting-spec'),
+    import('../../config/config-files'),
+  ]);
+  let look: string;
+  try {
+    look = readSetting(process.env, APP_SETTINGS.getChangesSchedule);
+  } catch {
+    return [];
+  }
+  const { files } = await findConfigFiles(dir, ['jobs', 'pairs']);
+  const entries = [
+    ...own.jobs.flatMap((job, i) => (job.enabled ? [{ file: files.jobs ?? 'jobs', path: `jobs[${i}].schedule`, name: job.name, schedule: job.schedule }] : [])),
+    ...own.pairs.flatMap((pair, i) => (pair.enabled ? [{ file: files.pairs ?? 'pairs', path: `pairs[${i}].schedule`, name: pair.name, schedule: pair.schedule }] : [])),
+  ];
+  return finerThanLookWarnings(entries, look);
 }
 
 /** Items as written: a pair counts as a pair, not as the jobs and mappings it expands into. */

@@ -166,6 +166,27 @@ describe('highwater config', () => {
     expect(err).toEqual([]);
   });
 
+  it('validate warns about a job due more often than GetChangesSchedule, which is all the Functions app looks at', async () => {
+    const dir = configDir((c) => (c.jobs[0].schedule = '*/2 * * * * *'));
+    fs.writeFileSync(path.join(dir, 'crm.db'), '');
+    fs.writeFileSync(path.join(dir, 'erp.db'), '');
+    const saved = process.env.GetChangesSchedule;
+    try {
+      expect(await runCli(['config', 'validate', '--config', dir])).toBe(0);
+      expect(err).toEqual([
+        'warning: jobs.yaml: jobs[0].schedule (job "crm-to-erp-customers"): "*/2 * * * * *" is due every 2 s, more often than GetChangesSchedule "*/10 * * * * *" (every 10 s): ' +
+          'the Functions app looks for due jobs only on GetChangesSchedule, so in Azure it runs at most once per look; the local host runs it on its own schedule',
+      ]);
+      err.length = 0;
+      process.env.GetChangesSchedule = '* * * * * *';
+      expect(await runCli(['config', 'validate', '--config', dir])).toBe(0);
+      expect(err).toEqual([]);
+    } finally {
+      if (saved === undefined) delete process.env.GetChangesSchedule;
+      else process.env.GetChangesSchedule = saved;
+    }
+  });
+
   it('validate --json of a broken folder prints the issues as JSON on stdout and exits 1', async () => {
     const dir = configDir((c) => (c.jobs[0].pagesize = 10));
     expect(await runCli(['config', 'validate', '--config', dir, '--json'])).toBe(1);
