@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { sameDecimal } from '../../src/model/exact-values';
-import { JsonText } from '../../src/model/json-text';
+import { JsonText, scanNumberLiterals } from '../../src/model/json-text';
 
 /**
  * A value starting with 16 digits or dots: the only text in which a JSON number can hold more
@@ -89,34 +89,13 @@ function quoteLongNumbers(text: string, mark: string): string | undefined {
   if (!LONG_NUMBER.test(text)) return undefined;
   let out = '';
   let copied = 0;
-  let i = 0;
-  const n = text.length;
-  while (i < n) {
-    const c = text.charCodeAt(i);
-    if (c === 34) {
-      // A string: skip to its closing quote (a backslash escapes the next character).
-      for (i++; i < n; i++) {
-        const d = text.charCodeAt(i);
-        if (d === 92) i++;
-        else if (d === 34) break;
-      }
-      i++;
-      continue;
+  scanNumberLiterals(text, (start, end) => {
+    const token = text.slice(start, end);
+    if (token.length > 15 && !sameDecimal(token, Number(token))) {
+      out += `${text.slice(copied, start)}"${mark}${token}"`;
+      copied = end;
     }
-    if (c === 45 || (c >= 48 && c <= 57)) {
-      const start = i;
-      for (i++; i < n; i++) {
-        const d = text.charCodeAt(i);
-        if (!((d >= 48 && d <= 57) || d === 46 || d === 101 || d === 69 || d === 43 || d === 45)) break;
-      }
-      const token = text.slice(start, i);
-      if (token.length > 15 && !sameDecimal(token, Number(token))) {
-        out += `${text.slice(copied, start)}"${mark}${token}"`;
-        copied = i;
-      }
-      continue;
-    }
-    i++;
-  }
+    return false;
+  });
   return copied === 0 ? undefined : out + text.slice(copied);
 }

@@ -48,10 +48,11 @@ export function spliceJsonTexts(json: string): string {
 const MAYBE_INEXACT = /(?:^|[:,[\s])-?(?:[\d.]{16}|[\d.]+[eE])/;
 
 /**
- * Calls `visit` with each number literal of JSON `text` outside its strings, in order, until it
- * returns true. Only called on text {@link MAYBE_INEXACT} matches.
+ * Calls `visit` with the start and end (exclusive) of each number literal of JSON `text` outside
+ * its strings, in order, until it returns true. Linear; worth calling only on text a cheap regex
+ * test has flagged (as {@link MAYBE_INEXACT} here).
  */
-function scanNumbers(text: string, visit: (token: string) => boolean): void {
+export function scanNumberLiterals(text: string, visit: (start: number, end: number) => boolean): void {
   const n = text.length;
   let i = 0;
   while (i < n) {
@@ -72,7 +73,7 @@ function scanNumbers(text: string, visit: (token: string) => boolean): void {
         const d = text.charCodeAt(i);
         if (!((d >= 48 && d <= 57) || d === 46 || d === 101 || d === 69 || d === 43 || d === 45)) break;
       }
-      if (visit(text.slice(start, i))) return;
+      if (visit(start, i)) return;
       continue;
     }
     i++;
@@ -88,7 +89,8 @@ function exactAsNumber(token: string): boolean {
 export function inexactNumbers(text: string): string[] {
   const found: string[] = [];
   if (!MAYBE_INEXACT.test(text)) return found;
-  scanNumbers(text, (token) => {
+  scanNumberLiterals(text, (start, end) => {
+    const token = text.slice(start, end);
     if (!exactAsNumber(token)) found.push(token);
     return false;
   });
@@ -104,7 +106,7 @@ export function inexactNumbers(text: string): string[] {
 export function jsonDocumentOf(text: string): unknown {
   if (MAYBE_INEXACT.test(text)) {
     let inexact = false;
-    scanNumbers(text, (token) => (inexact = !exactAsNumber(token)));
+    scanNumberLiterals(text, (start, end) => (inexact = !exactAsNumber(text.slice(start, end))));
     if (inexact) {
       JSON.parse(text); // still JSON: a document that is none fails as it would have
       return new JsonText(text);
