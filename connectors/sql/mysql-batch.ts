@@ -1,17 +1,17 @@
 import { bisectGroup, type ItemOutcome, type TargetBatch, versionRefuses } from '../base/target-batch';
 import { toText } from '../base/operations';
 import { ConfigError, TransientError } from '../../src/platform/errors';
-import { JobActionType } from '../../src/model/job';
 import type { WatermarkType } from '../../src/model/watermark-value';
-import { quoteEntity, quoteIdentifier, type SqlDatabase, type SqlRow, type SqlTransaction } from './dialect';
-import { type BatchItem, batchItems, placeOutcomes, retryTransitive, returningOf, type SqlBatchContext } from './sql-batch';
-import { returnedFields, versionColumnOf } from './sql-records';
+import { quoteIdentifier, type SqlDatabase, type SqlRow, type SqlTransaction } from './dialect';
+import { type BatchItem, placeOutcomes, retryTransitive, type SqlBatchContext } from './sql-batch';
+import { returnedFields } from './sql-records';
 import { deleteStatement, insertStatement, lockStatement, type MysqlBatchShape, POSITION, returningStatement, setColumns, type Statement, updateStatement, VERSION } from './mysql-batch-sql';
 import { type MysqlColumn, MysqlColumnTypes } from './mysql-columns';
 import { mysqlChecks } from './mysql-exact';
 import type { MysqlIsolation } from './mysql-dialect';
 import { exactnessError } from './postgres-exact';
 import { blockedDeleteOutcomes } from './blocked-delete';
+import { batchPrelude } from './batch-prelude';
 
 /** A database whose transactions take an isolation level ({@link MysqlDatabase.transaction}). */
 export type MysqlBatchDatabase = Omit<SqlDatabase, 'transaction'> & {
@@ -75,19 +75,9 @@ export class MysqlBatchWriter {
 
   async apply(db: MysqlBatchDatabase, batch: MysqlBatch, context: Pick<SqlBatchContext, 'connectionName' | 'versionField'>): Promise<ItemOutcome[]> {
     const { mapping } = batch;
-    const outcomes = new Array<ItemOutcome>(batch.messages.length);
-    const entity = quoteEntity(mapping.target.entity, db.dialect, `mapping "${mapping.name}": target.entity`);
-    const keys = mapping.target.key;
-    keys.forEach((k, i) => quoteIdentifier(k, `mapping "${mapping.name}": target.key[${i}]`));
-    const returning = returningOf(batch);
-    returning.forEach((f) => quoteIdentifier(f, `mapping "${mapping.name}": responseMapping.from`));
-    const deleting = batch.action === JobActionType.Delete;
-    const versionColumn = batch.versionCheck && !deleting ? versionColumnOf(mapping, context.connectionName, context.versionField) : undefined;
-    if (versionColumn) quoteIdentifier(versionColumn, `connection "${context.connectionName}": versionField`);
-
-    let items = batchItems(batch, outcomes);
-    const names = new Set<string>([...keys, ...returning, ...(versionColumn ? [versionColumn] : [])]);
-    if (!deleting) for (const item of items) for (const name of Object.keys(item.record)) names.add(name);
+    const prelude = batchPrelude(batch, db.dialect, context);
+    const { entity, keys, returning, deleting, versionColumn, outcomes, names } = prelude;
+    let items = prelude.items;
     const types = await this.columns.of(db, entity, names);
     if (types.size === 0) throw new ConfigError(`mapping "${mapping.name}": the table does not exist: ${entity}`);
     if (!deleting && !(await this.columns.isUniqueKey(db, entity, keys))) {

@@ -1,16 +1,16 @@
 import { bisectGroup, type ItemOutcome, type TargetBatch, versionRefuses } from '../base/target-batch';
 import { toText } from '../base/operations';
 import { ConfigError, TransientError } from '../../src/platform/errors';
-import { JobActionType } from '../../src/model/job';
 import type { WatermarkType } from '../../src/model/watermark-value';
-import { bindCommon, quoteEntity, quoteIdentifier, type SqlDatabase, type SqlRow, type SqlTransaction } from './dialect';
-import { type BatchItem, batchItems, placeOutcomes, retryTransitive, returningOf, type SqlBatchContext } from './sql-batch';
-import { returnedFields, versionColumnOf } from './sql-records';
+import { bindCommon, quoteIdentifier, type SqlDatabase, type SqlRow, type SqlTransaction } from './dialect';
+import { type BatchItem, placeOutcomes, retryTransitive, type SqlBatchContext } from './sql-batch';
+import { returnedFields } from './sql-records';
 import { deleteStatement, insertStatement, lockStatement, type PgBatchShape, POSITION, rowsParams, updateStatement, VERSION } from './postgres-batch-sql';
 import { PostgresColumnTypes } from './postgres-columns';
 import { exactChecks, exactnessError } from './postgres-exact';
 import { withJsonArrayLiterals } from './postgres-json-array';
 import { blockedDeleteOutcomes } from './blocked-delete';
+import { batchPrelude } from './batch-prelude';
 
 export type PostgresBatchDatabase = SqlDatabase & Required<Pick<SqlDatabase, 'transaction'>>;
 
@@ -42,19 +42,9 @@ export class PostgresBatchWriter {
 
   async apply(db: PostgresBatchDatabase, batch: TargetBatch, context: SqlBatchContext): Promise<ItemOutcome[]> {
     const { mapping } = batch;
-    const outcomes = new Array<ItemOutcome>(batch.messages.length);
-    const entity = quoteEntity(mapping.target.entity, db.dialect, `mapping "${mapping.name}": target.entity`);
-    const keys = mapping.target.key;
-    keys.forEach((k, i) => quoteIdentifier(k, `mapping "${mapping.name}": target.key[${i}]`));
-    const returning = returningOf(batch);
-    returning.forEach((f) => quoteIdentifier(f, `mapping "${mapping.name}": responseMapping.from`));
-    const deleting = batch.action === JobActionType.Delete;
-    const versionColumn = batch.versionCheck && !deleting ? versionColumnOf(mapping, context.connectionName, context.versionField) : undefined;
-    if (versionColumn) quoteIdentifier(versionColumn, `connection "${context.connectionName}": versionField`);
-
-    let items = batchItems(batch, outcomes);
-    const names = new Set<string>([...keys, ...returning, ...(versionColumn ? [versionColumn] : [])]);
-    if (!deleting) for (const item of items) for (const name of Object.keys(item.record)) names.add(name);
+    const prelude = batchPrelude(batch, db.dialect, context);
+    const { entity, keys, returning, deleting, versionColumn, outcomes, names } = prelude;
+    let items = prelude.items;
     const types = await this.columns.of(db, entity, names);
     if (versionColumn && !types.has(versionColumn)) throw new ConfigError(`connection "${context.connectionName}": versionField "${versionColumn}" is not a column of ${entity}`);
     const checks = exactChecks(types); // numeric columns only, built once per table
