@@ -36,8 +36,10 @@ export interface OnceSummary {
   seconds: number;
   /** job → outcome, detected. */
   jobs: Record<string, { outcome: string; detected: number }>;
-  /** queue → outcome (Success, Ignored, …) → deliveries processed. */
+  /** queue → outcome (Success, Ignored, …) → messages (before per-message counts: deliveries). */
   processed: Record<string, Record<string, number>>;
+  /** queue → every delivery processed, retries included (absent in summaries that counted deliveries under `processed`). */
+  attempts: Record<string, number>;
   /** "Where messages ended": {@link FINAL_ENDS} and the retries (retried, released, abandoned), other labels as printed. */
   ended: Record<string, number>;
   /** queue → [active, scheduled, dead-letter]. */
@@ -75,7 +77,7 @@ export function parseOnceSummary(out: string): OnceSummary {
   const start = out.lastIndexOf('Highwater run summary (');
   if (start < 0) throw new Error('the host printed no --once summary');
   const lines = out.slice(start).split('\n');
-  const summary: OnceSummary = { seconds: Number(/\(([\d.]+) s\)/.exec(lines[0])?.[1]), jobs: {}, processed: {}, ended: {}, queues: {} };
+  const summary: OnceSummary = { seconds: Number(/\(([\d.]+) s\)/.exec(lines[0])?.[1]), jobs: {}, processed: {}, attempts: {}, ended: {}, queues: {} };
   let section = '';
   for (const line of lines.slice(1)) {
     if (!line.startsWith('  ')) {
@@ -86,8 +88,11 @@ export function parseOnceSummary(out: string): OnceSummary {
     if (section === 'Jobs') {
       const m = /^(\S+)\s+(\S+)\s+detected\s+(\d+)/.exec(text);
       if (m) summary.jobs[m[1]] = { outcome: m[2], detected: Number(m[3]) };
-    } else if (section === 'Processed') {
-      const [queue, ...rest] = text.split(/\s+/);
+    } else if (section.startsWith('Processed')) {
+      // `<queue>  Success 9  Ignored 1 …  · attempts 12` (the attempts part only since counts are per message).
+      const [counted, attempts] = text.split(' · attempts ');
+      const [queue, ...rest] = counted.trim().split(/\s+/);
+      if (attempts !== undefined) summary.attempts[queue] = Number(attempts);
       const counts: Record<string, number> = {};
       for (let i = 0; i + 1 < rest.length; i += 2) counts[rest[i]] = Number(rest[i + 1]);
       summary.processed[queue] = counts;

@@ -191,7 +191,9 @@ function figures({ run: r, azuriteCpuSeconds }: Measured): Record<string, number
   const messages = FINAL_ENDS.reduce((n, k) => n + (ended[k] ?? 0), 0);
   return {
     messages,
-    deliveries: Object.values(r.summary.processed).reduce((n, q) => n + Object.values(q).reduce((a, b) => a + b, 0), 0),
+    deliveries: Object.keys(r.summary.attempts).length > 0
+      ? Object.values(r.summary.attempts).reduce((a, b) => a + b, 0)
+      : Object.values(r.summary.processed).reduce((n, q) => n + Object.values(q).reduce((a, b) => a + b, 0), 0),
     wall: round(r.wallSeconds), perSecond: Math.round(messages / r.wallSeconds),
     cpu: round((100 * (r.userSeconds + r.systemSeconds)) / r.wallSeconds), user: round(r.userSeconds), system: round(r.systemSeconds),
     azurite: azuriteCpuSeconds === undefined ? NaN : round((100 * azuriteCpuSeconds) / r.wallSeconds), rss: round(r.peakRssMb),
@@ -235,7 +237,7 @@ export async function runCrmErpScenario(argv: readonly string[]): Promise<void> 
     console.error(`run ${run + 1} (load ${measured.load}): ${fmt(row.messages)} messages in ${row.wall} s = ${fmt(row.perSecond)} msgs/s, host CPU ${row.cpu}% ` +
       `(user ${row.user} s + system ${row.system} s), Azurite CPU ${row.azurite}%, peak RSS ${row.rss} MB; ${measured.problems.length ? 'END STATE WRONG' : 'verified'}`);
     const perQueue = Object.entries(measured.run.summary.processed).map(([q, c]) => `${q} ${Object.entries(c).filter(([, v]) => v > 0).map(([o, v]) => `${o} ${v}`).join('/')}`);
-    console.error(`  deliveries per queue: ${perQueue.join(' · ')}`);
+    console.error(`  messages per queue: ${perQueue.join(' · ')}`);
     if (measured.problems.length > 0) {
       printTable(rows);
       throw new Error(`crm-erp run ${run + 1}: the end state is wrong (folder kept: ${measured.dir}, host log in it):\n  - ${measured.problems.join('\n  - ')}`);
