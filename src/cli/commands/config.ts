@@ -95,7 +95,8 @@ async function validateFolder(dir: string, validateOptions: ValidateOptions): Pr
     if (!(err instanceof ConfigValidationError)) throw err;
     return { report: { folder: dir, valid: false, issues: err.issues, warnings: [] }, error: err };
   }
-  const file = (await modules.findConfigFiles(dir, ['connections'])).files.connections ?? 'connections';
+  const { files } = await modules.findConfigFiles(dir, ['connections', 'jobs', 'pairs']);
+  const file = files.connections ?? 'connections';
   const warnings: ConfigIssue[] = missingFiles(config, dir).map((f) => ({
     file,
     path: `connections[${f.index}].settings.${f.setting}`,
@@ -103,18 +104,17 @@ async function validateFolder(dir: string, validateOptions: ValidateOptions): Pr
     entry: f.connection,
   }));
   const own = modules.withoutExpansion(config);
-  warnings.push(...(await scheduleWarnings(own, dir)));
+  warnings.push(...(await scheduleWarnings(own, files)));
   const itemCounts = { connections: own.connections.length, mappings: own.mappings.length, jobs: own.jobs.length, ...(own.pairs.length > 0 ? { pairs: own.pairs.length } : {}) };
   return { report: { folder: dir, valid: true, counts: itemCounts, issues: [], warnings }, config };
 }
 
 /** Enabled jobs and pairs due more often than the environment's GetChangesSchedule (none when that setting is invalid: the host reports it). */
-async function scheduleWarnings(own: Pick<HighwaterConfig, 'jobs' | 'pairs'>, dir: string): Promise<ConfigIssue[]> {
-  const [{ finerThanLookWarnings }, { APP_SETTINGS }, { readSetting }, { findConfigFiles }] = await Promise.all([
+async function scheduleWarnings(own: Pick<HighwaterConfig, 'jobs' | 'pairs'>, files: { jobs?: string; pairs?: string }): Promise<ConfigIssue[]> {
+  const [{ finerThanLookWarnings }, { APP_SETTINGS }, { readSetting }] = await Promise.all([
     import('../../config/schedule-warnings'),
     import('../../platform/app-settings'),
     import('../../platform/setting-spec'),
-    import('../../config/config-files'),
   ]);
   let look: string;
   try {
@@ -122,7 +122,6 @@ async function scheduleWarnings(own: Pick<HighwaterConfig, 'jobs' | 'pairs'>, di
   } catch {
     return [];
   }
-  const { files } = await findConfigFiles(dir, ['jobs', 'pairs']);
   const entries = [
     ...own.jobs.flatMap((job, i) => (job.enabled ? [{ file: files.jobs ?? 'jobs', path: `jobs[${i}].schedule`, name: job.name, schedule: job.schedule }] : [])),
     ...own.pairs.flatMap((pair, i) => (pair.enabled ? [{ file: files.pairs ?? 'pairs', path: `pairs[${i}].schedule`, name: pair.name, schedule: pair.schedule }] : [])),
